@@ -1,1 +1,86 @@
-//! dynalease
+//! Leases on named locks in DynamoDB, with fencing tokens.
+//!
+//! A lock is one item in a table you already have. A process acquires a [`Lease`] on it, the
+//! lease renews itself in the background, and every acquire raises the lock's fencing token,
+//! so a write can refuse a holder whose lease ended while it was paused.
+//!
+//! - [`TableRef`] and [`LockTable`]: the table and its locks; [`LockTableOptions`] for the
+//!   holder label, item expiry, clock and ids.
+//! - [`Lease`]: a held lock, with its [`fencing_token`](Lease::fencing_token), its
+//!   [`ended`](Lease::ended) token and its [`LossReason`].
+//! - [`TransactWriteExt`] and [`HeldCheck`]: a transaction that commits only while a lease
+//!   holds its lock.
+//! - [`Clock`] and [`IdSource`]: where time and ids come from, injected for tests and
+//!   simulations.
+//! - With the feature `testing`: [`LockTable::simulate_holder`] and the other helpers that act
+//!   as another process, and [`LockState`].
+//!
+//! A process that waits for a lock measures the wait on its own monotonic clock, and the
+//! holder counts its lease from when it sent its write, so no two machines' clocks are ever
+//! compared. A holder that was paused can still wake up believing in a lease that ended;
+//! fencing is what makes that harmless.
+//!
+//! # Examples
+//!
+//! Acquire, write under the lease, release:
+//!
+//! ```
+//! use std::time::Duration;
+//! use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+//! use dynalease::{LockTable, LockTableOptions, TableRef, TransactWriteExt};
+//!
+//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let fake = dynalease_fake::FakeDynamoDb::new();
+//! fake.create_table("Shop", "pk", Some("sk"));
+//! let client = fake.client();
+//! let locks = LockTable::new(
+//!     TableRef::new(client.clone(), "Shop", "pk", Some("sk")),
+//!     LockTableOptions::default().holder_label("pod-7"),
+//! )?;
+//!
+//! let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
+//! let put = TransactWriteItem::builder()
+//!     .put(
+//!         Put::builder()
+//!             .table_name("Shop")
+//!             .item("pk", AttributeValue::S("REPORT#2024-06-01".into()))
+//!             .item("sk", AttributeValue::S("REPORT".into()))
+//!             .item("fence", AttributeValue::N(lease.fencing_token().to_string()))
+//!             .build()?,
+//!     )
+//!     .build();
+//! client.transact_write_items().is_held(&lease).transact_items(put).send().await?;
+//! lease.release().await?;
+//! # Ok(())
+//! # }
+//! ```
+#![warn(
+    missing_docs,
+    unreachable_pub,
+    missing_debug_implementations,
+    rust_2018_idioms
+)]
+
+mod clock;
+mod error;
+mod fencing;
+mod ids;
+mod lease;
+mod lock_table;
+mod options;
+mod store;
+mod table;
+#[cfg(feature = "testing")]
+mod testing;
+
+pub use clock::{Clock, Sleep, TokioClock};
+pub use error::Error;
+pub use fencing::{HeldCheck, TransactWriteExt};
+pub use ids::{IdSource, RandomIds, SeededIds};
+pub use lease::{Lease, LossReason};
+pub use lock_table::LockTable;
+pub use options::LockTableOptions;
+pub use table::TableRef;
+#[cfg(feature = "testing")]
+pub use testing::LockState;

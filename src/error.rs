@@ -1,0 +1,172 @@
+//! The errors of the library: [`Error`].
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::Duration;
+
+/// A boxed error from the layer below, kept as the [`source`](StdError::source) of an [`Error`].
+pub(crate) type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// What went wrong in a call of the library.
+///
+/// Losing a lease is not an error: it ends the lease, see [`Lease::ended`](crate::Lease::ended)
+/// and [`Lease::loss_reason`](crate::Lease::loss_reason).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use dynalease::{Error, LockTable, LockTableOptions, TableRef};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let fake = dynalease_fake::FakeDynamoDb::new();
+/// fake.create_table("Shop", "pk", Some("sk"));
+/// let locks = LockTable::new(
+///     TableRef::new(fake.client(), "Shop", "pk", Some("sk")),
+///     LockTableOptions::default(),
+/// )
+/// .unwrap();
+///
+/// let err = locks.try_acquire("job", Duration::from_millis(10)).await.unwrap_err();
+/// assert!(matches!(err, Error::InvalidLeaseDuration { .. }));
+/// assert!(!err.is_transient());
+/// # }
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A lease duration outside [`LockTable::MIN_LEASE`](crate::LockTable::MIN_LEASE) to
+    /// [`LockTable::MAX_LEASE`](crate::LockTable::MAX_LEASE).
+    #[non_exhaustive]
+    InvalidLeaseDuration {
+        /// The duration asked for.
+        lease: Duration,
+    },
+    /// A lock name that cannot be a key: empty, or too long for DynamoDB.
+    #[non_exhaustive]
+    InvalidLockName {
+        /// The name given.
+        name: String,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+    /// A [`TableRef`](crate::TableRef) or [`LockTableOptions`](crate::LockTableOptions) that
+    /// cannot work, such as a holder label of 300 characters.
+    #[non_exhaustive]
+    InvalidOptions {
+        /// What is wrong with them.
+        reason: String,
+    },
+    /// The item at the key of the lock is not a lock item, for instance an entity whose key
+    /// happens to be `LOCK#` and the name. Give the lock another name.
+    #[non_exhaustive]
+    NotALock {
+        /// The name of the lock.
+        lock: String,
+        /// The table that holds the item.
+        table: String,
+        /// Which attribute is missing or malformed.
+        reason: String,
+    },
+    /// DynamoDB answered that the table does not exist (ResourceNotFoundException).
+    #[non_exhaustive]
+    TableNotFound {
+        /// The table.
+        table: String,
+    },
+    /// The table's key schema is not the one of its [`TableRef`](crate::TableRef): other key
+    /// names, a sort key more or less, or keys that are not strings.
+    #[non_exhaustive]
+    KeySchemaMismatch {
+        /// The table.
+        table: String,
+        /// How the schema differs.
+        reason: String,
+    },
+    /// Any other failure of a request to DynamoDB, after the retries of the client.
+    #[non_exhaustive]
+    DynamoDb {
+        /// The operation, such as `UpdateItem`.
+        operation: &'static str,
+        /// The table.
+        table: String,
+        /// The error code DynamoDB answered with, if it answered.
+        code: Option<String>,
+        /// Whether trying again later may succeed.
+        transient: bool,
+        /// The error of the SDK.
+        source: BoxError,
+    },
+}
+
+impl Error {
+    /// Whether trying again later may succeed: throttling, a server error of DynamoDB, a
+    /// timeout or a network failure.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// fn contend_again(err: &dynalease::Error) -> bool {
+    ///     // A throttled acquire is worth another try; a missing table is not.
+    ///     err.is_transient()
+    /// }
+    /// ```
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            Error::DynamoDb {
+                transient: true,
+                ..
+            }
+        )
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidLeaseDuration { lease } => write!(
+                f,
+                "lease duration {lease:?} is outside the allowed range of 1 s to 1 day"
+            ),
+            Error::InvalidLockName { name, reason } => {
+                write!(f, "invalid lock name {name:?}: {reason}")
+            }
+            Error::InvalidOptions { reason } => write!(f, "invalid lock table options: {reason}"),
+            Error::NotALock {
+                lock,
+                table,
+                reason,
+            } => write!(
+                f,
+                "the item at the key of lock {lock:?} in table {table:?} is not a lock ({reason}); give the lock another name"
+            ),
+            Error::TableNotFound { table } => write!(f, "table {table:?} was not found"),
+            Error::KeySchemaMismatch { table, reason } => {
+                write!(
+                    f,
+                    "the key schema of table {table:?} does not fit: {reason}"
+                )
+            }
+            Error::DynamoDb {
+                operation,
+                table,
+                code,
+                ..
+            } => match code {
+                Some(code) => write!(f, "{operation} on table {table:?} failed with {code}"),
+                None => write!(f, "{operation} on table {table:?} failed"),
+            },
+        }
+    }
+}
+
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            Error::DynamoDb { source, .. } => Some(source.as_ref()),
+            _ => None,
+        }
+    }
+}

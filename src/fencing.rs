@@ -1,0 +1,161 @@
+//! Fencing writes to DynamoDB with a lease.
+//!
+//! - [`TransactWriteExt`]: adds to a `TransactWriteItems` request a check that a lease still
+//!   holds its lock, with its owner and its fencing token.
+//! - [`HeldCheck`]: where that check sits in the transaction, to tell from the error that the
+//!   transaction was cancelled because the lease was lost.
+
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, CancellationReason, ConditionCheck, TransactWriteItem,
+};
+
+use crate::lease::Lease;
+use crate::store::dynamodb::{FENCE, OWNER, lock_key};
+
+/// Fencing for `TransactWriteItems`: the transaction commits only while a lease holds its lock.
+///
+/// [`is_held`](Self::is_held) appends a `ConditionCheck` on the lock item: its owner is the
+/// lease's and its fence is the lease's fencing token. DynamoDB evaluates it when the
+/// transaction commits, which is what makes it safe; [`Lease::ended`] is only what this
+/// process knows. The lock item must be in the same account and region as the items of the
+/// transaction, and the transaction must not write the lock item itself.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+/// use dynalease::{HeldCheck, LockTable, LockTableOptions, TableRef, TransactWriteExt};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let fake = dynalease_fake::FakeDynamoDb::new();
+/// fake.create_table("Shop", "pk", Some("sk"));
+/// let client = fake.client();
+/// let locks = LockTable::new(TableRef::new(client.clone(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let lease = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
+///
+/// let put = TransactWriteItem::builder()
+///     .put(
+///         Put::builder()
+///             .table_name("Shop")
+///             .item("pk", AttributeValue::S("ORDER#1".into()))
+///             .item("sk", AttributeValue::S("ORDER".into()))
+///             .item("status", AttributeValue::S("shipped".into()))
+///             .build()?,
+///     )
+///     .build();
+/// let mut held = HeldCheck::default();
+/// let sent = client
+///     .transact_write_items()
+///     .is_held_marked(&lease, &mut held)
+///     .transact_items(put)
+///     .send()
+///     .await;
+/// match sent {
+///     Ok(_) => {}
+///     Err(err) if held.lost_lease(&err) => { /* stop, and leave the work to the next holder */ }
+///     Err(err) => return Err(err.into()),
+/// }
+/// # Ok(())
+/// # }
+/// ```
+// `is_held` reads as the condition it adds, the name the seed gives it; it consumes the
+// builder as every method of the builder does.
+#[allow(clippy::wrong_self_convention)]
+pub trait TransactWriteExt: Sized {
+    /// Appends a check that `lease` still holds its lock.
+    fn is_held(self, lease: &Lease) -> Self;
+
+    /// Appends a check that `lease` still holds its lock, and records in `marker` where it
+    /// sits, for [`HeldCheck::lost_lease`].
+    fn is_held_marked(self, lease: &Lease, marker: &mut HeldCheck) -> Self;
+}
+
+impl TransactWriteExt for TransactWriteItemsFluentBuilder {
+    fn is_held(self, lease: &Lease) -> Self {
+        self.transact_items(held_check(lease))
+    }
+
+    fn is_held_marked(self, lease: &Lease, marker: &mut HeldCheck) -> Self {
+        let index = self.get_transact_items().as_ref().map_or(0, Vec::len);
+        *marker = HeldCheck { index: Some(index) };
+        self.is_held(lease)
+    }
+}
+
+/// The `ConditionCheck` of `lease` on its lock item.
+fn held_check(lease: &Lease) -> TransactWriteItem {
+    let table = &lease.table().table;
+    let check = ConditionCheck::builder()
+        .table_name(&table.table)
+        .set_key(Some(lock_key(table, lease.name())))
+        .condition_expression("#owner = :owner AND #fence = :fence")
+        .expression_attribute_names("#owner", OWNER)
+        .expression_attribute_names("#fence", FENCE)
+        .expression_attribute_values(":owner", AttributeValue::S(lease.owner().to_owned()))
+        .expression_attribute_values(
+            ":fence",
+            AttributeValue::N(lease.fencing_token().to_string()),
+        )
+        .build()
+        // Only a missing key, table name or condition fails the build, and all three are set.
+        .expect("a condition check with key, table and condition builds");
+    TransactWriteItem::builder().condition_check(check).build()
+}
+
+/// Where [`TransactWriteExt::is_held_marked`] put its check in a transaction.
+///
+/// DynamoDB answers a cancelled transaction with one reason per item, in order; the reason at
+/// this position tells whether the lease was lost.
+///
+/// # Examples
+///
+/// ```no_run
+/// # use dynalease::{HeldCheck, Lease, TransactWriteExt};
+/// # async fn f(client: aws_sdk_dynamodb::Client, lease: Lease) {
+/// let mut held = HeldCheck::default();
+/// let sent = client.transact_write_items().is_held_marked(&lease, &mut held).send().await;
+/// if let Err(err) = sent {
+///     if held.lost_lease(&err) {
+///         return; // another process holds the lock now
+///     }
+/// }
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeldCheck {
+    index: Option<usize>,
+}
+
+impl HeldCheck {
+    /// The position of the check in the transaction, once it was added.
+    pub fn index(&self) -> Option<usize> {
+        self.index
+    }
+
+    /// The reason DynamoDB gave for the check, if `err` is a cancelled transaction.
+    pub fn reason<'e, R>(
+        &self,
+        err: &'e SdkError<TransactWriteItemsError, R>,
+    ) -> Option<&'e CancellationReason> {
+        let index = self.index?;
+        match err.as_service_error()? {
+            TransactWriteItemsError::TransactionCanceledException(cancelled) => {
+                cancelled.cancellation_reasons().get(index)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `err` is a transaction cancelled because the check failed: the lease no longer
+    /// holds its lock (another owner, another fencing token, or no lock item).
+    pub fn lost_lease<R>(&self, err: &SdkError<TransactWriteItemsError, R>) -> bool {
+        self.reason(err)
+            .and_then(CancellationReason::code)
+            .is_some_and(|code| code == "ConditionalCheckFailed")
+    }
+}

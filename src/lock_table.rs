@@ -1,0 +1,431 @@
+//! [`LockTable`]: the locks of one table, and how a process acquires them.
+//!
+//! The rules of acquiring, all measured on the [`Clock`] of the process:
+//! - a lock this table has not seen held is written at once, so a free lock costs one request;
+//! - a lock seen held is read (strongly consistent) at each poll and written only when it
+//!   reads free, or when the same record version was seen for a whole lease: a takeover,
+//!   conditional on that record version;
+//! - a poll comes every third of the holder's lease, at most 10 s apart, sooner if the lease
+//!   is due first.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tracing::Instrument;
+
+use crate::clock::Clock;
+use crate::error::Error;
+use crate::ids::IdSource;
+use crate::lease::Lease;
+use crate::options::LockTableOptions;
+use crate::store::dynamodb::DynamoStore;
+use crate::store::{AcquireOutcome, Expect, Grant, Holder, LockStore, LockView};
+use crate::table::TableRef;
+
+pub(crate) const MIN_LEASE: Duration = Duration::from_secs(1);
+pub(crate) const MAX_LEASE: Duration = Duration::from_secs(24 * 3600);
+
+/// The longest wait between two polls of a held lock.
+const MAX_POLL: Duration = Duration::from_secs(10);
+
+/// The longest lock name, in bytes, so that the key stays well within DynamoDB's limits.
+const MAX_NAME_BYTES: usize = 1024;
+
+/// A holder this table has seen, and since when on its monotonic clock.
+#[derive(Clone, Debug)]
+struct Seen {
+    holder: Holder,
+    since: Duration,
+}
+
+/// The state a [`LockTable`] shares among its clones and leases.
+pub(crate) struct Shared {
+    pub(crate) store: Box<dyn LockStore>,
+    pub(crate) table: TableRef,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) ids: Arc<dyn IdSource>,
+    pub(crate) holder_label: Option<String>,
+    seen: Mutex<BTreeMap<String, Seen>>,
+    #[cfg(feature = "testing")]
+    pub(crate) refusals: tokio::sync::watch::Sender<BTreeMap<String, u64>>,
+}
+
+impl fmt::Debug for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LockTable")
+            .field("table", &self.table.table)
+            .field("holder_label", &self.holder_label)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    fn seen(&self) -> MutexGuard<'_, BTreeMap<String, Seen>> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Remembers `holder` as seen at `now`, unless the same owner and version were seen before.
+    fn remember(&self, name: &str, holder: Holder, now: Duration) {
+        let mut seen = self.seen();
+        let same = seen
+            .get(name)
+            .is_some_and(|s| s.holder.owner == holder.owner && s.holder.rvn == holder.rvn);
+        if !same {
+            seen.insert(name.to_owned(), Seen { holder, since: now });
+        }
+    }
+
+    fn forget(&self, name: &str) -> Option<Seen> {
+        self.seen().remove(name)
+    }
+
+    /// Records that a try found the lock held, and says when to look again.
+    fn refuse(&self, name: &str, holder_lease: Duration, until_due: Duration) -> Attempt {
+        #[cfg(feature = "testing")]
+        self.refusals.send_modify(|refusals| {
+            *refusals.entry(name.to_owned()).or_insert(0) += 1;
+        });
+        tracing::debug!(lock = %name, "the lock is held; waiting");
+        Attempt::Refused {
+            retry_in: (holder_lease / 3).min(MAX_POLL).min(until_due),
+        }
+    }
+}
+
+/// The outcome of one try.
+enum Attempt {
+    Acquired(Lease),
+    Refused { retry_in: Duration },
+}
+
+/// The locks of one DynamoDB table, each a named item, and the leases on them.
+///
+/// Hold one `LockTable` per table in a process, and clone it where it is needed: it remembers
+/// the holders it has seen, which a takeover depends on. Two instances in one process contend
+/// like two processes.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use dynalease::{LockTable, LockTableOptions, TableRef};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() -> Result<(), dynalease::Error> {
+/// let fake = dynalease_fake::FakeDynamoDb::new();
+/// fake.create_table("Shop", "pk", Some("sk"));
+/// let locks = LockTable::new(
+///     TableRef::new(fake.client(), "Shop", "pk", Some("sk")),
+///     LockTableOptions::default().holder_label("pod-7"),
+/// )?;
+///
+/// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
+/// assert!(locks.try_acquire("nightly-report", Duration::from_secs(30)).await?.is_none());
+/// lease.release().await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct LockTable {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for LockTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.shared.fmt(f)
+    }
+}
+
+impl LockTable {
+    /// The shortest lease: one second.
+    pub const MIN_LEASE: Duration = MIN_LEASE;
+
+    /// The longest lease: one day.
+    pub const MAX_LEASE: Duration = MAX_LEASE;
+
+    /// The locks in `table`, with `options`.
+    ///
+    /// Sends nothing. Fails with [`Error::InvalidOptions`] when the table reference or the
+    /// options cannot work: an empty table or key name, a holder label outside 1 to 256
+    /// characters, a time-to-live attribute that is a key or a lock attribute, a retention
+    /// shorter than a day.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dynalease::{Error, LockTable, LockTableOptions, TableRef};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let too_long = "x".repeat(257);
+    /// let err = LockTable::new(table, LockTableOptions::default().holder_label(too_long)).unwrap_err();
+    /// assert!(matches!(err, Error::InvalidOptions { .. }));
+    /// # }
+    /// ```
+    pub fn new(table: TableRef, options: LockTableOptions) -> Result<LockTable, Error> {
+        let invalid = |reason: &str| {
+            Err(Error::InvalidOptions {
+                reason: reason.to_owned(),
+            })
+        };
+        if table.table.is_empty() {
+            return invalid("the table name is empty");
+        }
+        if table.partition_key.is_empty() {
+            return invalid("the partition key name is empty");
+        }
+        match table.sort_key.as_deref() {
+            Some("") => return invalid("the sort key name is empty"),
+            Some(sort_key) if sort_key == table.partition_key => {
+                return invalid("the sort key is the partition key");
+            }
+            _ => {}
+        }
+        let options = options.resolve(&table.partition_key, table.sort_key.as_deref())?;
+        let store = DynamoStore::new(table.clone(), options.time_to_live, options.clock.clone());
+        Ok(LockTable {
+            shared: Arc::new(Shared {
+                store: Box::new(store),
+                table,
+                clock: options.clock,
+                ids: options.ids,
+                holder_label: options.holder_label,
+                seen: Mutex::new(BTreeMap::new()),
+                #[cfg(feature = "testing")]
+                refusals: tokio::sync::watch::Sender::new(BTreeMap::new()),
+            }),
+        })
+    }
+
+    /// The table the locks live in.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # fn f(locks: dynalease::LockTable) {
+    /// println!("locks in {}", locks.table().table_name());
+    /// # }
+    /// ```
+    pub fn table(&self) -> &TableRef {
+        &self.shared.table
+    }
+
+    /// Tries once to acquire the lock `name` for `lease`; `None` if another holder has it.
+    ///
+    /// Never waits. It takes over the lock of a holder that stopped renewing only once this
+    /// `LockTable` has seen that holder unchanged for a whole lease, over several calls: fits a
+    /// process that lives longer than a lease and tries again on its own schedule.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidLeaseDuration`], [`Error::InvalidLockName`], [`Error::NotALock`] for an
+    /// item at the lock's key that is not a lock, [`Error::TableNotFound`], and
+    /// [`Error::DynamoDb`] for a request that failed after the retries of the client.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use dynalease::{LockTable, LockTableOptions, TableRef};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() -> Result<(), dynalease::Error> {
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// fake.create_table("Shop", "pk", Some("sk"));
+    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    ///
+    /// let Some(lease) = locks.try_acquire("cache-refresh", Duration::from_secs(30)).await? else {
+    ///     return Ok(()); // another process holds it; try again next round
+    /// };
+    /// // ... refresh the cache ...
+    /// lease.release().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn try_acquire(&self, name: &str, lease: Duration) -> Result<Option<Lease>, Error> {
+        check(name, lease)?;
+        let span = tracing::info_span!(
+            "Lock.TryAcquire",
+            db.collection.name = %self.shared.table.table,
+            dynalease.lock.name = %name,
+        );
+        async {
+            // A lock that changed between the read and the write is looked at again, once.
+            for _ in 0..2 {
+                match self.attempt(name, lease).await? {
+                    Attempt::Acquired(lease) => return Ok(Some(lease)),
+                    Attempt::Refused { retry_in } if retry_in.is_zero() => continue,
+                    Attempt::Refused { .. } => return Ok(None),
+                }
+            }
+            Ok(None)
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Acquires the lock `name` for `lease`, waiting as long as another process holds it.
+    ///
+    /// While the lock is held it polls every third of the holder's lease, at most 10 s apart,
+    /// and takes the lock over once it has seen the same holder unchanged for a whole lease on
+    /// this process's clock. Dropping the future cancels the wait; a write that reached
+    /// DynamoDB before leaves a lock nobody holds until its lease runs out.
+    ///
+    /// A process that runs once, such as a scheduled job, wraps it in a timeout a little
+    /// longer than one lease: that gives up on a live holder, and still takes over from one
+    /// that crashed.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_acquire`](Self::try_acquire).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use dynalease::{LockTable, LockTableOptions, TableRef};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() -> Result<(), dynalease::Error> {
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// fake.create_table("Shop", "pk", Some("sk"));
+    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    ///
+    /// let wait = locks.acquire("nightly-report", Duration::from_secs(30));
+    /// let Ok(lease) = tokio::time::timeout(Duration::from_secs(40), wait).await else {
+    ///     return Ok(()); // another process runs the report
+    /// };
+    /// let lease = lease?;
+    /// // ... the report, stopping when lease.ended() is cancelled ...
+    /// lease.release().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn acquire(&self, name: &str, lease: Duration) -> Result<Lease, Error> {
+        check(name, lease)?;
+        let span = tracing::info_span!(
+            "Lock.Acquire",
+            db.collection.name = %self.shared.table.table,
+            dynalease.lock.name = %name,
+        );
+        async {
+            loop {
+                match self.attempt(name, lease).await? {
+                    Attempt::Acquired(lease) => return Ok(lease),
+                    Attempt::Refused { retry_in } => self.shared.clock.sleep(retry_in).await,
+                }
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// One try: a read first if the lock was seen held, then a conditional write when the
+    /// lock is free or due.
+    async fn attempt(&self, name: &str, lease: Duration) -> Result<Attempt, Error> {
+        let shared = &self.shared;
+        let seen = shared.seen().get(name).cloned();
+        let expect = match seen {
+            None => Expect::Free,
+            Some(seen) => {
+                let view = shared.store.read(name).await?;
+                let now = shared.clock.monotonic();
+                match view {
+                    LockView::Absent | LockView::Free { .. } => Expect::Free,
+                    LockView::Held(holder)
+                        if holder.owner == seen.holder.owner && holder.rvn == seen.holder.rvn =>
+                    {
+                        let due = seen.since + holder.lease;
+                        if now >= due {
+                            Expect::Version(holder.rvn)
+                        } else {
+                            return Ok(shared.refuse(name, holder.lease, due - now));
+                        }
+                    }
+                    LockView::Held(holder) => {
+                        let holder_lease = holder.lease;
+                        shared.remember(name, holder, now);
+                        return Ok(shared.refuse(name, holder_lease, holder_lease));
+                    }
+                }
+            }
+        };
+
+        let owner = shared.ids.next_id();
+        let rvn = shared.ids.next_id();
+        let grant = Grant {
+            owner: &owner,
+            rvn: &rvn,
+            lease,
+            label: shared.holder_label.as_deref(),
+        };
+        let sent_at = shared.clock.monotonic();
+        match shared.store.acquire(name, &expect, &grant).await? {
+            AcquireOutcome::Won { fence } => {
+                let previous = shared.forget(name);
+                if let (Expect::Version(_), Some(previous)) = (&expect, previous) {
+                    tracing::info!(
+                        event_id = 41,
+                        lock = %name,
+                        table = %shared.table.table,
+                        previous_holder = previous.holder.label.as_deref().unwrap_or(""),
+                        holder = shared.holder_label.as_deref().unwrap_or(""),
+                        fencing_token = fence,
+                        "took the lock over from a holder that stopped renewing it"
+                    );
+                }
+                Ok(Attempt::Acquired(Lease::start(
+                    self.shared.clone(),
+                    name,
+                    owner,
+                    rvn,
+                    fence,
+                    lease,
+                    sent_at,
+                )))
+            }
+            AcquireOutcome::Refused(LockView::Held(holder)) => {
+                let now = shared.clock.monotonic();
+                let holder_lease = holder.lease;
+                shared.remember(name, holder, now);
+                Ok(shared.refuse(name, holder_lease, holder_lease))
+            }
+            AcquireOutcome::Refused(LockView::Absent | LockView::Free { .. }) => {
+                // The lock changed between the read and the write: look again at once.
+                shared.forget(name);
+                Ok(Attempt::Refused {
+                    retry_in: Duration::ZERO,
+                })
+            }
+        }
+    }
+
+    #[cfg(feature = "testing")]
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+}
+
+/// Checks the name and the lease duration of an acquire.
+pub(crate) fn check(name: &str, lease: Duration) -> Result<(), Error> {
+    if name.is_empty() {
+        return Err(Error::InvalidLockName {
+            name: name.to_owned(),
+            reason: "a lock name must not be empty",
+        });
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(Error::InvalidLockName {
+            name: name.to_owned(),
+            reason: "a lock name must not be longer than 1024 bytes",
+        });
+    }
+    if !(MIN_LEASE..=MAX_LEASE).contains(&lease) {
+        return Err(Error::InvalidLeaseDuration { lease });
+    }
+    Ok(())
+}

@@ -1,0 +1,75 @@
+//! [`TableRef`]: the table that holds the lock items.
+
+use aws_sdk_dynamodb::Client;
+
+/// A DynamoDB table as the locks see it: a client, the table's name and the names of its
+/// string key attributes.
+///
+/// The locks live in a table you already have, one item per lock, so they fit a single-table
+/// design. The key attributes of the table must be strings.
+///
+/// # Examples
+///
+/// ```
+/// use dynalease::TableRef;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let fake = dynalease_fake::FakeDynamoDb::new();
+/// fake.create_table("Shop", "pk", Some("sk"));
+/// let with_sort_key = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+/// assert_eq!(with_sort_key.table_name(), "Shop");
+///
+/// fake.create_table("Locks", "id", None);
+/// let without = TableRef::new(fake.client(), "Locks", "id", None);
+/// assert_eq!(without.sort_key(), None);
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct TableRef {
+    pub(crate) client: Client,
+    pub(crate) table: String,
+    pub(crate) partition_key: String,
+    pub(crate) sort_key: Option<String>,
+}
+
+impl TableRef {
+    /// Describes the table `table`, with partition key `partition_key` and, if it has one,
+    /// the sort key `sort_key`, reached through `client`.
+    ///
+    /// Nothing is sent: a table that does not exist shows as
+    /// [`Error::TableNotFound`](crate::Error::TableNotFound) on the first acquire.
+    pub fn new(
+        client: Client,
+        table: impl Into<String>,
+        partition_key: impl Into<String>,
+        sort_key: Option<&str>,
+    ) -> Self {
+        Self {
+            client,
+            table: table.into(),
+            partition_key: partition_key.into(),
+            sort_key: sort_key.map(str::to_owned),
+        }
+    }
+
+    /// The client that sends the requests.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The name of the table.
+    pub fn table_name(&self) -> &str {
+        &self.table
+    }
+
+    /// The name of the partition key attribute.
+    pub fn partition_key(&self) -> &str {
+        &self.partition_key
+    }
+
+    /// The name of the sort key attribute, if the table has one.
+    pub fn sort_key(&self) -> Option<&str> {
+        self.sort_key.as_deref()
+    }
+}
