@@ -1,1 +1,47 @@
-//! fake
+//! An in-memory DynamoDB that the real `aws_sdk_dynamodb::Client` talks to, in-process or over HTTP.
+//!
+//! - [`FakeDynamoDb`]: the fake itself; [`FakeDynamoDb::client`] gives a ready SDK client.
+//! - [`FakeClock`], [`TokioClock`]: where its time comes from (by default, tokio's clock).
+//! - [`Fault`], [`FaultRule`]: seeded, scriptable faults.
+//! - [`RequestRecord`]: one entry of [`FakeDynamoDb::request_log`].
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! use aws_sdk_dynamodb::types::AttributeValue;
+//! use dynalease_fake::FakeDynamoDb;
+//!
+//! let fake = FakeDynamoDb::new();
+//! fake.create_table("Shop", "pk", None);
+//! let client = fake.client();
+//! let put = client.put_item().table_name("Shop")
+//!     .item("pk", AttributeValue::S("a".into()))
+//!     .condition_expression("attribute_not_exists(pk)");
+//! put.clone().send().await.unwrap();
+//! let err = put.send().await.unwrap_err();
+//! assert!(err.into_service_error().is_conditional_check_failed_exception());
+//! # }
+//! ```
+#![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
+
+mod clock;
+mod connector;
+mod engine;
+mod error;
+mod expr;
+mod fake;
+mod faults;
+mod index;
+mod log;
+mod number;
+mod ops;
+mod request;
+mod table;
+mod ttl;
+mod validate;
+mod value;
+
+pub use clock::{FakeClock, Sleep, TokioClock};
+pub use connector::FakeHttpClient;
+pub use fake::{FakeDynamoDb, FakeDynamoDbBuilder};
+pub use faults::{Fault, FaultRule};
+pub use log::RequestRecord;

@@ -1,0 +1,128 @@
+//! The seam between the SDK and the fake: an `HttpClient` that hands each request to the engine
+//! in-process, and the client configuration that runs on the fake's clock without credentials.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition};
+use aws_sdk_dynamodb::config::{BehaviorVersion, Region, StalledStreamProtectionConfig};
+use aws_smithy_async::rt::sleep::{AsyncSleep, Sleep};
+use aws_smithy_async::time::TimeSource;
+use aws_smithy_runtime_api::client::auth::{AuthSchemeId, AuthSchemeOption, AuthSchemeOptionsFuture};
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_runtime_api::http::StatusCode;
+use aws_smithy_types::body::SdkBody;
+
+use crate::clock::FakeClock;
+use crate::fake::{FakeDynamoDb, Reply};
+
+/// The fake as the SDK's HTTP client. Give it to `aws_sdk_dynamodb::Config::builder().http_client(..)`
+/// to use the fake with a configuration of your own.
+#[derive(Debug, Clone)]
+pub struct FakeHttpClient {
+    fake: FakeDynamoDb,
+    name: Option<Arc<str>>,
+}
+
+impl FakeHttpClient {
+    pub(crate) fn new(fake: FakeDynamoDb, name: Option<String>) -> Self {
+        FakeHttpClient { fake, name: name.map(Arc::from) }
+    }
+}
+
+fn http_response(reply: Reply) -> Result<HttpResponse, ConnectorError> {
+    match reply {
+        Reply::Http { status, body, request_id } => {
+            let status = StatusCode::try_from(status).unwrap_or_else(|_| StatusCode::try_from(500).expect("500 is a status"));
+            let mut response = HttpResponse::new(status, SdkBody::from(body));
+            response.headers_mut().insert("content-type", "application/x-amz-json-1.0");
+            response.headers_mut().insert("x-amzn-requestid", request_id);
+            Ok(response)
+        }
+        Reply::Lost => Err(ConnectorError::io(Box::new(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "dynalease-fake: the response was lost after the request was applied",
+        )))),
+    }
+}
+
+impl HttpConnector for FakeHttpClient {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let target = request.headers().get("x-amz-target").unwrap_or("");
+        let operation = target.strip_prefix("DynamoDB_20120810.").unwrap_or(target).to_owned();
+        let body = request.body().bytes().unwrap_or_default().to_vec();
+        let drawn = self.fake.draw_faults(&operation, &body, self.name.as_deref());
+        match drawn.latency {
+            None => HttpConnectorFuture::ready(http_response(self.fake.answer(&operation, &body, self.name.as_deref(), &drawn))),
+            Some(latency) => {
+                let fake = self.fake.clone();
+                let name = self.name.clone();
+                let sleep = fake.shared.clock.sleep(latency);
+                HttpConnectorFuture::new(async move {
+                    sleep.await;
+                    http_response(fake.answer(&operation, &body, name.as_deref(), &drawn))
+                })
+            }
+        }
+    }
+}
+
+impl HttpClient for FakeHttpClient {
+    fn http_connector(&self, _: &HttpConnectorSettings, _: &RuntimeComponents) -> SharedHttpConnector {
+        SharedHttpConnector::new(self.clone())
+    }
+}
+
+/// Resolves every operation to the `noAuth` scheme: the fake checks no signature.
+#[derive(Debug)]
+struct NoAuth;
+
+impl aws_sdk_dynamodb::config::auth::ResolveAuthScheme for NoAuth {
+    fn resolve_auth_scheme<'a>(
+        &'a self,
+        _params: &'a aws_sdk_dynamodb::config::auth::Params,
+        _cfg: &'a aws_smithy_types::config_bag::ConfigBag,
+        _components: &'a RuntimeComponents,
+    ) -> AuthSchemeOptionsFuture<'a> {
+        AuthSchemeOptionsFuture::ready(Ok(vec![AuthSchemeOption::from(AuthSchemeId::new("noAuth"))]))
+    }
+}
+
+/// The fake's clock as the SDK's time source and sleep.
+#[derive(Debug, Clone)]
+pub(crate) struct ClockAdapter(pub(crate) Arc<dyn FakeClock>);
+
+impl TimeSource for ClockAdapter {
+    fn now(&self) -> SystemTime {
+        self.0.now()
+    }
+}
+
+impl AsyncSleep for ClockAdapter {
+    fn sleep(&self, duration: Duration) -> Sleep {
+        Sleep::new(self.0.sleep(duration))
+    }
+}
+
+/// A client for the fake: no environment, no files, no network, deterministic given `seed`.
+pub(crate) fn build_client(http: FakeHttpClient, clock: Arc<dyn FakeClock>, seed: u64) -> aws_sdk_dynamodb::Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .auth_scheme_resolver(NoAuth)
+        .http_client(http)
+        .time_source(ClockAdapter(clock.clone()))
+        .sleep_impl(ClockAdapter(clock))
+        .retry_config(RetryConfig::standard())
+        // Each client has its own retry token bucket: the default one is shared process-wide.
+        .retry_partition(RetryPartition::new(format!("dynalease-fake-{seed:016x}")))
+        .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
+        .invocation_id_generator(aws_runtime::invocation_id::DefaultInvocationIdGenerator::with_seed(seed))
+        .build();
+    aws_sdk_dynamodb::Client::from_conf(config)
+}

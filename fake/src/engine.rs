@@ -1,0 +1,128 @@
+//! The engine: every table, and the dispatch of each operation to its handler. The engine is
+//! synchronous and knows nothing of HTTP, clocks or faults; `FakeDynamoDb` wraps it.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use serde_json::Value as Json;
+
+use crate::error::DynamoError;
+use crate::ops;
+use crate::table::Table;
+use crate::validate;
+
+/// The operations of DynamoDB that the fake answers.
+pub(crate) const OPERATIONS: &[&str] = &[
+    "BatchGetItem",
+    "BatchWriteItem",
+    "CreateTable",
+    "DeleteItem",
+    "DeleteTable",
+    "DescribeEndpoints",
+    "DescribeLimits",
+    "DescribeTable",
+    "DescribeTimeToLive",
+    "GetItem",
+    "ListTables",
+    "ListTagsOfResource",
+    "PutItem",
+    "Query",
+    "Scan",
+    "TagResource",
+    "TransactGetItems",
+    "TransactWriteItems",
+    "UntagResource",
+    "UpdateItem",
+    "UpdateTable",
+    "UpdateTimeToLive",
+];
+
+/// What a transaction's idempotency token remembers.
+#[derive(Debug, Clone)]
+pub(crate) struct TokenEntry {
+    pub(crate) request: Json,
+    pub(crate) response: Result<Json, DynamoError>,
+    pub(crate) at: SystemTime,
+}
+
+/// All state of one fake DynamoDB.
+#[derive(Debug)]
+pub(crate) struct Engine {
+    pub(crate) tables: BTreeMap<String, Table>,
+    pub(crate) region: String,
+    pub(crate) account: String,
+    pub(crate) tokens: BTreeMap<String, TokenEntry>,
+    pub(crate) next_table_id: u64,
+    pub(crate) seed: u64,
+}
+
+impl Engine {
+    pub(crate) fn new(seed: u64) -> Self {
+        Engine {
+            tables: BTreeMap::new(),
+            region: "us-east-1".into(),
+            account: "000000000000".into(),
+            tokens: BTreeMap::new(),
+            next_table_id: 0,
+            seed,
+        }
+    }
+
+    /// Answers one request: the operation name and its parsed JSON body.
+    pub(crate) fn handle(&mut self, operation: &str, body: &Json, now: SystemTime) -> Result<Json, DynamoError> {
+        validate::check(operation, body)?;
+        match operation {
+            "CreateTable" => ops::control::create_table(self, body, now),
+            "DeleteTable" => ops::control::delete_table(self, body),
+            "DescribeTable" => ops::control::describe_table(self, body),
+            "ListTables" => ops::control::list_tables(self, body),
+            "UpdateTable" => ops::control::update_table(self, body),
+            "UpdateTimeToLive" => ops::control::update_time_to_live(self, body),
+            "DescribeTimeToLive" => ops::control::describe_time_to_live(self, body),
+            "DescribeLimits" => Ok(ops::control::describe_limits()),
+            "DescribeEndpoints" => Ok(ops::control::describe_endpoints(self)),
+            "TagResource" => ops::control::tag_resource(self, body),
+            "UntagResource" => ops::control::untag_resource(self, body),
+            "ListTagsOfResource" => ops::control::list_tags_of_resource(self, body),
+            "PutItem" => ops::items::put_item(self, body),
+            "GetItem" => ops::items::get_item(self, body),
+            "UpdateItem" => ops::items::update_item(self, body),
+            "DeleteItem" => ops::items::delete_item(self, body),
+            "TransactWriteItems" => ops::transact::transact_write_items(self, body, now),
+            "TransactGetItems" => ops::transact::transact_get_items(self, body),
+            "Query" | "Scan" | "BatchGetItem" | "BatchWriteItem" => ops::read::dispatch(self, operation, body),
+            _ => Err(DynamoError::unknown_operation()),
+        }
+    }
+
+    /// The table of this name, or DynamoDB's ResourceNotFoundException.
+    pub(crate) fn table(&self, name: &str) -> Result<&Table, DynamoError> {
+        self.tables.get(name).ok_or_else(DynamoError::resource_not_found)
+    }
+
+    /// The table of this name, mutable.
+    pub(crate) fn table_mut(&mut self, name: &str) -> Result<&mut Table, DynamoError> {
+        self.tables.get_mut(name).ok_or_else(DynamoError::resource_not_found)
+    }
+}
+
+/// The table a request names, for the request log and fault rules.
+pub(crate) fn table_of(operation: &str, body: &Json) -> Option<String> {
+    if let Some(name) = body.get("TableName").and_then(Json::as_str) {
+        return Some(name.to_owned());
+    }
+    match operation {
+        "BatchGetItem" | "BatchWriteItem" => {
+            body.get("RequestItems").and_then(Json::as_object).and_then(|m| m.keys().next().cloned())
+        }
+        "TransactWriteItems" | "TransactGetItems" => {
+            let first = body.get("TransactItems")?.as_array()?.first()?.as_object()?;
+            first.values().find_map(|action| action.get("TableName")?.as_str().map(str::to_owned))
+        }
+        "TagResource" | "UntagResource" | "ListTagsOfResource" => {
+            let arn = body.get("ResourceArn")?.as_str()?;
+            arn.rsplit_once("table/").map(|(_, name)| name.split('/').next().unwrap_or(name).to_owned())
+        }
+        _ => None,
+    }
+}

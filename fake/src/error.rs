@@ -1,0 +1,139 @@
+//! The errors the fake answers with, shaped as DynamoDB shapes them on the wire.
+
+use serde_json::{Map, Value as Json};
+
+/// A DynamoDB error: its `__type`, its message, and whatever else the response body carries
+/// (`Item` on a failed condition, `CancellationReasons` on a cancelled transaction).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamoError {
+    /// The full `__type`, for example `com.amazon.coral.validate#ValidationException`.
+    pub type_name: &'static str,
+    /// The message text, as DynamoDB words it.
+    pub message: String,
+    /// The HTTP status: 400 for client errors, 500 for server errors.
+    pub status: u16,
+    /// Extra members of the error body.
+    pub extra: Map<String, Json>,
+}
+
+impl DynamoError {
+    fn new(type_name: &'static str, message: impl Into<String>) -> Self {
+        DynamoError { type_name, message: message.into(), status: 400, extra: Map::new() }
+    }
+
+    /// `ValidationException` with the given message.
+    pub fn validation(message: impl Into<String>) -> Self {
+        Self::new("com.amazon.coral.validate#ValidationException", message)
+    }
+
+    /// `ValidationException` with DynamoDB's prefix for invalid parameter values.
+    pub fn invalid_parameter(detail: impl std::fmt::Display) -> Self {
+        Self::validation(format!("One or more parameter values were invalid: {detail}"))
+    }
+
+    /// `SerializationException`: the body is not the JSON the operation expects.
+    pub fn serialization(message: impl Into<String>) -> Self {
+        Self::new("com.amazon.coral.service#SerializationException", message)
+    }
+
+    /// `UnknownOperationException`: the target names no operation of DynamoDB.
+    pub fn unknown_operation() -> Self {
+        Self::new("com.amazon.coral.service#UnknownOperationException", "")
+    }
+
+    /// `ResourceNotFoundException` for a table that does not exist.
+    pub fn resource_not_found() -> Self {
+        Self::new("com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", "Requested resource not found")
+    }
+
+    /// `ResourceNotFoundException` with a specific message.
+    pub fn resource_not_found_msg(message: impl Into<String>) -> Self {
+        Self::new("com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", message)
+    }
+
+    /// `ResourceInUseException`.
+    pub fn resource_in_use(message: impl Into<String>) -> Self {
+        Self::new("com.amazonaws.dynamodb.v20120810#ResourceInUseException", message)
+    }
+
+    /// `ConditionalCheckFailedException`.
+    pub fn conditional_check_failed() -> Self {
+        Self::new("com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", "The conditional request failed")
+    }
+
+    /// `TransactionCanceledException`, without its reasons yet.
+    pub fn transaction_canceled(message: impl Into<String>) -> Self {
+        Self::new("com.amazonaws.dynamodb.v20120810#TransactionCanceledException", message)
+    }
+
+    /// `IdempotentParameterMismatchException`.
+    pub fn idempotent_parameter_mismatch() -> Self {
+        Self::new(
+            "com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException",
+            "Request parameters have changed for the previously provided ClientRequestToken",
+        )
+    }
+
+    /// `ProvisionedThroughputExceededException`, as a throttled table answers.
+    pub fn provisioned_throughput_exceeded() -> Self {
+        Self::new(
+            "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+            "The level of configured provisioned throughput for the table was exceeded. \
+             Consider increasing your provisioning level with the UpdateTable API.",
+        )
+    }
+
+    /// `ThrottlingException`, as the control plane answers a request rate it will not take.
+    pub fn throttling() -> Self {
+        Self::new("com.amazon.coral.availability#ThrottlingException", "Rate of requests exceeds the allowed throughput.")
+    }
+
+    /// `InternalServerError`, status 500.
+    pub fn internal_server_error() -> Self {
+        let mut error = Self::new("com.amazonaws.dynamodb.v20120810#InternalServerError", "Internal server error");
+        error.status = 500;
+        error
+    }
+
+    /// `LimitExceededException`.
+    pub fn limit_exceeded(message: impl Into<String>) -> Self {
+        Self::new("com.amazonaws.dynamodb.v20120810#LimitExceededException", message)
+    }
+
+    /// The short error code, the text after `#`, as the SDK reports it.
+    pub fn code(&self) -> &'static str {
+        match self.type_name.rfind('#') {
+            Some(at) => &self.type_name[at + 1..],
+            None => self.type_name,
+        }
+    }
+
+    /// Adds a member to the error body.
+    pub fn with(mut self, key: &str, value: Json) -> Self {
+        self.extra.insert(key.to_owned(), value);
+        self
+    }
+
+    /// The JSON body DynamoDB sends for this error.
+    pub fn to_body(&self) -> Json {
+        let mut body = Map::new();
+        body.insert("__type".into(), Json::String(self.type_name.to_owned()));
+        // DynamoDB spells the member `Message` for the coral service errors and `message` elsewhere.
+        let key = if self.type_name.starts_with("com.amazon.coral.service#") { "Message" } else { "message" };
+        if !(self.message.is_empty() && self.code() == "UnknownOperationException") {
+            body.insert(key.into(), Json::String(self.message.clone()));
+        }
+        for (k, v) in &self.extra {
+            body.insert(k.clone(), v.clone());
+        }
+        Json::Object(body)
+    }
+}
+
+impl std::fmt::Display for DynamoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code(), self.message)
+    }
+}
+
+impl std::error::Error for DynamoError {}

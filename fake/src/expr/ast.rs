@@ -1,0 +1,119 @@
+//! The checked forms of the expressions: names and values resolved, ready to evaluate.
+
+use std::fmt;
+
+use crate::value::Value;
+
+/// One step of a document path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum PathElem {
+    /// A map key (or top-level attribute name).
+    Name(String),
+    /// A list index.
+    Index(usize),
+}
+
+/// A document path such as `a.b[2].c`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Path(pub(crate) Vec<PathElem>);
+
+impl Path {
+    /// The top-level attribute the path starts at.
+    pub(crate) fn head(&self) -> &str {
+        match self.0.first() {
+            Some(PathElem::Name(n)) => n,
+            _ => "",
+        }
+    }
+}
+
+impl fmt::Display for Path {
+    /// DynamoDB's rendering in error messages: `[a, b, [2]]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, elem) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match elem {
+                PathElem::Name(n) => f.write_str(n)?,
+                PathElem::Index(ix) => write!(f, "[{ix}]")?,
+            }
+        }
+        f.write_str("]")
+    }
+}
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "<>",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
+/// A value a condition works on.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Operand {
+    Path(Path),
+    Value(Value),
+    Size(Box<Operand>),
+}
+
+/// A condition (ConditionExpression, FilterExpression, KeyConditionExpression).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Condition {
+    Or(Box<Condition>, Box<Condition>),
+    And(Box<Condition>, Box<Condition>),
+    Not(Box<Condition>),
+    Compare(CmpOp, Operand, Operand),
+    Between(Operand, Operand, Operand),
+    In(Operand, Vec<Operand>),
+    Exists(Path),
+    NotExists(Path),
+    AttributeType(Operand, Operand),
+    BeginsWith(Operand, Operand),
+    Contains(Operand, Operand),
+}
+
+/// The right-hand side of a SET action.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum SetValue {
+    Operand(UpdateOperand),
+    Plus(UpdateOperand, UpdateOperand),
+    Minus(UpdateOperand, UpdateOperand),
+}
+
+/// An operand of an update expression.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum UpdateOperand {
+    Path(Path),
+    Value(Value),
+    IfNotExists(Path, Box<UpdateOperand>),
+    ListAppend(Box<UpdateOperand>, Box<UpdateOperand>),
+}
+
+/// One action of an update expression.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum UpdateAction {
+    Set(Path, SetValue),
+    Remove(Path),
+    Add(Path, Value),
+    Delete(Path, Value),
+}

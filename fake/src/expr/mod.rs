@@ -1,0 +1,36 @@
+//! DynamoDB's expression languages: condition (and filter, key condition), update and projection.
+//!
+//! - [`lexer`] splits the text into tokens,
+//! - [`parser`] parses it with DynamoDB's checks into the forms of [`ast`],
+//! - [`eval`] evaluates conditions, [`update`] applies updates, [`project`] selects paths,
+//! - [`context`] holds a request's placeholders and notices unused ones.
+
+pub(crate) mod ast;
+pub(crate) mod context;
+pub(crate) mod eval;
+pub(crate) mod lexer;
+pub(crate) mod parser;
+pub(crate) mod project;
+pub(crate) mod reserved;
+pub(crate) mod update;
+
+use ast::{Condition, Path, UpdateAction};
+use context::ExprContext;
+use parser::{Language, Parser};
+
+use crate::error::DynamoError;
+
+/// Parses a condition expression; `label` names the parameter in errors (`ConditionExpression`, ...).
+pub(crate) fn parse_condition(text: &str, label: &'static str, ctx: &mut ExprContext) -> Result<Condition, DynamoError> {
+    Parser::new(text, label, Language::Condition, ctx).parse_condition()
+}
+
+/// Parses an update expression.
+pub(crate) fn parse_update(text: &str, ctx: &mut ExprContext) -> Result<Vec<UpdateAction>, DynamoError> {
+    Parser::new(text, "UpdateExpression", Language::Update, ctx).parse_update()
+}
+
+/// Parses a projection expression.
+pub(crate) fn parse_projection(text: &str, ctx: &mut ExprContext) -> Result<Vec<Path>, DynamoError> {
+    Parser::new(text, "ProjectionExpression", Language::Projection, ctx).parse_projection()
+}

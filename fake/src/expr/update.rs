@@ -1,0 +1,190 @@
+//! Applying update actions to an item.
+
+use super::ast::{Path, PathElem, SetValue, UpdateAction, UpdateOperand};
+use super::eval::resolve;
+use crate::error::DynamoError;
+use crate::value::{Item, Value};
+
+fn missing_attribute() -> DynamoError {
+    DynamoError::validation("The provided expression refers to an attribute that does not exist in the item")
+}
+
+fn wrong_type() -> DynamoError {
+    DynamoError::validation("An operand in the update expression has an incorrect data type")
+}
+
+fn invalid_path() -> DynamoError {
+    DynamoError::validation("The document path provided in the update expression is invalid for update")
+}
+
+fn operand_value(old: &Item, operand: &UpdateOperand) -> Result<Value, DynamoError> {
+    match operand {
+        UpdateOperand::Value(v) => Ok(v.clone()),
+        UpdateOperand::Path(p) => resolve(old, p).cloned().ok_or_else(missing_attribute),
+        UpdateOperand::IfNotExists(p, fallback) => match resolve(old, p) {
+            Some(v) => Ok(v.clone()),
+            None => operand_value(old, fallback),
+        },
+        UpdateOperand::ListAppend(a, b) => {
+            let (a, b) = (operand_value(old, a)?, operand_value(old, b)?);
+            match (a, b) {
+                (Value::L(mut a), Value::L(b)) => {
+                    a.extend(b);
+                    Ok(Value::L(a))
+                }
+                _ => Err(wrong_type()),
+            }
+        }
+    }
+}
+
+fn set_value(old: &Item, value: &SetValue) -> Result<Value, DynamoError> {
+    match value {
+        SetValue::Operand(o) => operand_value(old, o),
+        SetValue::Plus(a, b) | SetValue::Minus(a, b) => {
+            let (a, b) = (operand_value(old, a)?, operand_value(old, b)?);
+            let (Value::N(a), Value::N(b)) = (a, b) else { return Err(wrong_type()) };
+            let result = if matches!(value, SetValue::Plus(..)) { a.add(&b)? } else { a.sub(&b)? };
+            Ok(Value::N(result))
+        }
+    }
+}
+
+/// Applies `actions` to `item` (the item as it was before the update, or empty).
+/// Every value is computed from the old item first, then all are written, as DynamoDB does.
+pub(crate) fn apply(item: &Item, actions: &[UpdateAction]) -> Result<Item, DynamoError> {
+    enum Change {
+        Put(Path, Value),
+        Remove(Path),
+    }
+    let mut changes = Vec::with_capacity(actions.len());
+    for action in actions {
+        match action {
+            UpdateAction::Set(path, value) => changes.push(Change::Put(path.clone(), set_value(item, value)?)),
+            UpdateAction::Remove(path) => changes.push(Change::Remove(path.clone())),
+            UpdateAction::Add(path, value) => {
+                let merged = match (resolve(item, path), value) {
+                    (None, v @ (Value::N(_) | Value::SS(_) | Value::NS(_) | Value::BS(_))) => v.clone(),
+                    (Some(Value::N(a)), Value::N(b)) => Value::N(a.add(b)?),
+                    (Some(Value::SS(a)), Value::SS(b)) => Value::SS(a.union(b).cloned().collect()),
+                    (Some(Value::NS(a)), Value::NS(b)) => Value::NS(a.union(b).cloned().collect()),
+                    (Some(Value::BS(a)), Value::BS(b)) => Value::BS(a.union(b).cloned().collect()),
+                    _ => return Err(wrong_type()),
+                };
+                changes.push(Change::Put(path.clone(), merged));
+            }
+            UpdateAction::Delete(path, value) => {
+                let remaining = match (resolve(item, path), value) {
+                    (None, Value::SS(_) | Value::NS(_) | Value::BS(_)) => continue,
+                    (Some(Value::SS(a)), Value::SS(b)) => {
+                        let rest: std::collections::BTreeSet<_> = a.difference(b).cloned().collect();
+                        (!rest.is_empty()).then_some(Value::SS(rest))
+                    }
+                    (Some(Value::NS(a)), Value::NS(b)) => {
+                        let rest: std::collections::BTreeSet<_> = a.difference(b).cloned().collect();
+                        (!rest.is_empty()).then_some(Value::NS(rest))
+                    }
+                    (Some(Value::BS(a)), Value::BS(b)) => {
+                        let rest: std::collections::BTreeSet<_> = a.difference(b).cloned().collect();
+                        (!rest.is_empty()).then_some(Value::BS(rest))
+                    }
+                    _ => return Err(wrong_type()),
+                };
+                changes.push(match remaining {
+                    Some(v) => Change::Put(path.clone(), v),
+                    None => Change::Remove(path.clone()),
+                });
+            }
+        }
+    }
+    let mut out = item.clone();
+    // List elements are removed from the highest index down, so earlier removals do not shift later ones.
+    let mut removals: Vec<&Path> = Vec::new();
+    for change in &changes {
+        match change {
+            Change::Put(path, value) => put_at(&mut out, path, value.clone())?,
+            Change::Remove(path) => removals.push(path),
+        }
+    }
+    removals.sort_by(|a, b| b.cmp(a));
+    for path in removals {
+        remove_at(&mut out, path)?;
+    }
+    Ok(out)
+}
+
+fn put_at(item: &mut Item, path: &Path, value: Value) -> Result<(), DynamoError> {
+    let (last, parents) = match path.0.split_last() {
+        Some(split) => split,
+        None => return Err(invalid_path()),
+    };
+    if parents.is_empty() {
+        let PathElem::Name(name) = last else { return Err(invalid_path()) };
+        item.insert(name.clone(), value);
+        return Ok(());
+    }
+    let container = walk_mut(item, parents)?.ok_or_else(invalid_path)?;
+    match (container, last) {
+        (Value::M(map), PathElem::Name(name)) => {
+            map.insert(name.clone(), value);
+            Ok(())
+        }
+        (Value::L(list), PathElem::Index(ix)) => {
+            if *ix < list.len() {
+                list[*ix] = value;
+            } else {
+                list.push(value);
+            }
+            Ok(())
+        }
+        _ => Err(invalid_path()),
+    }
+}
+
+fn remove_at(item: &mut Item, path: &Path) -> Result<(), DynamoError> {
+    let Some((last, parents)) = path.0.split_last() else { return Err(invalid_path()) };
+    if parents.is_empty() {
+        if let PathElem::Name(name) = last {
+            item.remove(name);
+        }
+        return Ok(());
+    }
+    let Some(container) = walk_mut(item, parents)? else { return Ok(()) };
+    match (container, last) {
+        (Value::M(map), PathElem::Name(name)) => {
+            map.remove(name);
+        }
+        (Value::L(list), PathElem::Index(ix)) => {
+            if *ix < list.len() {
+                list.remove(*ix);
+            }
+        }
+        _ => return Err(invalid_path()),
+    }
+    Ok(())
+}
+
+/// The value at the parent path; `Ok(None)` where the path runs out, an error where it crosses a
+/// value of the wrong kind.
+fn walk_mut<'a>(item: &'a mut Item, parents: &[PathElem]) -> Result<Option<&'a mut Value>, DynamoError> {
+    let mut elems = parents.iter();
+    let first = match elems.next() {
+        Some(PathElem::Name(name)) => name,
+        _ => return Err(invalid_path()),
+    };
+    let Some(mut current) = item.get_mut(first) else { return Ok(None) };
+    for elem in elems {
+        current = match (elem, current) {
+            (PathElem::Name(name), Value::M(map)) => match map.get_mut(name) {
+                Some(v) => v,
+                None => return Ok(None),
+            },
+            (PathElem::Index(ix), Value::L(list)) => match list.get_mut(*ix) {
+                Some(v) => v,
+                None => return Ok(None),
+            },
+            _ => return Err(invalid_path()),
+        };
+    }
+    Ok(Some(current))
+}

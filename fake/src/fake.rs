@@ -1,0 +1,334 @@
+//! `FakeDynamoDb`: the engine behind a lock, with its clock, request log, faults and TTL sweeps.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value as Json;
+
+use crate::clock::{FakeClock, TokioClock};
+use crate::connector::{FakeHttpClient, build_client};
+use crate::engine::{Engine, OPERATIONS, table_of};
+use crate::error::DynamoError;
+use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
+use crate::log::RequestRecord;
+use crate::ttl::{SweepSchedule, sweep};
+use crate::validate::parse_body;
+
+/// An in-memory DynamoDB. Cheap to clone: clones share the same tables, log and faults.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// let fake = dynalease_fake::FakeDynamoDb::new();
+/// fake.create_table("Shop", "pk", Some("sk"));
+/// let client = fake.client();
+/// client.put_item().table_name("Shop")
+///     .item("pk", AttributeValue::S("order#1".into()))
+///     .item("sk", AttributeValue::S("v1".into()))
+///     .send().await.unwrap();
+/// assert_eq!(fake.request_log().len(), 1);
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct FakeDynamoDb {
+    pub(crate) shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Shared {
+    engine: Mutex<Engine>,
+    pub(crate) clock: Arc<dyn FakeClock>,
+    log: Mutex<Vec<RequestRecord>>,
+    faults: Mutex<FaultSet>,
+    sweeps: Mutex<SweepSchedule>,
+    request_ids: Mutex<SplitMix>,
+    pub(crate) seed: u64,
+    clients: AtomicU64,
+}
+
+/// Builds a [`FakeDynamoDb`] with a chosen start time, seed, clock or sweep interval.
+#[derive(Debug, Default)]
+pub struct FakeDynamoDbBuilder {
+    start_time: Option<SystemTime>,
+    seed: u64,
+    clock: Option<Arc<dyn FakeClock>>,
+    ttl_sweep_interval: Option<Duration>,
+}
+
+impl FakeDynamoDbBuilder {
+    /// The wall-clock time the fake starts at (default: the real time at creation).
+    pub fn start_time(mut self, start: SystemTime) -> Self {
+        self.start_time = Some(start);
+        self
+    }
+
+    /// The seed of every random choice of the fake: fault probabilities, request ids, table ids.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// A clock of your own instead of one that follows tokio's clock.
+    pub fn clock(mut self, clock: Arc<dyn FakeClock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// How often time-to-live sweeps run on the fake's clock (default 10 minutes; zero: only
+    /// when [`FakeDynamoDb::sweep_ttl`] is called).
+    pub fn ttl_sweep_interval(mut self, interval: Duration) -> Self {
+        self.ttl_sweep_interval = Some(interval);
+        self
+    }
+
+    /// The fake.
+    pub fn build(self) -> FakeDynamoDb {
+        let clock: Arc<dyn FakeClock> = match (self.clock, self.start_time) {
+            (Some(clock), _) => clock,
+            (None, Some(start)) => Arc::new(TokioClock::starting_at(start)),
+            (None, None) => Arc::new(TokioClock::real_start()),
+        };
+        let now = clock.now();
+        let interval = self.ttl_sweep_interval.unwrap_or(Duration::from_secs(600));
+        FakeDynamoDb {
+            shared: Arc::new(Shared {
+                engine: Mutex::new(Engine::new(self.seed)),
+                clock,
+                log: Mutex::new(Vec::new()),
+                faults: Mutex::new(FaultSet::new(self.seed)),
+                sweeps: Mutex::new(SweepSchedule::new(now, interval)),
+                request_ids: Mutex::new(SplitMix::new(self.seed ^ 0x5EED_1D5)),
+                seed: self.seed,
+                clients: AtomicU64::new(0),
+            }),
+        }
+    }
+}
+
+impl Default for FakeDynamoDb {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What the fake answers one request with.
+#[derive(Debug, Clone)]
+pub(crate) enum Reply {
+    /// An HTTP answer: status, body, request id.
+    Http { status: u16, body: Vec<u8>, request_id: String },
+    /// The request was applied but its answer is lost: the connection drops.
+    Lost,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere must not make every later request panic too.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl FakeDynamoDb {
+    /// A fake whose clock follows tokio's, starting at the real time of day, with seed 0.
+    pub fn new() -> Self {
+        Self::builder().build()
+    }
+
+    /// A builder for a fake with a chosen start time, seed or clock.
+    pub fn builder() -> FakeDynamoDbBuilder {
+        FakeDynamoDbBuilder::default()
+    }
+
+    /// Creates a table with string keys, billed per request. Panics if the table exists or the
+    /// names are invalid: this is test setup, where a mistake should stop the test.
+    pub fn create_table(&self, name: &str, partition_key: &str, sort_key: Option<&str>) {
+        let mut definitions = vec![serde_json::json!({"AttributeName": partition_key, "AttributeType": "S"})];
+        let mut schema = vec![serde_json::json!({"AttributeName": partition_key, "KeyType": "HASH"})];
+        if let Some(sort_key) = sort_key {
+            definitions.push(serde_json::json!({"AttributeName": sort_key, "AttributeType": "S"}));
+            schema.push(serde_json::json!({"AttributeName": sort_key, "KeyType": "RANGE"}));
+        }
+        let body = serde_json::json!({
+            "TableName": name,
+            "AttributeDefinitions": definitions,
+            "KeySchema": schema,
+            "BillingMode": "PAY_PER_REQUEST",
+        });
+        let now = self.now();
+        if let Err(error) = lock(&self.shared.engine).handle("CreateTable", &body, now) {
+            panic!("create_table({name:?}) failed: {error}");
+        }
+    }
+
+    /// Deletes a table and its items; does nothing if there is none.
+    pub fn delete_table(&self, name: &str) {
+        lock(&self.shared.engine).tables.remove(name);
+    }
+
+    /// An SDK client wired to this fake: no credentials, no network, the fake's clock.
+    pub fn client(&self) -> aws_sdk_dynamodb::Client {
+        build_client(self.http_client(), self.shared.clock.clone(), self.next_client_seed())
+    }
+
+    /// Like [`client`](Self::client), with requests tagged with `name` for fault rules and the log.
+    pub fn client_named(&self, name: &str) -> aws_sdk_dynamodb::Client {
+        build_client(self.http_client_named(name), self.shared.clock.clone(), self.next_client_seed())
+    }
+
+    /// The fake as the SDK's HTTP client, to plug into a configuration of your own.
+    pub fn http_client(&self) -> FakeHttpClient {
+        FakeHttpClient::new(self.clone(), None)
+    }
+
+    /// The fake as an HTTP client whose requests carry a client name.
+    pub fn http_client_named(&self, name: &str) -> FakeHttpClient {
+        FakeHttpClient::new(self.clone(), Some(name.to_owned()))
+    }
+
+    fn next_client_seed(&self) -> u64 {
+        let n = self.shared.clients.fetch_add(1, Ordering::Relaxed);
+        self.shared.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(n)
+    }
+
+    /// Every request answered so far, in order.
+    pub fn request_log(&self) -> Vec<RequestRecord> {
+        lock(&self.shared.log).clone()
+    }
+
+    /// Forgets the requests logged so far.
+    pub fn clear_request_log(&self) {
+        lock(&self.shared.log).clear();
+    }
+
+    /// The fake's wall clock.
+    pub fn now(&self) -> SystemTime {
+        self.shared.clock.now()
+    }
+
+    /// The fake's clock.
+    pub fn clock(&self) -> Arc<dyn FakeClock> {
+        self.shared.clock.clone()
+    }
+
+    /// Adds a fault rule; rules apply in the order they were added.
+    pub fn inject(&self, rule: FaultRule) {
+        lock(&self.shared.faults).add(rule);
+    }
+
+    /// Removes every fault rule.
+    pub fn clear_faults(&self) {
+        lock(&self.shared.faults).clear();
+    }
+
+    /// Runs a time-to-live sweep now: deletes every item whose time to live has passed.
+    /// Returns how many items it deleted.
+    pub fn sweep_ttl(&self) -> usize {
+        let now = self.now();
+        sweep(&mut lock(&self.shared.engine), now)
+    }
+
+    /// Answers one request synchronously, without faults: operation name and JSON body in,
+    /// HTTP status and JSON body out. For embedding the engine behind another transport.
+    pub fn handle_json(&self, operation: &str, body: &[u8]) -> (u16, Vec<u8>) {
+        match self.answer(operation, body, None, &Drawn::default()) {
+            Reply::Http { status, body, .. } => (status, body),
+            Reply::Lost => (500, Vec::new()),
+        }
+    }
+
+    /// The faults a request meets.
+    pub(crate) fn draw_faults(&self, operation: &str, body: &[u8], client: Option<&str>) -> Drawn {
+        let mut faults = lock(&self.shared.faults);
+        if faults.is_empty() {
+            return Drawn::default();
+        }
+        let table = serde_json::from_slice::<Json>(body).ok().and_then(|json| table_of(operation, &json));
+        faults.draw(operation, table.as_deref(), client)
+    }
+
+    /// Answers a request whose latency (if any) has already been waited out.
+    pub(crate) fn answer(&self, operation: &str, body: &[u8], client: Option<&str>, drawn: &Drawn) -> Reply {
+        let now = self.now();
+        let request_id = self.request_id();
+        let mut record = RequestRecord {
+            operation: operation.to_owned(),
+            table: None,
+            error: None,
+            client: client.map(str::to_owned),
+            fault: drawn.failure.as_ref().map(|f| f.name().to_owned()).or_else(|| drawn.latency.map(|_| "Latency".to_owned())),
+            at: now,
+        };
+        let result = self.run(operation, body, now, drawn.failure.as_ref(), &mut record);
+        let reply = match (result, &drawn.failure) {
+            (_, Some(Fault::LostResponse)) => Reply::Lost,
+            (Ok(json), _) => Reply::Http { status: 200, body: serde_json::to_vec(&json).unwrap_or_default(), request_id },
+            (Err(error), _) => Reply::Http {
+                status: error.status,
+                body: serde_json::to_vec(&error.to_body()).unwrap_or_default(),
+                request_id,
+            },
+        };
+        lock(&self.shared.log).push(record);
+        reply
+    }
+
+    fn run(
+        &self,
+        operation: &str,
+        body: &[u8],
+        now: SystemTime,
+        failure: Option<&Fault>,
+        record: &mut RequestRecord,
+    ) -> Result<Json, DynamoError> {
+        if !OPERATIONS.contains(&operation) {
+            let error = DynamoError::unknown_operation();
+            record.error = Some(error.code().to_owned());
+            return Err(error);
+        }
+        let json = match parse_body(body) {
+            Ok(json) => json,
+            Err(error) => {
+                record.error = Some(error.code().to_owned());
+                return Err(error);
+            }
+        };
+        record.table = table_of(operation, &json);
+        let injected = match failure {
+            Some(Fault::Throttle) => Some(DynamoError::provisioned_throughput_exceeded()),
+            Some(Fault::ThrottlingException) => Some(DynamoError::throttling()),
+            Some(Fault::InternalServerError) => Some(DynamoError::internal_server_error()),
+            Some(Fault::ResourceNotFound) => Some(DynamoError::resource_not_found()),
+            _ => None,
+        };
+        if let Some(error) = injected {
+            record.error = Some(error.code().to_owned());
+            return Err(error);
+        }
+        let mut engine = lock(&self.shared.engine);
+        if let Some(cutoff) = lock(&self.shared.sweeps).due(now) {
+            sweep(&mut engine, cutoff);
+        }
+        let result = engine.handle(operation, &json, now);
+        drop(engine);
+        if let Err(error) = &result {
+            record.error = Some(error.code().to_owned());
+        }
+        result
+    }
+
+    fn request_id(&self) -> String {
+        let mut ids = lock(&self.shared.request_ids);
+        let (a, b) = (ids.next_u64(), ids.next_u64());
+        // 52 characters of [A-Z0-9], like DynamoDB's request ids.
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        let mut out = String::with_capacity(52);
+        let mut bits = [a, b, a.rotate_left(21) ^ b, b.rotate_left(43) ^ a];
+        for i in 0..52 {
+            let word = &mut bits[i % 4];
+            out.push(ALPHABET[(*word % 36) as usize] as char);
+            *word /= 36;
+            if *word == 0 {
+                *word = a ^ (i as u64).wrapping_mul(0x9E37_79B9);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,223 @@
+//! Faults: seeded, scriptable misbehaviour of the fake, for testing code that must survive it.
+
+use std::time::Duration;
+
+/// What goes wrong with a request a rule matches.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Fault {
+    /// `ProvisionedThroughputExceededException` (400, retryable): the request is not applied.
+    Throttle,
+    /// `ThrottlingException` (400, retryable): the request is not applied.
+    ThrottlingException,
+    /// `InternalServerError` (500, retryable): the request is not applied.
+    InternalServerError,
+    /// The answer arrives this much later, on the fake's clock; the request is applied as usual.
+    Latency(Duration),
+    /// The request is applied, but its response is lost: the client sees a retryable transport
+    /// error, and a retry meets the item as the first attempt left it.
+    LostResponse,
+    /// The table answers `ResourceNotFoundException`, as if it were gone; nothing is applied.
+    ResourceNotFound,
+}
+
+impl Fault {
+    /// The name the request log shows for this fault.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Fault::Throttle => "Throttle",
+            Fault::ThrottlingException => "ThrottlingException",
+            Fault::InternalServerError => "InternalServerError",
+            Fault::Latency(_) => "Latency",
+            Fault::LostResponse => "LostResponse",
+            Fault::ResourceNotFound => "ResourceNotFound",
+        }
+    }
+}
+
+/// When a fault applies: which requests, how often, how many times.
+///
+/// ```
+/// use dynalease_fake::{Fault, FaultRule};
+/// // The next conditional write to "Shop" by "proc-1" is applied, but its answer is lost.
+/// let rule = FaultRule::new(Fault::LostResponse).operation("PutItem").table("Shop").client("proc-1").times(1);
+/// // One request in ten of any kind is throttled.
+/// let noisy = FaultRule::new(Fault::Throttle).probability(0.1);
+/// # let _ = (rule, noisy);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultRule {
+    pub(crate) fault: Fault,
+    pub(crate) operation: Option<String>,
+    pub(crate) table: Option<String>,
+    pub(crate) client: Option<String>,
+    pub(crate) remaining: Option<u64>,
+    pub(crate) skip: u64,
+    /// Probability in millionths, so that the decision needs no floating point.
+    pub(crate) per_million: u32,
+}
+
+impl FaultRule {
+    /// A rule that gives every request `fault`, until narrowed.
+    pub fn new(fault: Fault) -> Self {
+        FaultRule {
+            fault,
+            operation: None,
+            table: None,
+            client: None,
+            remaining: None,
+            skip: 0,
+            per_million: 1_000_000,
+        }
+    }
+
+    /// Only requests of this operation, for example `"UpdateItem"`.
+    pub fn operation(mut self, operation: impl Into<String>) -> Self {
+        self.operation = Some(operation.into());
+        self
+    }
+
+    /// Only requests that name this table.
+    pub fn table(mut self, table: impl Into<String>) -> Self {
+        self.table = Some(table.into());
+        self
+    }
+
+    /// Only requests from the client of this name (see `FakeDynamoDb::client_named`).
+    pub fn client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
+    }
+
+    /// Apply to at most `count` requests, then retire.
+    pub fn times(mut self, count: u64) -> Self {
+        self.remaining = Some(count);
+        self
+    }
+
+    /// Let the first `count` matching requests through before the rule starts to apply.
+    pub fn after(mut self, count: u64) -> Self {
+        self.skip = count;
+        self
+    }
+
+    /// Apply to each matching request with this probability (0.0 to 1.0), drawn from the fake's seed.
+    pub fn probability(mut self, probability: f64) -> Self {
+        let clamped = probability.clamp(0.0, 1.0);
+        self.per_million = (clamped * 1_000_000.0).round() as u32;
+        self
+    }
+
+    /// The fault this rule injects.
+    pub fn fault(&self) -> &Fault {
+        &self.fault
+    }
+
+    pub(crate) fn matches(&self, operation: &str, table: Option<&str>, client: Option<&str>) -> bool {
+        if self.remaining == Some(0) {
+            return false;
+        }
+        if self.operation.as_deref().is_some_and(|op| op != operation) {
+            return false;
+        }
+        if let Some(want) = &self.table
+            && table != Some(want.as_str())
+        {
+            return false;
+        }
+        if let Some(want) = &self.client
+            && client != Some(want.as_str())
+        {
+            return false;
+        }
+        true
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for fault decisions and request ids.
+#[derive(Debug, Clone)]
+pub(crate) struct SplitMix(u64);
+
+impl SplitMix {
+    pub(crate) fn new(seed: u64) -> Self {
+        SplitMix(seed)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// True with probability `per_million` / 1,000,000.
+    pub(crate) fn chance(&mut self, per_million: u32) -> bool {
+        if per_million >= 1_000_000 {
+            return true;
+        }
+        (self.next_u64() % 1_000_000) < per_million as u64
+    }
+}
+
+/// The rules in force, in the order they were added; the first that fires wins.
+#[derive(Debug)]
+pub(crate) struct FaultSet {
+    rules: Vec<(FaultRule, u64)>,
+    rng: SplitMix,
+}
+
+impl FaultSet {
+    pub(crate) fn new(seed: u64) -> Self {
+        FaultSet { rules: Vec::new(), rng: SplitMix::new(seed ^ 0xFA17_FA17) }
+    }
+
+    pub(crate) fn add(&mut self, rule: FaultRule) {
+        self.rules.push((rule, 0));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.rules.clear();
+    }
+
+    /// The faults this request meets: at most one latency and at most one failure.
+    pub(crate) fn draw(&mut self, operation: &str, table: Option<&str>, client: Option<&str>) -> Drawn {
+        let mut drawn = Drawn::default();
+        for (rule, seen) in &mut self.rules {
+            if !rule.matches(operation, table, client) {
+                continue;
+            }
+            *seen += 1;
+            if *seen <= rule.skip {
+                continue;
+            }
+            let is_latency = matches!(rule.fault, Fault::Latency(_));
+            if (is_latency && drawn.latency.is_some()) || (!is_latency && drawn.failure.is_some()) {
+                continue;
+            }
+            if !self.rng.chance(rule.per_million) {
+                continue;
+            }
+            if let Some(remaining) = &mut rule.remaining {
+                *remaining -= 1;
+            }
+            match &rule.fault {
+                Fault::Latency(d) => drawn.latency = Some(*d),
+                other => drawn.failure = Some(other.clone()),
+            }
+        }
+        self.rules.retain(|(rule, _)| rule.remaining != Some(0));
+        drawn
+    }
+}
+
+/// What the fault rules chose for one request.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Drawn {
+    pub(crate) latency: Option<Duration>,
+    pub(crate) failure: Option<Fault>,
+}

@@ -1,0 +1,151 @@
+//! Secondary indexes: their definition and the keys of the items they hold, in index order.
+//! An index stores keys only; its items are the table's items, projected when read.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value as Json, json};
+
+use crate::error::DynamoError;
+use crate::table::{Billing, KeySchema, KeyValue, PrimaryKey, Table};
+use crate::value::{Item, Value, item_size};
+
+/// Global or local.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IndexKind {
+    Global,
+    Local,
+}
+
+/// Which attributes an index carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Projection {
+    All,
+    KeysOnly,
+    Include(Vec<String>),
+}
+
+/// The position of an item in an index: index key, then table key for uniqueness.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct IndexEntry {
+    pub(crate) hash: KeyValue,
+    pub(crate) range: Option<KeyValue>,
+    pub(crate) table_key: PrimaryKey,
+}
+
+/// One secondary index.
+#[derive(Debug)]
+pub(crate) struct Index {
+    pub(crate) name: String,
+    pub(crate) kind: IndexKind,
+    pub(crate) key: KeySchema,
+    pub(crate) projection: Projection,
+    pub(crate) throughput: Option<(i64, i64)>,
+    pub(crate) entries: BTreeSet<IndexEntry>,
+    /// The index key of each table key present, to find an item's entry without a scan.
+    pub(crate) by_table_key: BTreeMap<PrimaryKey, (KeyValue, Option<KeyValue>)>,
+}
+
+impl Index {
+    /// Checks the index key attributes of an item about to be written.
+    pub(crate) fn check_item(&self, item: &Item) -> Result<(), DynamoError> {
+        for attr in self.key.attrs() {
+            let Some(value) = item.get(&attr.name) else { continue };
+            if !attr.kind.matches(value) {
+                return Err(DynamoError::invalid_parameter(format!(
+                    "Type mismatch for Index Key {} Expected: {} Actual: {} IndexName: {}",
+                    attr.name,
+                    attr.kind.name(),
+                    value.type_name(),
+                    self.name
+                )));
+            }
+            let empty = matches!(value, Value::S(s) if s.is_empty()) || matches!(value, Value::B(b) if b.is_empty());
+            if empty {
+                let kind = if matches!(value, Value::S(_)) { "string" } else { "binary" };
+                return Err(DynamoError::validation(format!(
+                    "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty {kind} value. IndexName: {}, IndexKey: {}",
+                    self.name, attr.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn entry(&self, table_key: &PrimaryKey, item: &Item) -> Option<IndexEntry> {
+        let key = self.key.key_of(item)?;
+        Some(IndexEntry { hash: key.hash, range: key.range, table_key: table_key.clone() })
+    }
+
+    /// Records (or moves) an item in the index; items without the index key are left out.
+    pub(crate) fn put(&mut self, _table_key_schema: &KeySchema, table_key: &PrimaryKey, item: &Item) {
+        self.remove(table_key);
+        if let Some(entry) = self.entry(table_key, item) {
+            self.by_table_key.insert(table_key.clone(), (entry.hash.clone(), entry.range.clone()));
+            self.entries.insert(entry);
+        }
+    }
+
+    /// Forgets an item.
+    pub(crate) fn remove(&mut self, table_key: &PrimaryKey) {
+        if let Some((hash, range)) = self.by_table_key.remove(table_key) {
+            self.entries.remove(&IndexEntry { hash, range, table_key: table_key.clone() });
+        }
+    }
+
+    /// The attributes of `item` this index projects, given the table's key schema.
+    pub(crate) fn project(&self, table_key: &KeySchema, item: &Item) -> Item {
+        match &self.projection {
+            Projection::All => item.clone(),
+            Projection::KeysOnly | Projection::Include(_) => item
+                .iter()
+                .filter(|(name, _)| {
+                    table_key.is_key(name)
+                        || self.key.is_key(name)
+                        || matches!(&self.projection, Projection::Include(list) if list.iter().any(|n| n == *name))
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+    }
+
+    /// The index's entry in DescribeTable.
+    pub(crate) fn describe(&self, table: &Table) -> Json {
+        let mut projection = serde_json::Map::new();
+        match &self.projection {
+            Projection::All => {
+                projection.insert("ProjectionType".into(), json!("ALL"));
+            }
+            Projection::KeysOnly => {
+                projection.insert("ProjectionType".into(), json!("KEYS_ONLY"));
+            }
+            Projection::Include(list) => {
+                projection.insert("ProjectionType".into(), json!("INCLUDE"));
+                projection.insert("NonKeyAttributes".into(), json!(list));
+            }
+        }
+        let size: usize = self
+            .entries
+            .iter()
+            .filter_map(|e| table.items.get(&e.table_key))
+            .map(|item| item_size(&self.project(&table.key, item)))
+            .sum();
+        let mut out = json!({
+            "IndexName": self.name,
+            "KeySchema": self.key.to_json(),
+            "Projection": Json::Object(projection),
+            "IndexSizeBytes": size,
+            "ItemCount": self.entries.len(),
+            "IndexArn": format!("{}/index/{}", table.arn(), self.name),
+        });
+        if self.kind == IndexKind::Global {
+            let (read, write) = match (&table.billing, self.throughput) {
+                (Billing::Provisioned { .. }, Some((r, w))) => (r, w),
+                _ => (0, 0),
+            };
+            out["IndexStatus"] = json!("ACTIVE");
+            out["ProvisionedThroughput"] =
+                json!({"NumberOfDecreasesToday": 0, "ReadCapacityUnits": read, "WriteCapacityUnits": write});
+        }
+        out
+    }
+}

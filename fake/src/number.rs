@@ -1,0 +1,285 @@
+//! DynamoDB numbers: decimals of up to 38 significant digits, magnitude 1E-130 to below 1E+126.
+//! No floating point is involved anywhere.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+use bigdecimal::BigDecimal;
+
+use crate::error::DynamoError;
+
+/// The largest number of significant digits a DynamoDB number holds.
+pub const MAX_DIGITS: u64 = 38;
+/// The largest decimal exponent of a number's leading digit.
+const MAX_MAGNITUDE: i64 = 125;
+/// The smallest decimal exponent of a number's leading digit.
+const MIN_MAGNITUDE: i64 = -130;
+
+/// A DynamoDB number, always normalized (no leading or trailing zeros).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Number(BigDecimal);
+
+/// Why a text is not a DynamoDB number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NumberError {
+    /// Not a decimal number at all (or empty).
+    Syntax,
+    /// Leading digit above 1E+125.
+    Overflow,
+    /// Leading digit below 1E-130.
+    Underflow,
+    /// More than 38 significant digits.
+    Precision,
+}
+
+impl NumberError {
+    /// The ValidationException DynamoDB answers for this text.
+    pub fn to_error(&self, text: &str) -> DynamoError {
+        DynamoError::validation(match self {
+            NumberError::Syntax if text.is_empty() => "The parameter cannot be converted to a numeric value".to_owned(),
+            NumberError::Syntax => format!("The parameter cannot be converted to a numeric value: {text}"),
+            NumberError::Overflow => {
+                "Number overflow. Attempting to store a number with magnitude larger than supported range".to_owned()
+            }
+            NumberError::Underflow => {
+                "Number underflow. Attempting to store a number with magnitude smaller than supported range".to_owned()
+            }
+            NumberError::Precision => "Attempting to store more than 38 significant digits in a Number".to_owned(),
+        })
+    }
+}
+
+impl Number {
+    /// Parses a number as DynamoDB reads the `N` of an attribute value.
+    pub fn parse(text: &str) -> Result<Number, NumberError> {
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        let negative = match bytes.first() {
+            Some(b'-') => {
+                at = 1;
+                true
+            }
+            Some(b'+') => {
+                at = 1;
+                false
+            }
+            _ => false,
+        };
+        let mut digits = String::new();
+        let mut fraction_len: i64 = 0;
+        let mut seen_digit = false;
+        let mut seen_point = false;
+        while at < bytes.len() {
+            match bytes[at] {
+                c @ b'0'..=b'9' => {
+                    seen_digit = true;
+                    digits.push(c as char);
+                    if seen_point {
+                        fraction_len += 1;
+                    }
+                }
+                b'.' if !seen_point => seen_point = true,
+                b'e' | b'E' => break,
+                _ => return Err(NumberError::Syntax),
+            }
+            at += 1;
+        }
+        if !seen_digit {
+            return Err(NumberError::Syntax);
+        }
+        let mut exponent: i64 = 0;
+        if at < bytes.len() {
+            // bytes[at] is the exponent marker.
+            at += 1;
+            let exp_negative = match bytes.get(at) {
+                Some(b'-') => {
+                    at += 1;
+                    true
+                }
+                Some(b'+') => {
+                    at += 1;
+                    false
+                }
+                _ => false,
+            };
+            if at >= bytes.len() {
+                return Err(NumberError::Syntax);
+            }
+            for &c in &bytes[at..] {
+                if !c.is_ascii_digit() {
+                    return Err(NumberError::Syntax);
+                }
+                // Saturate: anything this large is out of range anyway.
+                exponent = exponent.saturating_mul(10).saturating_add((c - b'0') as i64);
+            }
+            if exp_negative {
+                exponent = -exponent;
+            }
+        }
+        let trimmed = digits.trim_start_matches('0');
+        if trimmed.is_empty() {
+            return Ok(Number::zero());
+        }
+        let significant = trimmed.trim_end_matches('0');
+        let trailing_zeros = (trimmed.len() - significant.len()) as i64;
+        // value = significant * 10^(trailing_zeros - fraction_len + exponent)
+        let scale_exp = trailing_zeros.saturating_sub(fraction_len).saturating_add(exponent);
+        let magnitude = scale_exp.saturating_add(significant.len() as i64 - 1);
+        if magnitude > MAX_MAGNITUDE {
+            return Err(NumberError::Overflow);
+        }
+        if magnitude < MIN_MAGNITUDE {
+            return Err(NumberError::Underflow);
+        }
+        if significant.len() as u64 > MAX_DIGITS {
+            return Err(NumberError::Precision);
+        }
+        let mut unscaled = BigDecimal::from_str(significant).map_err(|_| NumberError::Syntax)?;
+        if negative {
+            unscaled = -unscaled;
+        }
+        let (int, _) = unscaled.into_bigint_and_exponent();
+        Ok(Number(BigDecimal::new(int, -scale_exp)))
+    }
+
+    /// Zero.
+    pub fn zero() -> Number {
+        Number(BigDecimal::from(0))
+    }
+
+    /// An integer.
+    pub fn from_i64(value: i64) -> Number {
+        Number(BigDecimal::from(value).normalized())
+    }
+
+    fn checked(value: BigDecimal) -> Result<Number, DynamoError> {
+        let value = value.normalized();
+        if value == BigDecimal::from(0) {
+            return Ok(Number::zero());
+        }
+        let magnitude = value.order_of_magnitude();
+        if magnitude > MAX_MAGNITUDE {
+            return Err(NumberError::Overflow.to_error(""));
+        }
+        if magnitude < MIN_MAGNITUDE {
+            return Err(NumberError::Underflow.to_error(""));
+        }
+        if value.digits() > MAX_DIGITS {
+            return Err(NumberError::Precision.to_error(""));
+        }
+        Ok(Number(value))
+    }
+
+    /// `self + other`, with DynamoDB's range and precision errors.
+    pub fn add(&self, other: &Number) -> Result<Number, DynamoError> {
+        Number::checked(&self.0 + &other.0)
+    }
+
+    /// `self - other`, with DynamoDB's range and precision errors.
+    pub fn sub(&self, other: &Number) -> Result<Number, DynamoError> {
+        Number::checked(&self.0 - &other.0)
+    }
+
+    /// The number as a whole number, if it is one that fits an i64.
+    pub fn to_i64(&self) -> Option<i64> {
+        if !self.0.is_integer() {
+            return None;
+        }
+        i64::from_str(&self.0.to_plain_string()).ok()
+    }
+
+    /// The number of significant digits.
+    pub fn digit_count(&self) -> u64 {
+        if self.is_zero() { 1 } else { self.0.digits() }
+    }
+
+    /// True for zero.
+    pub fn is_zero(&self) -> bool {
+        self.0 == BigDecimal::from(0)
+    }
+
+    /// The size DynamoDB charges for the number: one byte per two significant digits, plus one.
+    pub fn size_bytes(&self) -> usize {
+        (self.digit_count() as usize).div_ceil(2) + 1
+    }
+
+    /// Compares two numbers by value.
+    pub fn compare(&self, other: &Number) -> Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // DynamoDB answers numbers in plain notation, without exponent or superfluous zeros.
+        self.0.write_plain_string(f)
+    }
+}
+
+impl fmt::Debug for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Number({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(text: &str) -> String {
+        Number::parse(text).unwrap().to_string()
+    }
+
+    #[test]
+    fn parse_normalizes_to_plain_notation() {
+        assert_eq!(n("1"), "1");
+        assert_eq!(n("01.50"), "1.5");
+        assert_eq!(n("-0.000"), "0");
+        assert_eq!(n("1E+2"), "100");
+        assert_eq!(n("1.5e-3"), "0.0015");
+        assert_eq!(n(".5"), "0.5");
+        assert_eq!(n("5."), "5");
+        assert_eq!(n("+7"), "7");
+        assert_eq!(n("-12.340"), "-12.34");
+    }
+
+    #[test]
+    fn parse_rejects_garbage_and_out_of_range() {
+        for bad in ["", "-", ".", "e5", "1e", "1e+", "abc", "1..2", "1 ", " 1", "NaN", "Infinity", "0x10"] {
+            assert_eq!(Number::parse(bad), Err(NumberError::Syntax), "{bad:?}");
+        }
+        assert_eq!(Number::parse("1e126"), Err(NumberError::Overflow));
+        assert!(Number::parse("9.9999999999999999999999999999999999999e125").is_ok());
+        assert_eq!(Number::parse("1e-131"), Err(NumberError::Underflow));
+        assert!(Number::parse("1e-130").is_ok());
+        assert_eq!(Number::parse("123456789012345678901234567890123456789"), Err(NumberError::Precision));
+        assert!(Number::parse("12345678901234567890123456789012345678").is_ok());
+        assert!(Number::parse("1234567890123456789012345678901234567800000").is_ok());
+        assert_eq!(Number::parse("1e99999999999999999999999"), Err(NumberError::Overflow));
+    }
+
+    #[test]
+    fn arithmetic_is_exact_and_checked() {
+        let a = Number::parse("0.1").unwrap();
+        let b = Number::parse("0.2").unwrap();
+        assert_eq!(a.add(&b).unwrap().to_string(), "0.3");
+        assert_eq!(a.sub(&b).unwrap().to_string(), "-0.1");
+        let big = Number::parse("99999999999999999999999999999999999999").unwrap();
+        assert!(big.add(&Number::from_i64(1)).is_ok()); // 1E+38 has one significant digit
+        let precise = Number::parse("1e30").unwrap();
+        let tiny = Number::parse("1e-10").unwrap();
+        assert_eq!(precise.add(&tiny).unwrap_err().message, "Attempting to store more than 38 significant digits in a Number");
+        let max = Number::parse("9e125").unwrap();
+        assert!(max.add(&max).unwrap_err().message.starts_with("Number overflow"));
+    }
+
+    #[test]
+    fn numbers_order_by_value() {
+        let mut v: Vec<Number> = ["10", "-1", "2.5", "0", "-10.5"].iter().map(|t| Number::parse(t).unwrap()).collect();
+        v.sort();
+        let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        assert_eq!(s, ["-10.5", "-1", "0", "2.5", "10"]);
+        assert_eq!(Number::parse("1.0").unwrap(), Number::parse("1").unwrap());
+    }
+}

@@ -1,0 +1,42 @@
+//! `ConsumedCapacity` in answers, when a request asks for it with `ReturnConsumedCapacity`.
+
+use serde_json::{Value as Json, json};
+
+use crate::request::choice;
+
+/// Capacity units in halves, so that eventually consistent reads need no floating point.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Halves(pub(crate) u64);
+
+impl Halves {
+    /// Write units for an item of `bytes`: one per started KB, at least one.
+    pub(crate) fn write(bytes: usize) -> Halves {
+        Halves(2 * (bytes.div_ceil(1024).max(1) as u64))
+    }
+
+    /// Read units for `bytes`: one per started 4 KB, halved for eventually consistent reads.
+    pub(crate) fn read(bytes: usize, consistent: bool) -> Halves {
+        let units = bytes.div_ceil(4096).max(1) as u64;
+        Halves(if consistent { 2 * units } else { units })
+    }
+
+    fn to_json(self) -> Json {
+        if self.0 % 2 == 0 { json!(self.0 / 2) } else { json!(format!("{}.5", self.0 / 2).parse::<f64>().unwrap_or(0.5)) }
+    }
+}
+
+/// Adds `ConsumedCapacity` to an answer when the request asked for it.
+pub(crate) fn attach(body: &Json, out: &mut Json, table: &str, units: Halves) {
+    if let Some(capacity) = describe(body, table, units) {
+        out["ConsumedCapacity"] = capacity;
+    }
+}
+
+/// The `ConsumedCapacity` entry of one table, if the request asked for it.
+pub(crate) fn describe(body: &Json, table: &str, units: Halves) -> Option<Json> {
+    match choice(body, "ReturnConsumedCapacity", "NONE") {
+        "TOTAL" => Some(json!({"TableName": table, "CapacityUnits": units.to_json()})),
+        "INDEXES" => Some(json!({"TableName": table, "CapacityUnits": units.to_json(), "Table": {"CapacityUnits": units.to_json()}})),
+        _ => None,
+    }
+}

@@ -1,0 +1,326 @@
+//! The control plane: tables, time to live, tags, limits.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::SystemTime;
+
+use serde_json::{Value as Json, json};
+
+use crate::engine::Engine;
+use crate::error::DynamoError;
+use crate::index::{Index, IndexKind, Projection};
+use crate::request::{string, table_name};
+use crate::table::{Billing, KeyAttr, KeySchema, KeyType, Table, TtlSetting};
+
+fn key_schema(json: Option<&Json>, definitions: &[(String, KeyType)]) -> Result<KeySchema, DynamoError> {
+    let elements = json.and_then(Json::as_array).cloned().unwrap_or_default();
+    let mut attrs = Vec::with_capacity(2);
+    for element in &elements {
+        let name = element.get("AttributeName").and_then(Json::as_str).unwrap_or_default();
+        let kind = definitions.iter().find(|(n, _)| n == name).map(|(_, k)| *k).ok_or_else(|| {
+            DynamoError::validation("Invalid KeySchema: Some index key attribute have no definition")
+        })?;
+        attrs.push(KeyAttr { name: name.to_owned(), kind });
+    }
+    let mut attrs = attrs.into_iter();
+    let hash = attrs
+        .next()
+        .ok_or_else(|| DynamoError::validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type"))?;
+    Ok(KeySchema { hash, range: attrs.next() })
+}
+
+fn projection(json: Option<&Json>) -> Projection {
+    let kind = json.and_then(|p| p.get("ProjectionType")).and_then(Json::as_str).unwrap_or("ALL");
+    match kind {
+        "KEYS_ONLY" => Projection::KeysOnly,
+        "INCLUDE" => Projection::Include(
+            json.and_then(|p| p.get("NonKeyAttributes"))
+                .and_then(Json::as_array)
+                .map(|a| a.iter().filter_map(Json::as_str).map(str::to_owned).collect())
+                .unwrap_or_default(),
+        ),
+        _ => Projection::All,
+    }
+}
+
+fn throughput(json: Option<&Json>) -> Option<(i64, i64)> {
+    let t = json?;
+    Some((t.get("ReadCapacityUnits")?.as_i64()?, t.get("WriteCapacityUnits")?.as_i64()?))
+}
+
+pub(crate) fn build_index(
+    json: &Json,
+    kind: IndexKind,
+    definitions: &[(String, KeyType)],
+) -> Result<Index, DynamoError> {
+    Ok(Index {
+        name: string(json, "IndexName").unwrap_or_default().to_owned(),
+        kind,
+        key: key_schema(json.get("KeySchema"), definitions)?,
+        projection: projection(json.get("Projection")),
+        throughput: throughput(json.get("ProvisionedThroughput")),
+        entries: BTreeSet::new(),
+        by_table_key: BTreeMap::new(),
+    })
+}
+
+/// CreateTable.
+pub(crate) fn create_table(engine: &mut Engine, body: &Json, now: SystemTime) -> Result<Json, DynamoError> {
+    let name = table_name(body)?.to_owned();
+    let mut definitions = Vec::new();
+    for def in body.get("AttributeDefinitions").and_then(Json::as_array).into_iter().flatten() {
+        let attr = string(def, "AttributeName").unwrap_or_default().to_owned();
+        let kind = string(def, "AttributeType").and_then(KeyType::parse).unwrap_or(KeyType::S);
+        definitions.push((attr, kind));
+    }
+    let key = key_schema(body.get("KeySchema"), &definitions)?;
+    let billing = match string(body, "BillingMode") {
+        Some("PAY_PER_REQUEST") => Billing::PayPerRequest,
+        _ => match throughput(body.get("ProvisionedThroughput")) {
+            Some((read, write)) => Billing::Provisioned { read, write },
+            None => Billing::PayPerRequest,
+        },
+    };
+    let mut indexes = Vec::new();
+    for (member, kind) in [("LocalSecondaryIndexes", IndexKind::Local), ("GlobalSecondaryIndexes", IndexKind::Global)] {
+        for json in body.get(member).and_then(Json::as_array).into_iter().flatten() {
+            indexes.push(build_index(json, kind, &definitions)?);
+        }
+    }
+    if engine.tables.contains_key(&name) {
+        return Err(DynamoError::resource_in_use(format!("Table already exists: {name}")));
+    }
+    engine.next_table_id += 1;
+    let id = engine.next_table_id ^ engine.seed.rotate_left(17);
+    let table = Table {
+        name: name.clone(),
+        key,
+        attribute_definitions: definitions,
+        billing,
+        created: now,
+        table_id: format!(
+            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+            (id >> 32) as u32,
+            (id >> 16) as u16,
+            id & 0xfff,
+            (id >> 12) & 0xfff,
+            id & 0xffff_ffff_ffff
+        ),
+        region: engine.region.clone(),
+        account: engine.account.clone(),
+        indexes,
+        items: BTreeMap::new(),
+        bytes: 0,
+        ttl: TtlSetting::default(),
+        tags: read_tags(body.get("Tags")),
+        deletion_protection: body.get("DeletionProtectionEnabled").and_then(Json::as_bool).unwrap_or(false),
+        stream: body
+            .get("StreamSpecification")
+            .filter(|s| s.get("StreamEnabled").and_then(Json::as_bool) == Some(true))
+            .map(|s| string(s, "StreamViewType").unwrap_or("NEW_AND_OLD_IMAGES").to_owned()),
+        table_class: string(body, "TableClass").map(str::to_owned),
+    };
+    // A fake table is ready at once; the answer still says CREATING, as DynamoDB's does.
+    let description = table.describe("CREATING");
+    engine.tables.insert(name, table);
+    Ok(json!({ "TableDescription": description }))
+}
+
+fn read_tags(json: Option<&Json>) -> BTreeMap<String, String> {
+    json.and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| Some((string(t, "Key")?.to_owned(), string(t, "Value")?.to_owned())))
+        .collect()
+}
+
+/// DeleteTable.
+pub(crate) fn delete_table(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let name = table_name(body)?;
+    let table = engine.table(name)?;
+    if table.deletion_protection {
+        return Err(DynamoError::validation(format!(
+            "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first. Table: {name}"
+        )));
+    }
+    let description = table.describe("DELETING");
+    engine.tables.remove(name);
+    Ok(json!({ "TableDescription": description }))
+}
+
+/// DescribeTable.
+pub(crate) fn describe_table(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let name = table_name(body)?;
+    let table = engine.tables.get(name).ok_or_else(|| {
+        DynamoError::resource_not_found_msg(format!("Requested resource not found: Table: {name} not found"))
+    })?;
+    Ok(json!({ "Table": table.describe("ACTIVE") }))
+}
+
+/// ListTables, with `ExclusiveStartTableName` and `Limit` (at most 100 names a page).
+pub(crate) fn list_tables(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let limit = body.get("Limit").and_then(Json::as_u64).unwrap_or(100).clamp(1, 100) as usize;
+    let start = string(body, "ExclusiveStartTableName");
+    let names: Vec<&String> = engine
+        .tables
+        .keys()
+        .filter(|name| start.is_none_or(|s| name.as_str() > s))
+        .take(limit + 1)
+        .collect();
+    let more = names.len() > limit;
+    let page: Vec<&String> = names.into_iter().take(limit).collect();
+    let mut out = json!({ "TableNames": page });
+    if more && let Some(last) = page.last() {
+        out["LastEvaluatedTableName"] = json!(last);
+    }
+    Ok(out)
+}
+
+/// UpdateTable: billing mode, throughput, stream, deletion protection, and GSIs added or removed.
+pub(crate) fn update_table(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let name = table_name(body)?;
+    let table = engine.table_mut(name)?;
+    for def in body.get("AttributeDefinitions").and_then(Json::as_array).into_iter().flatten() {
+        let attr = string(def, "AttributeName").unwrap_or_default().to_owned();
+        let kind = string(def, "AttributeType").and_then(KeyType::parse).unwrap_or(KeyType::S);
+        if table.definition_of(&attr).is_none() {
+            table.attribute_definitions.push((attr, kind));
+        }
+    }
+    match string(body, "BillingMode") {
+        Some("PAY_PER_REQUEST") => table.billing = Billing::PayPerRequest,
+        Some("PROVISIONED") | None => {
+            if let Some((read, write)) = throughput(body.get("ProvisionedThroughput")) {
+                table.billing = Billing::Provisioned { read, write };
+            }
+        }
+        Some(_) => {}
+    }
+    if let Some(protect) = body.get("DeletionProtectionEnabled").and_then(Json::as_bool) {
+        table.deletion_protection = protect;
+    }
+    for update in body.get("GlobalSecondaryIndexUpdates").and_then(Json::as_array).into_iter().flatten() {
+        if let Some(create) = update.get("Create") {
+            let index_name = string(create, "IndexName").unwrap_or_default();
+            if table.indexes.iter().any(|i| i.name == index_name) {
+                return Err(DynamoError::validation(format!(
+                    "One or more parameter values were invalid: Table already has an index named {index_name}"
+                )));
+            }
+            let mut index = build_index(create, IndexKind::Global, &table.attribute_definitions)?;
+            let key = table.key.clone();
+            for (pk, item) in &table.items {
+                index.put(&key, pk, item);
+            }
+            table.indexes.push(index);
+        } else if let Some(delete) = update.get("Delete") {
+            let index_name = string(delete, "IndexName").unwrap_or_default();
+            let before = table.indexes.len();
+            table.indexes.retain(|i| !(i.kind == IndexKind::Global && i.name == index_name));
+            if table.indexes.len() == before {
+                return Err(DynamoError::resource_not_found_msg(format!(
+                    "Requested resource not found: Index: {index_name} not found"
+                )));
+            }
+        } else if let Some(change) = update.get("Update") {
+            let index_name = string(change, "IndexName").unwrap_or_default();
+            let Some(index) = table.indexes.iter_mut().find(|i| i.name == index_name) else {
+                return Err(DynamoError::resource_not_found_msg(format!(
+                    "Requested resource not found: Index: {index_name} not found"
+                )));
+            };
+            if let Some(t) = throughput(change.get("ProvisionedThroughput")) {
+                index.throughput = Some(t);
+            }
+        }
+    }
+    Ok(json!({ "TableDescription": table.describe("UPDATING") }))
+}
+
+/// UpdateTimeToLive.
+pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let name = table_name(body)?;
+    let spec = body.get("TimeToLiveSpecification").cloned().unwrap_or(Json::Null);
+    let enabled = spec.get("Enabled").and_then(Json::as_bool).unwrap_or(false);
+    let attribute = string(&spec, "AttributeName").unwrap_or_default().to_owned();
+    let table = engine.table_mut(name)?;
+    if enabled && table.ttl.enabled {
+        return Err(DynamoError::validation("TimeToLive is already enabled"));
+    }
+    if !enabled && !table.ttl.enabled {
+        return Err(DynamoError::validation("TimeToLive is already disabled"));
+    }
+    if !enabled && table.ttl.attribute.as_deref() != Some(attribute.as_str()) {
+        return Err(DynamoError::validation(
+            "TimeToLive attribute name provided in the request does not match the attribute name of the existing TTL specification",
+        ));
+    }
+    table.ttl = TtlSetting { attribute: Some(attribute.clone()), enabled };
+    Ok(json!({ "TimeToLiveSpecification": { "AttributeName": attribute, "Enabled": enabled } }))
+}
+
+/// DescribeTimeToLive.
+pub(crate) fn describe_time_to_live(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let name = table_name(body)?;
+    let table = engine.table(name)?;
+    let description = match (&table.ttl.attribute, table.ttl.enabled) {
+        (Some(attr), true) => json!({"TimeToLiveStatus": "ENABLED", "AttributeName": attr}),
+        _ => json!({"TimeToLiveStatus": "DISABLED"}),
+    };
+    Ok(json!({ "TimeToLiveDescription": description }))
+}
+
+/// DescribeLimits.
+pub(crate) fn describe_limits() -> Json {
+    json!({
+        "AccountMaxReadCapacityUnits": 80000,
+        "AccountMaxWriteCapacityUnits": 80000,
+        "TableMaxReadCapacityUnits": 40000,
+        "TableMaxWriteCapacityUnits": 40000
+    })
+}
+
+/// DescribeEndpoints.
+pub(crate) fn describe_endpoints(engine: &Engine) -> Json {
+    json!({ "Endpoints": [ { "Address": format!("dynamodb.{}.amazonaws.com", engine.region), "CachePeriodInMinutes": 1440 } ] })
+}
+
+fn table_of_arn<'a>(engine: &'a mut Engine, body: &Json) -> Result<&'a mut crate::table::Table, DynamoError> {
+    let arn = string(body, "ResourceArn").unwrap_or_default();
+    let name = arn.rsplit_once(":table/").map(|(_, n)| n).unwrap_or_default();
+    match engine.tables.get_mut(name) {
+        Some(table) if table.arn() == arn => Ok(table),
+        _ => Err(DynamoError::resource_not_found_msg(format!("Requested resource not found: ResourcArn: {arn} not found"))),
+    }
+}
+
+/// TagResource.
+pub(crate) fn tag_resource(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let tags = read_tags(body.get("Tags"));
+    let table = table_of_arn(engine, body)?;
+    table.tags.extend(tags);
+    Ok(json!({}))
+}
+
+/// UntagResource.
+pub(crate) fn untag_resource(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let keys: Vec<String> = body
+        .get("TagKeys")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .map(str::to_owned)
+        .collect();
+    let table = table_of_arn(engine, body)?;
+    for key in keys {
+        table.tags.remove(&key);
+    }
+    Ok(json!({}))
+}
+
+/// ListTagsOfResource.
+pub(crate) fn list_tags_of_resource(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let table = table_of_arn(engine, body)?;
+    let tags: Vec<Json> = table.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect();
+    Ok(json!({ "Tags": tags }))
+}

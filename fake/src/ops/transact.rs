@@ -1,0 +1,144 @@
+//! TransactWriteItems and TransactGetItems: all or nothing, with cancellation reasons in request
+//! order and idempotency tokens that last ten minutes.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Map, Value as Json, json};
+
+use super::items::read_projection;
+use super::write::{Failure, WritePlan};
+use crate::engine::{Engine, TokenEntry};
+use crate::error::DynamoError;
+use crate::expr::project::project;
+use crate::request::{expression_context, item, string, table_name};
+use crate::value::item_to_json;
+
+/// How long DynamoDB remembers a ClientRequestToken.
+const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
+
+const ACTIONS: [&str; 4] = ["ConditionCheck", "Put", "Update", "Delete"];
+
+/// TransactWriteItems.
+pub(crate) fn transact_write_items(engine: &mut Engine, body: &Json, now: SystemTime) -> Result<Json, DynamoError> {
+    let token = string(body, "ClientRequestToken").map(str::to_owned);
+    if let Some(token) = &token {
+        engine.tokens.retain(|_, entry| now.duration_since(entry.at).map_or(true, |age| age < TOKEN_LIFETIME));
+        if let Some(entry) = engine.tokens.get(token) {
+            if entry.request == body["TransactItems"] {
+                return entry.response.clone();
+            }
+            return Err(DynamoError::idempotent_parameter_mismatch());
+        }
+    }
+    let response = write(engine, body);
+    if let Some(token) = token {
+        // A request that failed validation is not remembered; one that ran (or was cancelled) is.
+        let remember = match &response {
+            Ok(_) => true,
+            Err(e) => e.code() == "TransactionCanceledException",
+        };
+        if remember {
+            let entry = TokenEntry { request: body["TransactItems"].clone(), response: response.clone(), at: now };
+            engine.tokens.insert(token, entry);
+        }
+    }
+    response
+}
+
+fn write(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let actions = body.get("TransactItems").and_then(Json::as_array).cloned().unwrap_or_default();
+    let mut plans = Vec::with_capacity(actions.len());
+    for action in &actions {
+        let Some((kind, member)) = ACTIONS.iter().find_map(|k| action.get(*k).map(|m| (*k, m))) else {
+            return Err(DynamoError::validation(
+                "TransactItems can only contain one of Check, Put, Update or Delete",
+            ));
+        };
+        plans.push(WritePlan::prepare(engine, kind, member)?);
+    }
+    let mut seen = BTreeSet::new();
+    for plan in &plans {
+        if !seen.insert((plan.table.clone(), plan.key.clone())) {
+            return Err(DynamoError::validation(
+                "Transaction request cannot include multiple operations on one item",
+            ));
+        }
+    }
+    let mut outcomes = Vec::with_capacity(plans.len());
+    let mut reasons = Vec::with_capacity(plans.len());
+    let mut cancelled = false;
+    for plan in &plans {
+        match plan.evaluate(engine) {
+            Ok(outcome) => {
+                reasons.push(json!({"Code": "None"}));
+                outcomes.push(outcome);
+            }
+            Err(Failure::Condition(item)) => {
+                cancelled = true;
+                let mut reason = json!({"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"});
+                if let Some(item) = item {
+                    reason["Item"] = item_to_json(&item);
+                }
+                reasons.push(reason);
+            }
+            Err(Failure::Invalid(error)) => {
+                cancelled = true;
+                reasons.push(json!({"Code": "ValidationError", "Message": error.message}));
+            }
+        }
+    }
+    if cancelled {
+        let codes: Vec<&str> = reasons.iter().map(|r| r["Code"].as_str().unwrap_or("None")).collect();
+        let message = format!(
+            "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",
+            codes.join(", ")
+        );
+        return Err(DynamoError::transaction_canceled(message).with("CancellationReasons", Json::Array(reasons)));
+    }
+    for (plan, outcome) in plans.iter().zip(&outcomes) {
+        plan.apply(engine, outcome);
+    }
+    Ok(Json::Object(Map::new()))
+}
+
+/// TransactGetItems.
+pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let actions = body.get("TransactItems").and_then(Json::as_array).cloned().unwrap_or_default();
+    let mut reads = Vec::with_capacity(actions.len());
+    for action in &actions {
+        let get = action.get("Get").cloned().unwrap_or(Json::Null);
+        let name = table_name(&get)?.to_owned();
+        let key_item = item(&get, "Key")?;
+        let mut ctx = expression_context(&get)?;
+        let projection = read_projection(&get, &mut ctx)?;
+        ctx.check_unused()?;
+        let table = engine.table(&name)?;
+        let key = table.primary_key(&key_item)?;
+        reads.push((name, key, projection));
+    }
+    let mut seen = BTreeSet::new();
+    for (name, key, _) in &reads {
+        if !seen.insert((name.clone(), key.clone())) {
+            return Err(DynamoError::validation(
+                "Transaction request cannot include multiple operations on one item",
+            ));
+        }
+    }
+    let mut responses = Vec::with_capacity(reads.len());
+    for (name, key, projection) in &reads {
+        let table = engine.table(name)?;
+        let entry = match table.items.get(key) {
+            Some(found) => {
+                let shown = match projection {
+                    Some(paths) => project(found, paths),
+                    None => found.clone(),
+                };
+                json!({ "Item": item_to_json(&shown) })
+            }
+            None => json!({}),
+        };
+        responses.push(entry);
+    }
+    Ok(json!({ "Responses": responses }))
+}

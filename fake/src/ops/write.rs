@@ -1,0 +1,190 @@
+//! A write prepared from a request and checked against the table before it is applied: the one
+//! path that PutItem, UpdateItem, DeleteItem, BatchWriteItem and every action of a transaction take.
+
+use serde_json::Value as Json;
+
+use crate::engine::Engine;
+use crate::error::DynamoError;
+use crate::expr::ast::{Condition, PathElem, UpdateAction};
+use crate::expr::context::ExprContext;
+use crate::expr::{parse_condition, parse_update, update};
+use crate::request::{expression_context, item, string};
+use crate::table::PrimaryKey;
+use crate::value::{Item, item_size};
+
+/// The largest item DynamoDB stores, in bytes.
+pub(crate) const MAX_ITEM_BYTES: usize = 400 * 1024;
+
+/// What a write does to its item.
+#[derive(Debug, Clone)]
+pub(crate) enum WriteKind {
+    Put(Item),
+    Update(Vec<UpdateAction>),
+    Delete,
+    /// Only the condition: a transaction's ConditionCheck.
+    Check,
+}
+
+/// A write that passed every check that does not depend on the item's current state.
+#[derive(Debug, Clone)]
+pub(crate) struct WritePlan {
+    pub(crate) table: String,
+    pub(crate) key: PrimaryKey,
+    pub(crate) key_item: Item,
+    pub(crate) kind: WriteKind,
+    pub(crate) condition: Option<Condition>,
+    pub(crate) return_old_on_failure: bool,
+}
+
+/// Why a prepared write did not happen.
+#[derive(Debug, Clone)]
+pub(crate) enum Failure {
+    /// The condition was false; the current item, when the request asked for it.
+    Condition(Option<Item>),
+    /// The write is invalid for the item as it is (a wrong type in an update, a size limit, ...).
+    Invalid(DynamoError),
+}
+
+/// The result of evaluating a write against the current state.
+#[derive(Debug, Clone)]
+pub(crate) struct Outcome {
+    pub(crate) old: Option<Item>,
+    /// The item after the write; `None` when it is deleted.
+    pub(crate) new: Option<Item>,
+}
+
+/// Reads the condition of a write request (ConditionExpression).
+pub(crate) fn read_condition(body: &Json, ctx: &mut ExprContext) -> Result<Option<Condition>, DynamoError> {
+    match string(body, "ConditionExpression") {
+        Some(text) => parse_condition(text, "ConditionExpression", ctx).map(Some),
+        None => Ok(None),
+    }
+}
+
+impl WritePlan {
+    /// Prepares a write from the members of a request (or of one transaction action).
+    /// `kind_name` is `Put`, `Update`, `Delete` or `ConditionCheck`.
+    pub(crate) fn prepare(engine: &Engine, kind_name: &str, body: &Json) -> Result<WritePlan, DynamoError> {
+        let table_name = crate::request::table_name(body)?;
+        let put_item = if kind_name == "Put" { Some(item(body, "Item")?) } else { None };
+        let key_item = if kind_name == "Put" { Item::new() } else { item(body, "Key")? };
+        let mut ctx = expression_context(body)?;
+        let actions = match (kind_name, string(body, "UpdateExpression")) {
+            ("Update", Some(text)) => Some(parse_update(text, &mut ctx)?),
+            _ => None,
+        };
+        let condition = read_condition(body, &mut ctx)?;
+        ctx.check_unused()?;
+        let table = engine.table(table_name)?;
+        let return_old_on_failure = string(body, "ReturnValuesOnConditionCheckFailure") == Some("ALL_OLD");
+        let (key, key_item, kind) = match put_item {
+            Some(put) => {
+                let key = table.item_key(&put)?;
+                if item_size(&put) > MAX_ITEM_BYTES {
+                    return Err(DynamoError::validation("Item size has exceeded the maximum allowed size"));
+                }
+                let key_item = table.key.attrs().filter_map(|a| put.get(&a.name).map(|v| (a.name.clone(), v.clone()))).collect();
+                (key, key_item, WriteKind::Put(put))
+            }
+            None => {
+                let key = table.primary_key(&key_item)?;
+                let kind = match (kind_name, actions) {
+                    ("Update", Some(actions)) => {
+                        for action in &actions {
+                            let path = match action {
+                                UpdateAction::Set(p, _)
+                                | UpdateAction::Remove(p)
+                                | UpdateAction::Add(p, _)
+                                | UpdateAction::Delete(p, _) => p,
+                            };
+                            if let Some(PathElem::Name(head)) = path.0.first()
+                                && table.key.is_key(head)
+                            {
+                                return Err(DynamoError::validation(format!(
+                                    "One or more parameter values were invalid: Cannot update attribute {head}. This attribute is part of the key"
+                                )));
+                            }
+                        }
+                        WriteKind::Update(actions)
+                    }
+                    ("Update", None) => WriteKind::Update(Vec::new()),
+                    ("Delete", _) => WriteKind::Delete,
+                    _ => WriteKind::Check,
+                };
+                (key, key_item, kind)
+            }
+        };
+        Ok(WritePlan {
+            table: table_name.to_owned(),
+            key,
+            key_item,
+            kind,
+            condition,
+            return_old_on_failure,
+        })
+    }
+
+    /// Evaluates the write against the current item, without changing anything.
+    pub(crate) fn evaluate(&self, engine: &Engine) -> Result<Outcome, Failure> {
+        let table = engine.table(&self.table).map_err(Failure::Invalid)?;
+        let old = table.items.get(&self.key);
+        if let Some(condition) = &self.condition {
+            let empty = Item::new();
+            if !condition.eval(old.unwrap_or(&empty)) {
+                let shown = if self.return_old_on_failure { old.cloned() } else { None };
+                return Err(Failure::Condition(shown));
+            }
+        }
+        let new = match &self.kind {
+            WriteKind::Put(item) => Some(item.clone()),
+            WriteKind::Delete => None,
+            WriteKind::Check => old.cloned(),
+            WriteKind::Update(actions) => {
+                let base = old.cloned().unwrap_or_else(|| self.key_item.clone());
+                let updated = update::apply(&base, actions).map_err(Failure::Invalid)?;
+                if item_size(&updated) > MAX_ITEM_BYTES {
+                    return Err(Failure::Invalid(DynamoError::validation(
+                        "Item size to update has exceeded the maximum allowed size",
+                    )));
+                }
+                table.item_key(&updated).map_err(Failure::Invalid)?;
+                Some(updated)
+            }
+        };
+        Ok(Outcome { old: old.cloned(), new })
+    }
+
+    /// Applies an evaluated write.
+    pub(crate) fn apply(&self, engine: &mut Engine, outcome: &Outcome) {
+        if matches!(self.kind, WriteKind::Check) {
+            return;
+        }
+        let Ok(table) = engine.table_mut(&self.table) else { return };
+        match &outcome.new {
+            Some(item) => {
+                table.put(self.key.clone(), item.clone());
+            }
+            None => {
+                table.remove(&self.key);
+            }
+        }
+    }
+
+    /// Evaluates and applies a single write, turning a failure into DynamoDB's error.
+    pub(crate) fn execute(&self, engine: &mut Engine) -> Result<Outcome, DynamoError> {
+        match self.evaluate(engine) {
+            Ok(outcome) => {
+                self.apply(engine, &outcome);
+                Ok(outcome)
+            }
+            Err(Failure::Invalid(error)) => Err(error),
+            Err(Failure::Condition(item)) => {
+                let error = DynamoError::conditional_check_failed();
+                Err(match item {
+                    Some(item) => error.with("Item", crate::value::item_to_json(&item)),
+                    None => error,
+                })
+            }
+        }
+    }
+}

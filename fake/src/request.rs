@@ -1,0 +1,62 @@
+//! Reading the members of a request body. The shapes were checked by `validate`, so these
+//! helpers only read; where a member is absent they give its default.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+
+use crate::error::DynamoError;
+use crate::expr::context::ExprContext;
+use crate::value::{Item, Value, item_from_json};
+
+/// A string member, if present.
+pub(crate) fn string<'a>(body: &'a Json, key: &str) -> Option<&'a str> {
+    body.get(key).and_then(Json::as_str)
+}
+
+/// A boolean member, false if absent.
+pub(crate) fn flag(body: &Json, key: &str) -> bool {
+    body.get(key).and_then(Json::as_bool).unwrap_or(false)
+}
+
+/// The `TableName` member.
+pub(crate) fn table_name(body: &Json) -> Result<&str, DynamoError> {
+    string(body, "TableName").ok_or_else(|| {
+        DynamoError::validation(
+            "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null",
+        )
+    })
+}
+
+/// A map of attribute values (an item or a key); empty if absent.
+pub(crate) fn item(body: &Json, key: &str) -> Result<Item, DynamoError> {
+    match body.get(key) {
+        None | Some(Json::Null) => Ok(Item::new()),
+        Some(json) => item_from_json(json),
+    }
+}
+
+/// The request's `ExpressionAttributeNames` and `ExpressionAttributeValues`, as a context for its
+/// expressions.
+pub(crate) fn expression_context(body: &Json) -> Result<ExprContext, DynamoError> {
+    let mut names = BTreeMap::new();
+    if let Some(Json::Object(map)) = body.get("ExpressionAttributeNames") {
+        for (placeholder, name) in map {
+            if let Json::String(name) = name {
+                names.insert(placeholder.clone(), name.clone());
+            }
+        }
+    }
+    let mut values = BTreeMap::new();
+    if let Some(Json::Object(map)) = body.get("ExpressionAttributeValues") {
+        for (placeholder, value) in map {
+            values.insert(placeholder.clone(), Value::from_json(value)?);
+        }
+    }
+    Ok(ExprContext::new(names, values))
+}
+
+/// A `Return...` enum member, or its default.
+pub(crate) fn choice<'a>(body: &'a Json, key: &str, default: &'a str) -> &'a str {
+    string(body, key).unwrap_or(default)
+}

@@ -1,0 +1,313 @@
+//! A table: its definition, its items in key order, and its time-to-live setting.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use serde_json::{Map, Value as Json, json};
+
+use crate::clock::epoch_timestamp;
+use crate::error::DynamoError;
+use crate::index::{Index, IndexKind};
+use crate::value::{Item, Value, item_size};
+
+/// The scalar types a key attribute may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyType {
+    S,
+    N,
+    B,
+}
+
+impl KeyType {
+    pub(crate) fn parse(text: &str) -> Option<KeyType> {
+        match text {
+            "S" => Some(KeyType::S),
+            "N" => Some(KeyType::N),
+            "B" => Some(KeyType::B),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            KeyType::S => "S",
+            KeyType::N => "N",
+            KeyType::B => "B",
+        }
+    }
+
+    pub(crate) fn matches(self, value: &Value) -> bool {
+        matches!(
+            (self, value),
+            (KeyType::S, Value::S(_)) | (KeyType::N, Value::N(_)) | (KeyType::B, Value::B(_))
+        )
+    }
+}
+
+/// One key attribute: its name and type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeyAttr {
+    pub(crate) name: String,
+    pub(crate) kind: KeyType,
+}
+
+/// The partition key and the optional sort key of a table or index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeySchema {
+    pub(crate) hash: KeyAttr,
+    pub(crate) range: Option<KeyAttr>,
+}
+
+impl KeySchema {
+    pub(crate) fn attrs(&self) -> impl Iterator<Item = &KeyAttr> {
+        std::iter::once(&self.hash).chain(self.range.as_ref())
+    }
+
+    pub(crate) fn is_key(&self, name: &str) -> bool {
+        self.attrs().any(|a| a.name == name)
+    }
+
+    pub(crate) fn to_json(&self) -> Json {
+        let mut out = vec![json!({"AttributeName": self.hash.name, "KeyType": "HASH"})];
+        if let Some(range) = &self.range {
+            out.push(json!({"AttributeName": range.name, "KeyType": "RANGE"}));
+        }
+        Json::Array(out)
+    }
+
+    /// The key of an item under this schema, if the item has both key attributes with the right types.
+    pub(crate) fn key_of(&self, item: &Item) -> Option<PrimaryKey> {
+        let hash = KeyValue::from_value(item.get(&self.hash.name)?)?;
+        let range = match &self.range {
+            Some(r) => Some(KeyValue::from_value(item.get(&r.name)?)?),
+            None => None,
+        };
+        Some(PrimaryKey { hash, range })
+    }
+}
+
+/// A key attribute's value, ordered as DynamoDB orders sort keys.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum KeyValue {
+    N(crate::number::Number),
+    S(String),
+    B(Vec<u8>),
+}
+
+impl KeyValue {
+    pub(crate) fn from_value(value: &Value) -> Option<KeyValue> {
+        match value {
+            Value::S(s) => Some(KeyValue::S(s.clone())),
+            Value::N(n) => Some(KeyValue::N(n.clone())),
+            Value::B(b) => Some(KeyValue::B(b.clone())),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn to_value(&self) -> Value {
+        match self {
+            KeyValue::S(s) => Value::S(s.clone()),
+            KeyValue::N(n) => Value::N(n.clone()),
+            KeyValue::B(b) => Value::B(b.clone()),
+        }
+    }
+}
+
+/// The full primary key of an item.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct PrimaryKey {
+    pub(crate) hash: KeyValue,
+    pub(crate) range: Option<KeyValue>,
+}
+
+/// How a table is billed, as described back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Billing {
+    PayPerRequest,
+    Provisioned { read: i64, write: i64 },
+}
+
+/// The time-to-live setting of a table.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct TtlSetting {
+    pub(crate) attribute: Option<String>,
+    pub(crate) enabled: bool,
+}
+
+/// A table and its items.
+#[derive(Debug)]
+pub(crate) struct Table {
+    pub(crate) name: String,
+    pub(crate) key: KeySchema,
+    pub(crate) attribute_definitions: Vec<(String, KeyType)>,
+    pub(crate) billing: Billing,
+    pub(crate) created: SystemTime,
+    pub(crate) table_id: String,
+    pub(crate) region: String,
+    pub(crate) account: String,
+    pub(crate) indexes: Vec<Index>,
+    pub(crate) items: BTreeMap<PrimaryKey, Item>,
+    pub(crate) bytes: usize,
+    pub(crate) ttl: TtlSetting,
+    pub(crate) tags: BTreeMap<String, String>,
+    pub(crate) deletion_protection: bool,
+    pub(crate) stream: Option<String>,
+    pub(crate) table_class: Option<String>,
+}
+
+impl Table {
+    /// The ARN of the table.
+    pub(crate) fn arn(&self) -> String {
+        format!("arn:aws:dynamodb:{}:{}:table/{}", self.region, self.account, self.name)
+    }
+
+    /// Checks that `key` holds exactly the key attributes of the table, with their types, and
+    /// returns the primary key.
+    pub(crate) fn primary_key(&self, key: &Item) -> Result<PrimaryKey, DynamoError> {
+        let count = 1 + usize::from(self.key.range.is_some());
+        let mismatch = || DynamoError::validation("The provided key element does not match the schema");
+        if key.len() != count {
+            return Err(mismatch());
+        }
+        let hash = key.get(&self.key.hash.name).ok_or_else(mismatch)?;
+        if !self.key.hash.kind.matches(hash) {
+            return Err(mismatch());
+        }
+        check_key_not_empty(&self.key.hash.name, hash)?;
+        let range = match &self.key.range {
+            Some(r) => {
+                let value = key.get(&r.name).ok_or_else(mismatch)?;
+                if !r.kind.matches(value) {
+                    return Err(mismatch());
+                }
+                check_key_not_empty(&r.name, value)?;
+                KeyValue::from_value(value)
+            }
+            None => None,
+        };
+        let hash = KeyValue::from_value(hash).ok_or_else(mismatch)?;
+        Ok(PrimaryKey { hash, range })
+    }
+
+    /// Checks that an item to be written carries the table's key attributes with their types,
+    /// and the keys of its indexes with theirs; returns its primary key.
+    pub(crate) fn item_key(&self, item: &Item) -> Result<PrimaryKey, DynamoError> {
+        for attr in self.key.attrs() {
+            let Some(value) = item.get(&attr.name) else {
+                return Err(DynamoError::invalid_parameter(format!(
+                    "Missing the key {} in the item",
+                    attr.name
+                )));
+            };
+            if !attr.kind.matches(value) {
+                return Err(DynamoError::invalid_parameter(format!(
+                    "Type mismatch for key {} expected: {} actual: {}",
+                    attr.name,
+                    attr.kind.name(),
+                    value.type_name()
+                )));
+            }
+            check_key_not_empty(&attr.name, value)?;
+        }
+        for index in &self.indexes {
+            index.check_item(item)?;
+        }
+        self.key.key_of(item).ok_or_else(|| DynamoError::validation("The provided key element does not match the schema"))
+    }
+
+    /// Stores an item, keeping indexes and the size count up to date; returns the old item.
+    pub(crate) fn put(&mut self, key: PrimaryKey, item: Item) -> Option<Item> {
+        self.bytes += item_size(&item);
+        for index in &mut self.indexes {
+            index.put(&self.key, &key, &item);
+        }
+        let old = self.items.insert(key, item);
+        if let Some(old) = &old {
+            self.bytes -= item_size(old).min(self.bytes);
+        }
+        old
+    }
+
+    /// Removes an item; returns it.
+    pub(crate) fn remove(&mut self, key: &PrimaryKey) -> Option<Item> {
+        let old = self.items.remove(key)?;
+        self.bytes -= item_size(&old).min(self.bytes);
+        for index in &mut self.indexes {
+            index.remove(key);
+        }
+        Some(old)
+    }
+
+    /// The attribute definition of a key attribute.
+    pub(crate) fn definition_of(&self, name: &str) -> Option<KeyType> {
+        self.attribute_definitions.iter().find(|(n, _)| n == name).map(|(_, t)| *t)
+    }
+
+    /// DescribeTable's `Table`.
+    pub(crate) fn describe(&self, status: &str) -> Json {
+        let mut out = Map::new();
+        let defs: Vec<Json> = self
+            .attribute_definitions
+            .iter()
+            .map(|(name, kind)| json!({"AttributeName": name, "AttributeType": kind.name()}))
+            .collect();
+        out.insert("AttributeDefinitions".into(), Json::Array(defs));
+        out.insert("TableName".into(), json!(self.name));
+        out.insert("KeySchema".into(), self.key.to_json());
+        out.insert("TableStatus".into(), json!(status));
+        out.insert("CreationDateTime".into(), epoch_timestamp(self.created));
+        let (read, write) = match self.billing {
+            Billing::PayPerRequest => (0, 0),
+            Billing::Provisioned { read, write } => (read, write),
+        };
+        out.insert(
+            "ProvisionedThroughput".into(),
+            json!({"NumberOfDecreasesToday": 0, "ReadCapacityUnits": read, "WriteCapacityUnits": write}),
+        );
+        out.insert("TableSizeBytes".into(), json!(self.bytes));
+        out.insert("ItemCount".into(), json!(self.items.len()));
+        out.insert("TableArn".into(), json!(self.arn()));
+        out.insert("TableId".into(), json!(self.table_id));
+        if self.billing == Billing::PayPerRequest {
+            out.insert(
+                "BillingModeSummary".into(),
+                json!({"BillingMode": "PAY_PER_REQUEST", "LastUpdateToPayPerRequestDateTime": epoch_timestamp(self.created)}),
+            );
+        }
+        let lsis: Vec<Json> =
+            self.indexes.iter().filter(|i| i.kind == IndexKind::Local).map(|i| i.describe(self)).collect();
+        if !lsis.is_empty() {
+            out.insert("LocalSecondaryIndexes".into(), Json::Array(lsis));
+        }
+        let gsis: Vec<Json> =
+            self.indexes.iter().filter(|i| i.kind == IndexKind::Global).map(|i| i.describe(self)).collect();
+        if !gsis.is_empty() {
+            out.insert("GlobalSecondaryIndexes".into(), Json::Array(gsis));
+        }
+        if let Some(view) = &self.stream {
+            out.insert("StreamSpecification".into(), json!({"StreamEnabled": true, "StreamViewType": view}));
+            out.insert("LatestStreamLabel".into(), json!("2025-01-01T00:00:00.000"));
+            out.insert("LatestStreamArn".into(), json!(format!("{}/stream/2025-01-01T00:00:00.000", self.arn())));
+        }
+        if let Some(class) = &self.table_class {
+            out.insert("TableClassSummary".into(), json!({"TableClass": class}));
+        }
+        out.insert("DeletionProtectionEnabled".into(), json!(self.deletion_protection));
+        Json::Object(out)
+    }
+}
+
+fn check_key_not_empty(name: &str, value: &Value) -> Result<(), DynamoError> {
+    let empty = match value {
+        Value::S(s) => s.is_empty(),
+        Value::B(b) => b.is_empty(),
+        _ => false,
+    };
+    if empty {
+        let kind = if matches!(value, Value::S(_)) { "string" } else { "binary" };
+        return Err(DynamoError::validation(format!(
+            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty {kind} value. Key: {name}"
+        )));
+    }
+    Ok(())
+}

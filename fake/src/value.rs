@@ -1,0 +1,387 @@
+//! Attribute values: the ten DynamoDB types, read from and written to the wire JSON.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use aws_smithy_types::base64;
+use serde_json::{Map, Value as Json};
+
+use crate::error::DynamoError;
+use crate::number::Number;
+
+/// An item: attribute names to values, in name order.
+pub type Item = BTreeMap<String, Value>;
+
+/// One attribute value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// `S`: a UTF-8 string.
+    S(String),
+    /// `N`: a number.
+    N(Number),
+    /// `B`: binary.
+    B(Vec<u8>),
+    /// `BOOL`.
+    Bool(bool),
+    /// `NULL`.
+    Null,
+    /// `M`: a map.
+    M(BTreeMap<String, Value>),
+    /// `L`: a list.
+    L(Vec<Value>),
+    /// `SS`: a string set.
+    SS(BTreeSet<String>),
+    /// `NS`: a number set.
+    NS(BTreeSet<Number>),
+    /// `BS`: a binary set.
+    BS(BTreeSet<Vec<u8>>),
+}
+
+impl Value {
+    /// The DynamoDB type descriptor: `S`, `N`, `B`, `BOOL`, `NULL`, `M`, `L`, `SS`, `NS`, `BS`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::S(_) => "S",
+            Value::N(_) => "N",
+            Value::B(_) => "B",
+            Value::Bool(_) => "BOOL",
+            Value::Null => "NULL",
+            Value::M(_) => "M",
+            Value::L(_) => "L",
+            Value::SS(_) => "SS",
+            Value::NS(_) => "NS",
+            Value::BS(_) => "BS",
+        }
+    }
+
+    /// The type name DynamoDB uses in expression error messages (`STRING`, `NUMBER`, ...).
+    pub fn operand_type_name(&self) -> &'static str {
+        match self {
+            Value::S(_) => "STRING",
+            Value::N(_) => "NUMBER",
+            Value::B(_) => "BINARY",
+            Value::Bool(_) => "BOOLEAN",
+            Value::Null => "NULL",
+            Value::M(_) => "MAP",
+            Value::L(_) => "LIST",
+            Value::SS(_) => "STRING_SET",
+            Value::NS(_) => "NUMBER_SET",
+            Value::BS(_) => "BINARY_SET",
+        }
+    }
+
+    /// The size DynamoDB charges for the value, in bytes.
+    pub fn size_bytes(&self) -> usize {
+        match self {
+            Value::S(s) => s.len(),
+            Value::N(n) => n.size_bytes(),
+            Value::B(b) => b.len(),
+            Value::Bool(_) | Value::Null => 1,
+            Value::M(m) => 3 + m.iter().map(|(k, v)| k.len() + v.size_bytes() + 1).sum::<usize>(),
+            Value::L(l) => 3 + l.iter().map(|v| v.size_bytes() + 1).sum::<usize>(),
+            Value::SS(s) => s.iter().map(|x| x.len()).sum(),
+            Value::NS(s) => s.iter().map(|x| x.size_bytes()).sum(),
+            Value::BS(s) => s.iter().map(|x| x.len()).sum(),
+        }
+    }
+
+    /// Reads an attribute value from its wire JSON, with DynamoDB's checks and messages.
+    pub fn from_json(json: &Json) -> Result<Value, DynamoError> {
+        let map = match json {
+            Json::Object(map) => map,
+            Json::Array(_) => return Err(DynamoError::serialization("Start of list found where not expected")),
+            Json::Null => {
+                return Err(DynamoError::validation(
+                    "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
+                ));
+            }
+            _ => return Err(DynamoError::serialization("Unexpected value type in payload")),
+        };
+        let mut found: Option<Value> = None;
+        let mut count = 0;
+        for (key, member) in map {
+            if member.is_null() {
+                continue;
+            }
+            let value = match key.as_str() {
+                "S" => Value::S(expect_string(member, "String")?.to_owned()),
+                "N" => Value::N(parse_number(expect_string(member, "String")?)?),
+                "B" => Value::B(decode_blob(member)?),
+                "BOOL" => Value::Bool(expect_bool(member)?),
+                "NULL" => {
+                    if !expect_bool(member)? {
+                        return Err(DynamoError::invalid_parameter(
+                            "Null attribute value types must have the value of true",
+                        ));
+                    }
+                    Value::Null
+                }
+                "M" => {
+                    let Json::Object(inner) = member else {
+                        return Err(wrong_container(member, "map"));
+                    };
+                    let mut out = BTreeMap::new();
+                    for (name, v) in inner {
+                        out.insert(name.clone(), Value::from_json(v)?);
+                    }
+                    Value::M(out)
+                }
+                "L" => {
+                    let Json::Array(inner) = member else {
+                        return Err(wrong_container(member, "list"));
+                    };
+                    Value::L(inner.iter().map(Value::from_json).collect::<Result<_, _>>()?)
+                }
+                "SS" => {
+                    let items = expect_list(member)?;
+                    if items.is_empty() {
+                        return Err(DynamoError::invalid_parameter("An string set  may not be empty"));
+                    }
+                    let mut set = BTreeSet::new();
+                    let mut texts = Vec::with_capacity(items.len());
+                    for item in items {
+                        let s = expect_string(item, "String")?;
+                        if s.is_empty() {
+                            return Err(DynamoError::invalid_parameter(
+                                "An string set may not have a empty string as a member",
+                            ));
+                        }
+                        texts.push(s.to_owned());
+                        set.insert(s.to_owned());
+                    }
+                    if set.len() != texts.len() {
+                        return Err(DynamoError::invalid_parameter(format!(
+                            "Input collection [{}] contains duplicates.",
+                            texts.join(", ")
+                        )));
+                    }
+                    Value::SS(set)
+                }
+                "NS" => {
+                    let items = expect_list(member)?;
+                    if items.is_empty() {
+                        return Err(DynamoError::invalid_parameter("An number set  may not be empty"));
+                    }
+                    let mut set = BTreeSet::new();
+                    for item in items {
+                        let text = expect_string(item, "String")?;
+                        if !set.insert(parse_number(text)?) {
+                            return Err(DynamoError::validation("Input collection contains duplicates"));
+                        }
+                    }
+                    Value::NS(set)
+                }
+                "BS" => {
+                    let items = expect_list(member)?;
+                    if items.is_empty() {
+                        return Err(DynamoError::invalid_parameter("Binary sets should not be empty"));
+                    }
+                    let mut set = BTreeSet::new();
+                    let mut texts = Vec::with_capacity(items.len());
+                    for item in items {
+                        let bytes = decode_blob(item)?;
+                        if bytes.is_empty() {
+                            return Err(DynamoError::invalid_parameter(
+                                "Binary sets may not contain null or empty values",
+                            ));
+                        }
+                        texts.push(item.as_str().unwrap_or_default().to_owned());
+                        set.insert(bytes);
+                    }
+                    if set.len() != texts.len() {
+                        return Err(DynamoError::invalid_parameter(format!(
+                            "Input collection [{}]of type BS contains duplicates.",
+                            texts.join(", ")
+                        )));
+                    }
+                    Value::BS(set)
+                }
+                // Unknown members are ignored, as the service's deserializer does.
+                _ => continue,
+            };
+            count += 1;
+            if found.is_none() {
+                found = Some(value);
+            }
+        }
+        match (found, count) {
+            (None, _) => Err(DynamoError::validation(
+                "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
+            )),
+            (Some(_), n) if n > 1 => Err(DynamoError::validation(
+                "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
+            )),
+            (Some(value), _) => Ok(value),
+        }
+    }
+
+    /// Writes the value as wire JSON.
+    pub fn to_json(&self) -> Json {
+        let mut map = Map::with_capacity(1);
+        let (key, inner) = match self {
+            Value::S(s) => ("S", Json::String(s.clone())),
+            Value::N(n) => ("N", Json::String(n.to_string())),
+            Value::B(b) => ("B", Json::String(base64::encode(b))),
+            Value::Bool(b) => ("BOOL", Json::Bool(*b)),
+            Value::Null => ("NULL", Json::Bool(true)),
+            Value::M(m) => ("M", item_to_json(m)),
+            Value::L(l) => ("L", Json::Array(l.iter().map(Value::to_json).collect())),
+            Value::SS(s) => ("SS", Json::Array(s.iter().map(|x| Json::String(x.clone())).collect())),
+            Value::NS(s) => ("NS", Json::Array(s.iter().map(|x| Json::String(x.to_string())).collect())),
+            Value::BS(s) => ("BS", Json::Array(s.iter().map(|x| Json::String(base64::encode(x))).collect())),
+        };
+        map.insert(key.to_owned(), inner);
+        Json::Object(map)
+    }
+
+    /// Orders two values of the same scalar type as DynamoDB's comparison operators do
+    /// (numbers by value, strings and binaries bytewise). `None` for values that do not compare.
+    pub fn compare(&self, other: &Value) -> Option<Ordering> {
+        match (self, other) {
+            (Value::S(a), Value::S(b)) => Some(a.as_bytes().cmp(b.as_bytes())),
+            (Value::N(a), Value::N(b)) => Some(a.compare(b)),
+            (Value::B(a), Value::B(b)) => Some(a.cmp(b)),
+            _ => None,
+        }
+    }
+}
+
+/// Writes an item (or map) as wire JSON.
+pub fn item_to_json(item: &BTreeMap<String, Value>) -> Json {
+    let mut map = Map::with_capacity(item.len());
+    for (name, value) in item {
+        map.insert(name.clone(), value.to_json());
+    }
+    Json::Object(map)
+}
+
+/// Reads an item from wire JSON (a map of attribute values).
+pub fn item_from_json(json: &Json) -> Result<Item, DynamoError> {
+    let Json::Object(map) = json else {
+        return Err(wrong_container(json, "map"));
+    };
+    let mut item = Item::new();
+    for (name, value) in map {
+        item.insert(name.clone(), Value::from_json(value)?);
+    }
+    Ok(item)
+}
+
+/// The size of an item as DynamoDB counts it: names plus values.
+pub fn item_size(item: &Item) -> usize {
+    item.iter().map(|(name, value)| name.len() + value.size_bytes()).sum()
+}
+
+fn parse_number(text: &str) -> Result<Number, DynamoError> {
+    Number::parse(text).map_err(|e| e.to_error(text))
+}
+
+fn expect_string<'a>(json: &'a Json, target: &str) -> Result<&'a str, DynamoError> {
+    match json {
+        Json::String(s) => Ok(s),
+        other => Err(type_mismatch(other, target)),
+    }
+}
+
+fn expect_bool(json: &Json) -> Result<bool, DynamoError> {
+    match json {
+        Json::Bool(b) => Ok(*b),
+        other => Err(type_mismatch(other, "Boolean")),
+    }
+}
+
+fn expect_list(json: &Json) -> Result<&Vec<Json>, DynamoError> {
+    match json {
+        Json::Array(items) => Ok(items),
+        other => Err(wrong_container(other, "list")),
+    }
+}
+
+fn decode_blob(json: &Json) -> Result<Vec<u8>, DynamoError> {
+    let text = match json {
+        Json::String(s) => s,
+        other => return Err(type_mismatch(other, "Blob")),
+    };
+    base64::decode(text).map_err(|_| {
+        DynamoError::serialization(format!("'{text}' can not be converted to a Blob: Invalid Base64 character"))
+    })
+}
+
+/// The SerializationException DynamoDB answers when a JSON scalar has the wrong type.
+pub fn type_mismatch(json: &Json, target: &str) -> DynamoError {
+    let article = if target == "Blob" { "a" } else { "an" };
+    match json {
+        Json::Bool(_) => {
+            DynamoError::serialization(format!("class java.lang.Boolean can not be converted to {article} {target}"))
+        }
+        Json::Number(n) => DynamoError::serialization(format!(
+            "class {} can not be converted to {article} {target}",
+            java_number_class(n)
+        )),
+        Json::String(s) if target == "Boolean" => {
+            DynamoError::serialization(format!("'{}' can not be converted to an Boolean", s.to_uppercase()))
+        }
+        Json::String(_) => {
+            DynamoError::serialization(format!("class java.lang.String can not be converted to {article} {target}"))
+        }
+        Json::Array(_) => DynamoError::serialization("Start of list found where not expected"),
+        Json::Object(_) => DynamoError::serialization("Start of structure or map found where not expected."),
+        Json::Null => DynamoError::serialization("Unexpected null"),
+    }
+}
+
+fn wrong_container(json: &Json, expected: &str) -> DynamoError {
+    match json {
+        Json::Array(_) => DynamoError::serialization("Start of list found where not expected"),
+        Json::Object(_) => DynamoError::serialization("Start of structure or map found where not expected."),
+        _ => DynamoError::serialization(format!("Expected {expected} or null")),
+    }
+}
+
+/// The Java class the service's deserializer would have read a JSON number as.
+pub fn java_number_class(n: &serde_json::Number) -> &'static str {
+    match n.as_i64() {
+        Some(v) if (-32768..=32767).contains(&v) => "java.lang.Short",
+        Some(v) if (-2147483648..=2147483647).contains(&v) => "java.lang.Integer",
+        Some(_) => "java.lang.Long",
+        None if n.is_u64() => "java.lang.Long",
+        None => "java.lang.Double",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn all_ten_types_round_trip() {
+        let item = json!({
+            "s": {"S": "x"}, "n": {"N": "1.50"}, "b": {"B": "AAE="}, "t": {"BOOL": true},
+            "z": {"NULL": true}, "m": {"M": {"k": {"S": "v"}}}, "l": {"L": [{"N": "1"}, {"S": "a"}]},
+            "ss": {"SS": ["b", "a"]}, "ns": {"NS": ["10", "9"]}, "bs": {"BS": ["AQ=="]}
+        });
+        let parsed = item_from_json(&item).unwrap();
+        let back = item_to_json(&parsed);
+        assert_eq!(back["n"], json!({"N": "1.5"}));
+        assert_eq!(back["ss"], json!({"SS": ["a", "b"]}));
+        assert_eq!(back["ns"], json!({"NS": ["9", "10"]}));
+        assert_eq!(back["b"], json!({"B": "AAE="}));
+        assert_eq!(item_from_json(&back).unwrap(), parsed);
+    }
+
+    #[test]
+    fn invalid_values_get_dynamodb_messages() {
+        let msg = |j: Json| Value::from_json(&j).unwrap_err().message;
+        assert_eq!(
+            msg(json!({})),
+            "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+        );
+        assert!(msg(json!({"S": "a", "N": "1"})).contains("more than one datatypes"));
+        assert!(msg(json!({"SS": []})).contains("may not be empty"));
+        assert!(msg(json!({"SS": ["a", "a"]})).contains("contains duplicates"));
+        assert_eq!(msg(json!({"NS": ["1", "1.0"]})), "Input collection contains duplicates");
+        assert_eq!(msg(json!({"N": "x"})), "The parameter cannot be converted to a numeric value: x");
+        assert_eq!(Value::from_json(&json!({"S": 5})).unwrap_err().code(), "SerializationException");
+    }
+}

@@ -1,0 +1,144 @@
+//! PutItem and GetItem through the real SDK client.
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+use dynalease_fake::FakeDynamoDb;
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+#[tokio::test(start_paused = true)]
+async fn put_then_get_returns_the_item_with_normalized_numbers() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", Some("sk"));
+    let client = fake.client();
+    client
+        .put_item()
+        .table_name("Shop")
+        .item("pk", s("order#1"))
+        .item("sk", s("v1"))
+        .item("total", n("0012.50"))
+        .item("tags", AttributeValue::Ss(vec!["b".into(), "a".into()]))
+        .send()
+        .await
+        .unwrap();
+    let got = client
+        .get_item()
+        .table_name("Shop")
+        .key("pk", s("order#1"))
+        .key("sk", s("v1"))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    let item = got.item.expect("the item");
+    assert_eq!(item["total"], n("12.5"));
+    let mut tags = item["tags"].as_ss().unwrap().clone();
+    tags.sort();
+    assert_eq!(tags, ["a", "b"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn get_of_a_missing_item_has_no_item() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let got = fake.client().get_item().table_name("Shop").key("pk", s("none")).send().await.unwrap();
+    assert!(got.item.is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn conditional_put_fails_with_the_old_item_when_asked() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    let put = client
+        .put_item()
+        .table_name("Shop")
+        .item("pk", s("a"))
+        .item("v", n("1"))
+        .condition_expression("attribute_not_exists(pk)")
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+    put.clone().send().await.unwrap();
+    let err = put.send().await.unwrap_err().into_service_error();
+    assert!(err.is_conditional_check_failed_exception());
+    assert_eq!(err.meta().message(), Some("The conditional request failed"));
+    let ccf = match err {
+        aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(e) => e,
+        other => panic!("unexpected {other:?}"),
+    };
+    assert_eq!(ccf.item.unwrap()["v"], n("1"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn put_with_all_old_returns_the_replaced_item() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    client.put_item().table_name("Shop").item("pk", s("a")).item("v", n("1")).send().await.unwrap();
+    let out = client
+        .put_item()
+        .table_name("Shop")
+        .item("pk", s("a"))
+        .item("v", n("2"))
+        .return_values(ReturnValue::AllOld)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.attributes.unwrap()["v"], n("1"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn missing_table_is_resource_not_found() {
+    let fake = FakeDynamoDb::new();
+    let err = fake.client().get_item().table_name("Nope").key("pk", s("a")).send().await.unwrap_err();
+    let err = err.into_service_error();
+    assert!(err.is_resource_not_found_exception());
+    assert_eq!(err.meta().message(), Some("Requested resource not found"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn key_of_the_wrong_type_is_rejected() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let err = fake.client().put_item().table_name("Shop").item("pk", n("1")).send().await.unwrap_err();
+    let err = err.into_service_error();
+    assert_eq!(err.meta().code(), Some("ValidationException"));
+    assert_eq!(
+        err.meta().message(),
+        Some("One or more parameter values were invalid: Type mismatch for key pk expected: S actual: N")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn projection_keeps_only_the_named_paths() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    client
+        .put_item()
+        .table_name("Shop")
+        .item("pk", s("a"))
+        .item("m", AttributeValue::M([("x".into(), n("1")), ("y".into(), n("2"))].into()))
+        .item("l", AttributeValue::L(vec![n("10"), n("11"), n("12")]))
+        .send()
+        .await
+        .unwrap();
+    let got = client
+        .get_item()
+        .table_name("Shop")
+        .key("pk", s("a"))
+        .projection_expression("m.y, l[2], #p")
+        .expression_attribute_names("#p", "pk")
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(got.len(), 3);
+    assert_eq!(got["m"], AttributeValue::M([("y".into(), n("2"))].into()));
+    assert_eq!(got["l"], AttributeValue::L(vec![n("12")]));
+}
