@@ -1,0 +1,327 @@
+//! The second check of a request: the constraints of its members (`Member must not be null`,
+//! enums, patterns, lengths, ranges). DynamoDB reports up to ten of them in one
+//! `ValidationException`: `2 validation errors detected: Value null at 'tableName' failed to
+//! satisfy constraint: Member must not be null; ...`.
+//!
+//! Members are visited in the order of the schema, map entries from the last to the first, as
+//! the service lists them.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value as Json};
+
+use super::path::{Path, Step};
+use super::shape::{Len, MapShape, Member, NumberRules, Shape, StringRules, StructShape};
+use crate::error::DynamoError;
+
+/// The most constraint violations one message reports.
+const MAX_ERRORS: usize = 10;
+
+/// Collects violations; allocates only once there is one.
+#[derive(Debug, Default)]
+struct Violations {
+    messages: Vec<String>,
+}
+
+impl Violations {
+    fn full(&self) -> bool {
+        self.messages.len() >= MAX_ERRORS
+    }
+
+    fn push(&mut self, path: &Path<'_>, value: Option<&Json>, constraint: impl std::fmt::Display) {
+        if self.full() {
+            return;
+        }
+        let mut message = String::from("Value ");
+        match value {
+            None | Some(Json::Null) => message.push_str("null"),
+            Some(json) => {
+                message.push('\'');
+                render(json, &mut message);
+                message.push('\'');
+            }
+        }
+        let _ = write!(
+            message,
+            " at '{path}' failed to satisfy constraint: {constraint}"
+        );
+        self.messages.push(message);
+    }
+
+    fn into_result(self) -> Result<(), DynamoError> {
+        match self.messages.len() {
+            0 => Ok(()),
+            1 => Err(DynamoError::validation(format!(
+                "1 validation error detected: {}",
+                self.messages[0]
+            ))),
+            n => Err(DynamoError::validation(format!(
+                "{n} validation errors detected: {}",
+                self.messages.join("; ")
+            ))),
+        }
+    }
+}
+
+/// Renders a value as the messages quote it: strings bare, lists as `[a, b]`, objects as JSON.
+pub(crate) fn render(json: &Json, out: &mut String) {
+    match json {
+        Json::Null => out.push_str("null"),
+        Json::String(s) => out.push_str(s),
+        Json::Bool(b) => {
+            let _ = write!(out, "{b}");
+        }
+        Json::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Json::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                render(item, out);
+            }
+            out.push(']');
+        }
+        Json::Object(_) => {
+            let _ = write!(out, "{json}");
+        }
+    }
+}
+
+/// The integer value of a JSON number as the service reads an `Integer` or `Long`: decimals
+/// are rounded down.
+pub(crate) fn integer_of(json: &Json) -> Option<i128> {
+    let Json::Number(n) = json else { return None };
+    if let Some(i) = n.as_i64() {
+        Some(i128::from(i))
+    } else if let Some(u) = n.as_u64() {
+        Some(i128::from(u))
+    } else {
+        // `as` saturates, which is what a value beyond any range needs here.
+        n.as_f64().map(|f| f.floor() as i128)
+    }
+}
+
+/// Checks every constraint of the body and reports the first ten violations.
+pub(crate) fn check_body(body: &Map<String, Json>, input: &StructShape) -> Result<(), DynamoError> {
+    let mut violations = Violations::default();
+    check_struct(&mut violations, &Path::ROOT, body, input);
+    violations.into_result()
+}
+
+fn check_struct(
+    v: &mut Violations,
+    path: &Path<'_>,
+    members: &Map<String, Json>,
+    shape: &StructShape,
+) {
+    for member in shape.members {
+        if v.full() {
+            return;
+        }
+        let value = members.get(member.name).filter(|json| !json.is_null());
+        check_member(v, &path.then(Step::Member(member.path)), value, member);
+    }
+}
+
+fn check_member(v: &mut Violations, path: &Path<'_>, value: Option<&Json>, member: &Member) {
+    match value {
+        None if member.required => v.push(path, None, "Member must not be null"),
+        None => {}
+        Some(json) => check_shape(v, path, json, &member.shape),
+    }
+}
+
+fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json, shape: &Shape) {
+    match (shape, json) {
+        (Shape::String(rules), Json::String(s)) => check_string(v, path, json, s, rules),
+        (Shape::Integer(rules) | Shape::Long(rules), Json::Number(_)) => {
+            check_number(v, path, json, rules)
+        }
+        (Shape::List(list), Json::Array(items)) => {
+            check_len(v, path, json, items.len(), list.len);
+            if list.member.has_rules() {
+                for (i, item) in items.iter().enumerate() {
+                    if v.full() {
+                        return;
+                    }
+                    if !item.is_null() {
+                        check_shape(v, &path.then(Step::Element(i)), item, &list.member);
+                    }
+                }
+            }
+        }
+        (Shape::Map(map), Json::Object(entries)) => check_map(v, path, json, entries, map),
+        (Shape::Structure(shape), Json::Object(members)) => check_struct(v, path, members, shape),
+        _ => {}
+    }
+}
+
+fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json, s: &str, rules: &StringRules) {
+    if !rules.one_of.is_empty() && !rules.one_of.contains(&s) {
+        v.push(
+            path,
+            Some(json),
+            format_args!(
+                "Member must satisfy enum value set: [{}]",
+                rules.one_of.join(", ")
+            ),
+        );
+    }
+    if let Some(pattern) = rules.pattern
+        && !pattern.matches(s)
+    {
+        let message = format_args!(
+            "Member must satisfy regular expression pattern: {}",
+            pattern.text()
+        );
+        v.push(path, Some(json), message);
+    }
+    if rules.len.is_set() {
+        check_len(v, path, json, s.encode_utf16().count(), rules.len);
+    }
+}
+
+fn check_number(v: &mut Violations, path: &Path<'_>, json: &Json, rules: &NumberRules) {
+    let Some(n) = integer_of(json) else { return };
+    // The message quotes the integer the service read, a decimal rounded down.
+    let shown = || Json::from(i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }));
+    if let Some(min) = rules.min
+        && n < i128::from(min)
+    {
+        v.push(
+            path,
+            Some(&shown()),
+            format_args!("Member must have value greater than or equal to {min}"),
+        );
+    }
+    if let Some(max) = rules.max
+        && n > i128::from(max)
+    {
+        v.push(
+            path,
+            Some(&shown()),
+            format_args!("Member must have value less than or equal to {max}"),
+        );
+    }
+}
+
+fn check_len(v: &mut Violations, path: &Path<'_>, json: &Json, len: usize, rules: Len) {
+    let len = len as u64;
+    if let Some(min) = rules.min
+        && len < min
+    {
+        v.push(
+            path,
+            Some(json),
+            format_args!("Member must have length greater than or equal to {min}"),
+        );
+    }
+    if let Some(max) = rules.max
+        && len > max
+    {
+        v.push(
+            path,
+            Some(json),
+            format_args!("Member must have length less than or equal to {max}"),
+        );
+    }
+}
+
+fn check_map(
+    v: &mut Violations,
+    path: &Path<'_>,
+    json: &Json,
+    entries: &Map<String, Json>,
+    map: &MapShape,
+) {
+    check_len(v, path, json, entries.len(), map.len);
+    if let Some(keys) = map.keys {
+        for key in entries.keys() {
+            if !key_is_valid(key, keys) {
+                v.push(
+                    path,
+                    Some(json),
+                    format_args!("Map keys must satisfy constraint: [{}]", KeyRules(keys)),
+                );
+            }
+        }
+    }
+    if map.value_len.is_set() {
+        for value in entries.values() {
+            let len = match value {
+                Json::Array(items) => items.len() as u64,
+                _ => continue,
+            };
+            if map.value_len.min.is_some_and(|min| len < min)
+                || map.value_len.max.is_some_and(|max| len > max)
+            {
+                v.push(
+                    path,
+                    Some(json),
+                    format_args!(
+                        "Map value must satisfy constraint: [{}]",
+                        LenRules(map.value_len)
+                    ),
+                );
+            }
+        }
+    }
+    if map.value.has_rules() {
+        for (key, value) in entries.iter().rev() {
+            if v.full() {
+                return;
+            }
+            if !value.is_null() {
+                check_shape(v, &path.then(Step::Entry(key)), value, &map.value);
+            }
+        }
+    }
+}
+
+fn key_is_valid(key: &str, rules: &StringRules) -> bool {
+    let len = key.encode_utf16().count() as u64;
+    rules.len.min.is_none_or(|min| len >= min)
+        && rules.len.max.is_none_or(|max| len <= max)
+        && rules.pattern.is_none_or(|p| p.matches(key))
+}
+
+/// The rules on map keys as `Map keys must satisfy constraint: [...]` lists them.
+struct KeyRules(&'static StringRules);
+
+impl std::fmt::Display for KeyRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        LenRules(self.0.len).fmt(f)?;
+        if let Some(pattern) = self.0.pattern {
+            if self.0.len.is_set() {
+                f.write_str(", ")?;
+            }
+            write!(
+                f,
+                "Member must satisfy regular expression pattern: {}",
+                pattern.text()
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A length range as the map messages list it: the maximum first.
+struct LenRules(Len);
+
+impl std::fmt::Display for LenRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(max) = self.0.max {
+            write!(f, "Member must have length less than or equal to {max}")?;
+            if self.0.min.is_some() {
+                f.write_str(", ")?;
+            }
+        }
+        if let Some(min) = self.0.min {
+            write!(f, "Member must have length greater than or equal to {min}")?;
+        }
+        Ok(())
+    }
+}

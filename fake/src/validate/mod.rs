@@ -1,0 +1,218 @@
+//! Request validation that needs neither a table nor the expression parser, in DynamoDB's order:
+//!
+//! 1. [`parse_body`]: the body must be a JSON object, or the answer is a bare
+//!    `SerializationException`.
+//! 2. [`check`]: the JSON type of every member against the operation's schema
+//!    (`SerializationException`, [`types`]); then the constraints of the members
+//!    (`1 validation error detected: ...`, [`constraints`]); then the operation's own rules that
+//!    read no attribute value ([`rules`]).
+//! 3. The engine reads the attribute values (`Item`, `Key`, `ExclusiveStartKey`, legacy
+//!    conditions), then calls [`check_after_values`] for the rules DynamoDB applies after them.
+//! 4. Right before it reads `ExpressionAttributeValues` and parses the expressions of a request
+//!    (or of a table of a batch, or an action of a transaction), the engine calls
+//!    [`check_expression_maps`].
+//!
+//! The schemas are static data written in a small language of shapes ([`shape`], [`schema`]);
+//! the walkers allocate nothing while a request is valid.
+
+mod base64;
+mod constraints;
+mod path;
+mod rules;
+mod schema;
+mod shape;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value as Json;
+
+use crate::error::DynamoError;
+use rules::{
+    Object, batch, control, create_table, expressions, items, reads, transact, update_table,
+};
+use schema::{
+    batch as batch_schema, items as item_schema, reads as read_schema, tables,
+    transact as transact_schema,
+};
+use shape::StructShape;
+
+/// What DynamoDB answers for a body that is not a JSON object: a `SerializationException`
+/// without a message.
+fn unreadable_body() -> DynamoError {
+    DynamoError::serialization("")
+}
+
+/// Reads a request body. An empty body, text that is not JSON, and JSON that is not an object
+/// (`null`, a list, a scalar) are all refused with a bare `SerializationException`, as DynamoDB
+/// answers a body it cannot deserialize.
+///
+/// DynamoDB reports a body that is not JSON before it looks at `X-Amz-Target`, and an empty body
+/// after it: a caller that resolves the target should call this first, report its error at once
+/// unless the body is empty, and otherwise report an unknown target first.
+pub(crate) fn parse_body(body: &[u8]) -> Result<Json, DynamoError> {
+    match serde_json::from_slice::<Json>(body) {
+        Ok(json @ Json::Object(_)) => Ok(json),
+        _ => Err(unreadable_body()),
+    }
+}
+
+/// One operation: its input schema and its rules.
+struct Operation {
+    /// The schema of the request body.
+    input: &'static StructShape,
+    /// Whether `TableName` is checked for presence and length before the constraints, as the
+    /// table operations of the control plane do.
+    table_name_first: bool,
+    /// The rules that read no attribute value.
+    rules: fn(&Object) -> Result<(), DynamoError>,
+    /// The rules DynamoDB applies once the attribute values were read.
+    after_values: fn(&Object) -> Result<(), DynamoError>,
+}
+
+impl Operation {
+    const fn new(
+        input: &'static StructShape,
+        rules: fn(&Object) -> Result<(), DynamoError>,
+    ) -> Operation {
+        Operation {
+            input,
+            table_name_first: false,
+            rules,
+            after_values: rules::pass,
+        }
+    }
+
+    const fn with_table_name_first(mut self) -> Operation {
+        self.table_name_first = true;
+        self
+    }
+
+    const fn then_after_values(
+        mut self,
+        after_values: fn(&Object) -> Result<(), DynamoError>,
+    ) -> Operation {
+        self.after_values = after_values;
+        self
+    }
+}
+
+/// The operation of this name, if the fake serves it.
+fn operation(name: &str) -> Option<&'static Operation> {
+    static CREATE_TABLE: Operation =
+        Operation::new(&tables::CREATE_TABLE, create_table::check).with_table_name_first();
+    static UPDATE_TABLE: Operation =
+        Operation::new(&tables::UPDATE_TABLE, update_table::check).with_table_name_first();
+    static TABLE_ONLY: Operation =
+        Operation::new(&tables::TABLE_ONLY, rules::pass).with_table_name_first();
+    static LIST_TABLES: Operation = Operation::new(&tables::LIST_TABLES, rules::pass);
+    static UPDATE_TIME_TO_LIVE: Operation =
+        Operation::new(&tables::UPDATE_TIME_TO_LIVE, control::update_time_to_live)
+            .with_table_name_first();
+    static TAG_RESOURCE: Operation = Operation::new(&tables::TAG_RESOURCE, control::resource_named);
+    static UNTAG_RESOURCE: Operation =
+        Operation::new(&tables::UNTAG_RESOURCE, control::resource_named);
+    static LIST_TAGS: Operation =
+        Operation::new(&tables::LIST_TAGS_OF_RESOURCE, control::resource_named);
+    static EMPTY: Operation = Operation::new(&tables::EMPTY, rules::pass);
+    static PUT_ITEM: Operation = Operation::new(&item_schema::PUT_ITEM, items::conditional_write)
+        .then_after_values(items::conditional_write_after_values);
+    static DELETE_ITEM: Operation =
+        Operation::new(&item_schema::DELETE_ITEM, items::conditional_write)
+            .then_after_values(items::conditional_write_after_values);
+    static UPDATE_ITEM: Operation = Operation::new(&item_schema::UPDATE_ITEM, items::update);
+    static GET_ITEM: Operation = Operation::new(&item_schema::GET_ITEM, items::get)
+        .then_after_values(items::get_after_values);
+    static QUERY: Operation = Operation::new(&read_schema::QUERY, reads::query)
+        .then_after_values(reads::query_after_values);
+    static SCAN: Operation =
+        Operation::new(&read_schema::SCAN, reads::scan).then_after_values(reads::scan_after_values);
+    static BATCH_GET_ITEM: Operation = Operation::new(&batch_schema::BATCH_GET_ITEM, batch::get)
+        .then_after_values(batch::get_after_values);
+    static BATCH_WRITE_ITEM: Operation =
+        Operation::new(&batch_schema::BATCH_WRITE_ITEM, batch::write);
+    static TRANSACT_WRITE_ITEMS: Operation =
+        Operation::new(&transact_schema::TRANSACT_WRITE_ITEMS, transact::write);
+    static TRANSACT_GET_ITEMS: Operation =
+        Operation::new(&transact_schema::TRANSACT_GET_ITEMS, transact::get);
+
+    Some(match name {
+        "CreateTable" => &CREATE_TABLE,
+        "UpdateTable" => &UPDATE_TABLE,
+        "DeleteTable" | "DescribeTable" | "DescribeTimeToLive" => &TABLE_ONLY,
+        "ListTables" => &LIST_TABLES,
+        "UpdateTimeToLive" => &UPDATE_TIME_TO_LIVE,
+        "TagResource" => &TAG_RESOURCE,
+        "UntagResource" => &UNTAG_RESOURCE,
+        "ListTagsOfResource" => &LIST_TAGS,
+        "DescribeLimits" | "DescribeEndpoints" => &EMPTY,
+        "PutItem" => &PUT_ITEM,
+        "DeleteItem" => &DELETE_ITEM,
+        "UpdateItem" => &UPDATE_ITEM,
+        "GetItem" => &GET_ITEM,
+        "Query" => &QUERY,
+        "Scan" => &SCAN,
+        "BatchGetItem" => &BATCH_GET_ITEM,
+        "BatchWriteItem" => &BATCH_WRITE_ITEM,
+        "TransactWriteItems" => &TRANSACT_WRITE_ITEMS,
+        "TransactGetItems" => &TRANSACT_GET_ITEMS,
+        _ => return None,
+    })
+}
+
+/// Checks a request body for `operation` before the engine reads any attribute value or looks
+/// at any table: member types, member constraints, then the operation's rules that need no
+/// attribute value. An operation the fake does not serve passes; the engine answers it.
+pub(crate) fn check(operation_name: &str, body: &Json) -> Result<(), DynamoError> {
+    let Some(operation) = operation(operation_name) else {
+        return Ok(());
+    };
+    let Json::Object(request) = body else {
+        return Err(unreadable_body());
+    };
+    types::check_body(request, operation.input)?;
+    if operation.table_name_first {
+        control::table_name_present(request)?;
+    }
+    constraints::check_body(request, operation.input)?;
+    (operation.rules)(request)
+}
+
+/// The rules DynamoDB applies after it read the attribute values of a request and before its
+/// expressions: `ReturnValues` of `PutItem`/`DeleteItem`, duplicates in `AttributesToGet`, the
+/// key condition of `Query`, the segments of `Scan`. Call it once [`check`] passed and the
+/// values were read.
+pub(crate) fn check_after_values(operation_name: &str, body: &Json) -> Result<(), DynamoError> {
+    match (operation(operation_name), body) {
+        (Some(operation), Json::Object(request)) => (operation.after_values)(request),
+        _ => Ok(()),
+    }
+}
+
+/// Checks `ExpressionAttributeNames` and `ExpressionAttributeValues` of a request, of a table
+/// of `BatchGetItem`, or of an action of a transaction: if present, not empty, and keyed by
+/// placeholders (`#name`, `:value`). Call it right before reading the values of
+/// `ExpressionAttributeValues` and parsing the expressions.
+pub(crate) fn check_expression_maps(request: &Json) -> Result<(), DynamoError> {
+    match request {
+        Json::Object(request) => expressions::check_maps(request),
+        _ => Ok(()),
+    }
+}
+
+/// A boolean member as DynamoDB reads it: `true`/`false`, or a string such as `"TRUE"`,
+/// `"no"` or `"1"` (the type check has refused every other string).
+pub(crate) fn as_bool(json: &Json) -> Option<bool> {
+    match json {
+        Json::Bool(b) => Some(*b),
+        Json::String(s) => types::text_as_bool(s),
+        _ => None,
+    }
+}
+
+/// An integer member as DynamoDB reads it: a decimal is rounded down; beyond `i64` it saturates.
+pub(crate) fn as_integer(json: &Json) -> Option<i64> {
+    constraints::integer_of(json)
+        .map(|n| i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }))
+}

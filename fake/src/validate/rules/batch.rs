@@ -1,0 +1,63 @@
+//! `BatchGetItem` and `BatchWriteItem`: per-table expression parameters and the limits across
+//! tables.
+
+use super::{Object, attributes_to_get_unique, items, list, object, refuse};
+use crate::error::DynamoError;
+
+/// The most keys one `BatchGetItem` may read.
+const MAX_GET_KEYS: usize = 100;
+/// The most requests one `BatchWriteItem` may make.
+const MAX_WRITE_REQUESTS: usize = 25;
+
+fn tables(request: &Object) -> impl Iterator<Item = (&String, &serde_json::Value)> {
+    object(request, "RequestItems").into_iter().flatten()
+}
+
+/// `BatchGetItem` before the keys are read.
+pub(crate) fn get(request: &Object) -> Result<(), DynamoError> {
+    let mut keys = 0;
+    for (_, table) in tables(request) {
+        let Some(table) = table.as_object() else {
+            continue;
+        };
+        items::projection(table)?;
+        keys += list(table, "Keys").map_or(0, <[_]>::len);
+    }
+    if keys > MAX_GET_KEYS {
+        return refuse("Too many items requested for the BatchGetItem call");
+    }
+    Ok(())
+}
+
+/// `BatchGetItem` once the keys are read.
+pub(crate) fn get_after_values(request: &Object) -> Result<(), DynamoError> {
+    tables(request)
+        .filter_map(|(_, table)| table.as_object())
+        .try_for_each(attributes_to_get_unique)
+}
+
+/// `BatchWriteItem` before the items are read.
+pub(crate) fn write(request: &Object) -> Result<(), DynamoError> {
+    let mut requests = 0;
+    for (_, table) in tables(request) {
+        let writes = table.as_array().map(Vec::as_slice).unwrap_or_default();
+        // A write request with neither a put nor a delete is refused with this odd message.
+        let is_empty = |write: &serde_json::Value| {
+            write.as_object().is_some_and(|w| {
+                ["PutRequest", "DeleteRequest"]
+                    .iter()
+                    .all(|r| object(w, r).is_none())
+            })
+        };
+        if writes.iter().any(is_empty) {
+            return refuse(
+                "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
+            );
+        }
+        requests += writes.len();
+    }
+    if requests > MAX_WRITE_REQUESTS {
+        return refuse("Too many items requested for the BatchWriteItem call");
+    }
+    Ok(())
+}

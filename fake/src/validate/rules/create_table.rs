@@ -1,0 +1,303 @@
+//! `CreateTable`: billing mode against throughput, the key schema against the attribute
+//! definitions, and the rules and limits of secondary indexes.
+
+use serde_json::Value as Json;
+
+use super::{Object, field, invalid, list, object, objects, refuse, text, throughput};
+use crate::error::DynamoError;
+
+/// The most local secondary indexes a table may have.
+const MAX_LOCAL_INDEXES: usize = 5;
+/// The most global secondary indexes a table may have.
+const MAX_GLOBAL_INDEXES: usize = 20;
+
+/// The rules of `CreateTable`, in DynamoDB's order.
+pub(crate) fn check(request: &Object) -> Result<(), DynamoError> {
+    let on_demand = text(request, "BillingMode") == Some("PAY_PER_REQUEST");
+    let table_throughput = object(request, "ProvisionedThroughput");
+    match (on_demand, table_throughput) {
+        (true, Some(_)) => {
+            return invalid(
+                "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST",
+            );
+        }
+        (false, None) => {
+            return invalid(
+                "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED",
+            );
+        }
+        (false, Some(t)) => throughput::check_bounds(t, None)?,
+        (true, None) => {}
+    }
+
+    let definitions = list(request, "AttributeDefinitions").unwrap_or_default();
+    let table_keys = KeySchema::of(request);
+    check_table_keys(&table_keys, definitions)?;
+    let local = list(request, "LocalSecondaryIndexes");
+    let global = list(request, "GlobalSecondaryIndexes");
+    if local.is_none() && global.is_none() && table_keys.len() != definitions.len() {
+        return invalid(
+            "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions",
+        );
+    }
+    if let Some(local) = local {
+        check_local_indexes(local, &table_keys, definitions)?;
+    }
+    if let Some(global) = global {
+        check_global_indexes(global, local.unwrap_or_default(), definitions, on_demand)?;
+    }
+    if local.is_some() || global.is_some() {
+        check_all_definitions_used(request, definitions)?;
+    }
+    Ok(())
+}
+
+/// The one or two elements of a key schema, as (attribute name, key type).
+#[derive(Debug, Default)]
+struct KeySchema<'a> {
+    elements: [Option<(&'a str, &'a str)>; 2],
+}
+
+impl<'a> KeySchema<'a> {
+    fn of(object: &'a Object) -> KeySchema<'a> {
+        let mut schema = KeySchema::default();
+        for (slot, element) in schema
+            .elements
+            .iter_mut()
+            .zip(list(object, "KeySchema").unwrap_or_default())
+        {
+            let element = element.as_object();
+            let name = element
+                .and_then(|e| text(e, "AttributeName"))
+                .unwrap_or_default();
+            let key_type = element.and_then(|e| text(e, "KeyType")).unwrap_or_default();
+            *slot = Some((name, key_type));
+        }
+        schema
+    }
+
+    fn len(&self) -> usize {
+        self.elements.iter().flatten().count()
+    }
+
+    fn names(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.elements.iter().flatten().map(|(name, _)| *name)
+    }
+
+    fn hash(&self) -> &'a str {
+        self.elements[0].map(|(name, _)| name).unwrap_or_default()
+    }
+
+    fn range(&self) -> Option<&'a str> {
+        self.elements[1].map(|(name, _)| name)
+    }
+
+    /// The rules every key schema shares: distinct names, a HASH first, a RANGE second.
+    fn check_types(&self) -> Result<(), DynamoError> {
+        if self.range() == Some(self.hash()) {
+            return refuse(
+                "Both the Hash Key and the Range Key element in the KeySchema have the same name",
+            );
+        }
+        if self.elements[0].is_some_and(|(_, key_type)| key_type != "HASH") {
+            return refuse("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+        }
+        if self.elements[1].is_some_and(|(_, key_type)| key_type != "RANGE") {
+            return refuse(
+                "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type",
+            );
+        }
+        Ok(())
+    }
+}
+
+fn definition_names(definitions: &[Json]) -> impl Iterator<Item = &str> {
+    definitions.iter().map(|d| {
+        d.as_object()
+            .and_then(|d| text(d, "AttributeName"))
+            .unwrap_or_default()
+    })
+}
+
+fn is_defined(definitions: &[Json], name: &str) -> bool {
+    definition_names(definitions).any(|defined| defined == name)
+}
+
+fn list_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
+}
+
+fn undefined_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
+    invalid(format_args!(
+        "Some index key attributes are not defined in AttributeDefinitions. Keys: [{}], AttributeDefinitions: [{}]",
+        list_names(keys.names()),
+        list_names(definition_names(definitions)),
+    ))
+}
+
+fn check_table_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
+    let all_defined = keys.names().all(|name| is_defined(definitions, name));
+    let no_definition = definitions.is_empty()
+        || (keys.len() == 2
+            && (!all_defined || (keys.range() == Some(keys.hash()) && definitions.len() == 1)));
+    if no_definition {
+        return refuse("Invalid KeySchema: Some index key attribute have no definition");
+    }
+    if !all_defined {
+        return undefined_keys(keys, definitions);
+    }
+    keys.check_types()
+}
+
+fn index_name(index: &Object) -> &str {
+    text(index, "IndexName").unwrap_or_default()
+}
+
+/// The rules both kinds of index share, up to the projection.
+fn check_index_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
+    if !keys.names().all(|name| is_defined(definitions, name)) {
+        return undefined_keys(keys, definitions);
+    }
+    keys.check_types()
+}
+
+fn check_projection(index: &Object) -> Result<(), DynamoError> {
+    let projection = object(index, "Projection");
+    let Some(projection_type) = projection.and_then(|p| text(p, "ProjectionType")) else {
+        return invalid("Unknown ProjectionType: null");
+    };
+    if projection.is_some_and(|p| field(p, "NonKeyAttributes").is_some())
+        && projection_type != "INCLUDE"
+    {
+        return invalid(format_args!(
+            "ProjectionType is {projection_type}, but NonKeyAttributes is specified"
+        ));
+    }
+    Ok(())
+}
+
+fn check_local_indexes(
+    local: &[Json],
+    table_keys: &KeySchema<'_>,
+    definitions: &[Json],
+) -> Result<(), DynamoError> {
+    if local.is_empty() {
+        return invalid("List of LocalSecondaryIndexes is empty");
+    }
+    if table_keys.len() != 2 {
+        return invalid(
+            "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex",
+        );
+    }
+    for (i, index) in local.iter().enumerate() {
+        let Some(index) = index.as_object() else {
+            continue;
+        };
+        let name = index_name(index);
+        let keys = KeySchema::of(index);
+        check_index_keys(&keys, definitions)?;
+        if keys.len() != 2 {
+            return invalid(format_args!(
+                "Index KeySchema does not have a range key for index: {name}"
+            ));
+        }
+        if keys.hash() != table_keys.hash() {
+            return invalid(format_args!(
+                "Index KeySchema does not have the same leading hash key as table KeySchema for index: {name}. \
+                 index hash key: {}, table hash key: {}",
+                keys.hash(),
+                table_keys.hash()
+            ));
+        }
+        check_projection(index)?;
+        if names_before(local, i).any(|earlier| earlier == name) {
+            return invalid(format_args!("Duplicate index name: {name}"));
+        }
+    }
+    if local.len() > MAX_LOCAL_INDEXES {
+        return invalid(format_args!(
+            "Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LOCAL_INDEXES}"
+        ));
+    }
+    Ok(())
+}
+
+fn check_global_indexes(
+    global: &[Json],
+    local: &[Json],
+    definitions: &[Json],
+    on_demand: bool,
+) -> Result<(), DynamoError> {
+    if global.is_empty() {
+        return invalid("List of GlobalSecondaryIndexes is empty");
+    }
+    for (i, index) in global.iter().enumerate() {
+        let Some(index) = index.as_object() else {
+            continue;
+        };
+        let name = index_name(index);
+        check_index_keys(&KeySchema::of(index), definitions)?;
+        check_projection(index)?;
+        match (on_demand, object(index, "ProvisionedThroughput")) {
+            (true, Some(_)) => {
+                return invalid(format_args!(
+                    "ProvisionedThroughput should not be specified for index: {name} when BillingMode is PAY_PER_REQUEST"
+                ));
+            }
+            (false, None) => {
+                return invalid(format_args!(
+                    "ProvisionedThroughput is not specified for index: {name}"
+                ));
+            }
+            (false, Some(t)) => throughput::check_bounds(t, Some(name))?,
+            (true, None) => {}
+        }
+        if names_before(local, local.len())
+            .chain(names_before(global, i))
+            .any(|earlier| earlier == name)
+        {
+            return invalid(format_args!("Duplicate index name: {name}"));
+        }
+    }
+    if global.len() > MAX_GLOBAL_INDEXES {
+        return invalid(format_args!(
+            "GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GLOBAL_INDEXES}"
+        ));
+    }
+    Ok(())
+}
+
+/// The names of the first `count` indexes of a list.
+fn names_before(indexes: &[Json], count: usize) -> impl Iterator<Item = &str> {
+    indexes[..count.min(indexes.len())]
+        .iter()
+        .filter_map(Json::as_object)
+        .map(index_name)
+}
+
+/// With secondary indexes, every attribute definition must be a key of the table or an index.
+fn check_all_definitions_used(request: &Object, definitions: &[Json]) -> Result<(), DynamoError> {
+    let key_names = || {
+        let table = objects(request, "KeySchema");
+        let indexes = objects(request, "LocalSecondaryIndexes")
+            .chain(objects(request, "GlobalSecondaryIndexes"))
+            .flat_map(|index| objects(index, "KeySchema"));
+        table
+            .chain(indexes)
+            .filter_map(|element| text(element, "AttributeName"))
+    };
+    if definition_names(definitions).all(|defined| key_names().any(|used| used == defined)) {
+        return Ok(());
+    }
+    let mut used: Vec<&str> = Vec::new();
+    for name in key_names() {
+        if !used.contains(&name) {
+            used.push(name);
+        }
+    }
+    invalid(format_args!(
+        "Some AttributeDefinitions are not used. AttributeDefinitions: [{}], keys used: [{}]",
+        list_names(definition_names(definitions)),
+        used.join(", ")
+    ))
+}

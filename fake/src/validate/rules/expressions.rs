@@ -1,0 +1,98 @@
+//! The rules on expression parameters that need no parsing: expressions and their legacy
+//! counterparts may not be mixed, `ExpressionAttributeNames`/`Values` only come with an
+//! expression, and their keys must be placeholders.
+
+use super::{Object, field, refuse};
+use crate::error::DynamoError;
+
+/// The expression parameters of an operation and the legacy parameters they replace.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parameters {
+    /// The expressions, in the order messages list them.
+    pub(crate) expressions: &'static [&'static str],
+    /// The legacy parameters, in the order messages list them.
+    pub(crate) legacy: &'static [&'static str],
+}
+
+impl Parameters {
+    /// The expressions that may use `ExpressionAttributeValues`: all but the projection.
+    fn with_values(self) -> impl Iterator<Item = &'static str> + Clone {
+        self.expressions
+            .iter()
+            .copied()
+            .filter(|name| *name != "ProjectionExpression")
+    }
+}
+
+/// Checks how the expression parameters of `object` combine.
+pub(crate) fn check_parameters(object: &Object, parameters: Parameters) -> Result<(), DynamoError> {
+    let used = |name: &str| field(object, name).is_some();
+    // `KeyConditions` may come with the other expressions; only together with
+    // `KeyConditionExpression` is it a mix.
+    let mixes =
+        |name: &str| used(name) && (name != "KeyConditions" || used("KeyConditionExpression"));
+    let uses_expressions = parameters.expressions.iter().any(|name| used(name));
+    if uses_expressions && parameters.legacy.iter().any(|name| mixes(name)) {
+        return refuse(format!(
+            "Can not use both expression and non-expression parameters in the same request: \
+             Non-expression parameters: {{{}}} Expression parameters: {{{}}}",
+            join(parameters.legacy.iter().copied().filter(|name| mixes(name))),
+            join(
+                parameters
+                    .expressions
+                    .iter()
+                    .copied()
+                    .filter(|name| used(name))
+            ),
+        ));
+    }
+    if used("ExpressionAttributeNames") && !uses_expressions {
+        return refuse("ExpressionAttributeNames can only be specified when using expressions");
+    }
+    let mut with_values = parameters.with_values();
+    if used("ExpressionAttributeValues")
+        && with_values.clone().next().is_some()
+        && !with_values.any(used)
+    {
+        let count = parameters.with_values().count();
+        return refuse(format!(
+            "ExpressionAttributeValues can only be specified when using expressions: {} {} null",
+            parameters.with_values().collect::<Vec<_>>().join(" and "),
+            if count > 1 { "are" } else { "is" },
+        ));
+    }
+    Ok(())
+}
+
+fn join<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
+}
+
+/// Checks `ExpressionAttributeNames` and `ExpressionAttributeValues` of `object` (a request, a
+/// table of a batch or an action of a transaction): present means not empty, and every key a
+/// placeholder (`#name`, `:value`).
+pub(crate) fn check_maps(object: &Object) -> Result<(), DynamoError> {
+    for (member, sigil) in [
+        ("ExpressionAttributeNames", '#'),
+        ("ExpressionAttributeValues", ':'),
+    ] {
+        let Some(map) = field(object, member).and_then(|json| json.as_object()) else {
+            continue;
+        };
+        if map.is_empty() {
+            return refuse(format!("{member} must not be empty"));
+        }
+        if let Some(key) = map.keys().find(|key| !is_placeholder(key, sigil)) {
+            return refuse(format!(
+                "{member} contains invalid key: Syntax error; key: \"{key}\""
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_placeholder(key: &str, sigil: char) -> bool {
+    key.strip_prefix(sigil).is_some_and(|rest| {
+        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    })
+}

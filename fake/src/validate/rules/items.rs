@@ -1,0 +1,55 @@
+//! `PutItem`, `GetItem`, `UpdateItem`, `DeleteItem`.
+
+use super::expressions::{Parameters, check_parameters};
+use super::{Object, attributes_to_get_unique, refuse, text};
+use crate::error::DynamoError;
+
+const CONDITION: Parameters = Parameters {
+    expressions: &["ConditionExpression"],
+    legacy: &["Expected"],
+};
+
+/// `PutItem` and `DeleteItem` before the values are read.
+pub(crate) fn conditional_write(request: &Object) -> Result<(), DynamoError> {
+    check_parameters(request, CONDITION)
+}
+
+/// `PutItem` and `DeleteItem` once the values are read: they can only return the old item.
+pub(crate) fn conditional_write_after_values(request: &Object) -> Result<(), DynamoError> {
+    match text(request, "ReturnValues") {
+        None | Some("ALL_OLD" | "NONE") => Ok(()),
+        Some(_) => refuse("ReturnValues can only be ALL_OLD or NONE"),
+    }
+}
+
+/// `UpdateItem` before the values are read.
+pub(crate) fn update(request: &Object) -> Result<(), DynamoError> {
+    check_parameters(
+        request,
+        Parameters {
+            expressions: &["UpdateExpression", "ConditionExpression"],
+            legacy: &["AttributeUpdates", "Expected"],
+        },
+    )
+}
+
+const PROJECTION: Parameters = Parameters {
+    expressions: &["ProjectionExpression"],
+    legacy: &["AttributesToGet"],
+};
+
+/// `GetItem` before the key is read.
+pub(crate) fn get(request: &Object) -> Result<(), DynamoError> {
+    check_parameters(request, PROJECTION)
+}
+
+/// `GetItem` once the key is read.
+pub(crate) fn get_after_values(request: &Object) -> Result<(), DynamoError> {
+    attributes_to_get_unique(request)
+}
+
+/// The projection parameters of a read of one table's items, also used by the batch and
+/// transaction reads.
+pub(crate) fn projection(request: &Object) -> Result<(), DynamoError> {
+    check_parameters(request, PROJECTION)
+}

@@ -1,0 +1,87 @@
+//! The rules of each operation that the schema cannot say: how parameters combine, limits
+//! across members, key schemas. They run after the constraints pass, so every member already has
+//! its shape; they still read defensively, since nothing here may panic.
+//!
+//! Each operation has two sets, in DynamoDB's order around the engine's own checks: `check`
+//! before the attribute values are read, `after_values` once they were.
+
+use serde_json::{Map, Value as Json};
+
+use crate::error::DynamoError;
+
+pub(crate) mod batch;
+pub(crate) mod control;
+pub(crate) mod create_table;
+pub(crate) mod expressions;
+pub(crate) mod items;
+pub(crate) mod reads;
+pub(crate) mod throughput;
+pub(crate) mod transact;
+pub(crate) mod update_table;
+
+/// A request, or a structure inside it, as the rules read it.
+pub(crate) type Object = Map<String, Json>;
+
+/// The member, unless absent or null.
+pub(crate) fn field<'a>(object: &'a Object, name: &str) -> Option<&'a Json> {
+    object.get(name).filter(|json| !json.is_null())
+}
+
+/// The member if it is a string.
+pub(crate) fn text<'a>(object: &'a Object, name: &str) -> Option<&'a str> {
+    field(object, name).and_then(Json::as_str)
+}
+
+/// The member if it is an object.
+pub(crate) fn object<'a>(object: &'a Object, name: &str) -> Option<&'a Object> {
+    field(object, name).and_then(Json::as_object)
+}
+
+/// The member if it is an array.
+pub(crate) fn list<'a>(object: &'a Object, name: &str) -> Option<&'a [Json]> {
+    field(object, name)
+        .and_then(Json::as_array)
+        .map(Vec::as_slice)
+}
+
+/// The objects of an array member; elements of another type are skipped.
+pub(crate) fn objects<'a>(object: &'a Object, name: &str) -> impl Iterator<Item = &'a Object> {
+    list(object, name)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Json::as_object)
+}
+
+/// A rule that holds.
+pub(crate) fn pass(_: &Object) -> Result<(), DynamoError> {
+    Ok(())
+}
+
+/// `ValidationException` with DynamoDB's "One or more parameter values were invalid" prefix.
+pub(crate) fn invalid(detail: impl std::fmt::Display) -> Result<(), DynamoError> {
+    Err(DynamoError::invalid_parameter(detail))
+}
+
+/// `ValidationException` with exactly this message.
+pub(crate) fn refuse(message: impl Into<String>) -> Result<(), DynamoError> {
+    Err(DynamoError::validation(message))
+}
+
+/// The first string of the list that appears twice, if any.
+pub(crate) fn first_duplicate(items: &[Json]) -> Option<&str> {
+    items.iter().enumerate().find_map(|(i, item)| {
+        let text = item.as_str()?;
+        items[..i]
+            .iter()
+            .any(|earlier| earlier.as_str() == Some(text))
+            .then_some(text)
+    })
+}
+
+/// DynamoDB's answer to `AttributesToGet` naming an attribute twice.
+pub(crate) fn attributes_to_get_unique(object: &Object) -> Result<(), DynamoError> {
+    match list(object, "AttributesToGet").and_then(first_duplicate) {
+        Some(name) => invalid(format_args!("Duplicate value in attribute name: {name}")),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,75 @@
+//! `UpdateTable`: something to update, throughput bounds, and one update per index.
+
+use serde_json::Value as Json;
+
+use super::{Object, field, invalid, list, object, refuse, text, throughput};
+use crate::error::DynamoError;
+
+/// The members of which an update needs at least one.
+const UPDATES: [&str; 11] = [
+    "ProvisionedThroughput",
+    "BillingMode",
+    "StreamSpecification",
+    "SSESpecification",
+    "TableClass",
+    "DeletionProtectionEnabled",
+    "OnDemandThroughput",
+    "WarmThroughput",
+    "ReplicaUpdates",
+    "MultiRegionConsistency",
+    "GlobalTableWitnessUpdates",
+];
+
+const INDEX_ACTIONS: [&str; 3] = ["Update", "Create", "Delete"];
+
+/// The rules of `UpdateTable`, in DynamoDB's order.
+pub(crate) fn check(request: &Object) -> Result<(), DynamoError> {
+    let index_updates = list(request, "GlobalSecondaryIndexUpdates").unwrap_or_default();
+    if index_updates.is_empty()
+        && !UPDATES
+            .iter()
+            .any(|member| field(request, member).is_some())
+    {
+        return refuse(
+            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates \
+             or SSESpecification is required",
+        );
+    }
+    if let Some(table_throughput) = object(request, "ProvisionedThroughput") {
+        if text(request, "BillingMode") == Some("PAY_PER_REQUEST") {
+            return invalid(
+                "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST",
+            );
+        }
+        throughput::check_bounds(table_throughput, None)?;
+    }
+    for (i, update) in index_updates.iter().enumerate() {
+        let Some(update) = update.as_object() else {
+            continue;
+        };
+        let Some(name) = index_name(update) else {
+            return invalid(
+                "One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, \
+                 GlobalSecondaryIndexUpdate.Delete must not be null",
+            );
+        };
+        let earlier = index_updates[..i]
+            .iter()
+            .filter_map(Json::as_object)
+            .filter_map(index_name);
+        if earlier.into_iter().any(|earlier| earlier == name) {
+            return invalid(format_args!(
+                "Only one global secondary index update per index is allowed simultaneously. Index: {name}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The index an update names, if it has an action.
+fn index_name(update: &Object) -> Option<&str> {
+    let action = INDEX_ACTIONS
+        .iter()
+        .find_map(|action| object(update, action))?;
+    Some(text(action, "IndexName").unwrap_or_default())
+}

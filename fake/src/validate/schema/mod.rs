@@ -1,0 +1,8 @@
+//! The schema of every operation's input, one file per group of operations.
+
+pub(crate) mod batch;
+pub(crate) mod common;
+pub(crate) mod items;
+pub(crate) mod reads;
+pub(crate) mod tables;
+pub(crate) mod transact;

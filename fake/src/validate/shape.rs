@@ -1,0 +1,237 @@
+//! The little language the operation schemas are written in: the shapes of DynamoDB's input
+//! members and the constraints DynamoDB's validator puts on them.
+//!
+//! A schema is `static` data. The type walker ([`super::types`]) reads the shapes, the
+//! constraint walker ([`super::constraints`]) reads the rules; neither allocates while the
+//! request is valid.
+
+/// The shape of one JSON value of a request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Shape {
+    /// A JSON string, with its rules.
+    String(&'static StringRules),
+    /// A 32-bit integer (`java.lang.Integer` in the service's messages).
+    Integer(&'static NumberRules),
+    /// A 64-bit integer (`java.lang.Long`).
+    Long(&'static NumberRules),
+    /// A boolean (strings such as `"true"` are read as booleans too).
+    Boolean,
+    /// Base64 text.
+    Blob,
+    /// A JSON array.
+    List(&'static ListShape),
+    /// A JSON object with free keys.
+    Map(&'static MapShape),
+    /// A JSON object with named members.
+    Structure(&'static StructShape),
+    /// An `AttributeValue`: a structure whose types are checked here but whose contents the
+    /// engine validates when it reads the value.
+    AttrValue,
+}
+
+/// A length range, in UTF-16 code units for strings (as `java.lang.String::length` counts),
+/// in elements for lists and maps.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Len {
+    /// The smallest length allowed.
+    pub(crate) min: Option<u64>,
+    /// The largest length allowed.
+    pub(crate) max: Option<u64>,
+}
+
+impl Len {
+    /// No length constraint.
+    pub(crate) const ANY: Len = Len {
+        min: None,
+        max: None,
+    };
+
+    /// A length between `min` and `max`, both inclusive.
+    pub(crate) const fn between(min: u64, max: u64) -> Len {
+        Len {
+            min: Some(min),
+            max: Some(max),
+        }
+    }
+
+    /// A length of at least `min`.
+    pub(crate) const fn at_least(min: u64) -> Len {
+        Len {
+            min: Some(min),
+            max: None,
+        }
+    }
+
+    /// Whether any bound is set.
+    pub(crate) const fn is_set(&self) -> bool {
+        self.min.is_some() || self.max.is_some()
+    }
+}
+
+/// The regular expressions DynamoDB's validator uses, each with the text it quotes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pattern {
+    /// `[a-zA-Z0-9_.-]+`: table and index names.
+    Name,
+}
+
+impl Pattern {
+    /// The pattern as the message quotes it.
+    pub(crate) const fn text(self) -> &'static str {
+        match self {
+            Pattern::Name => "[a-zA-Z0-9_.-]+",
+        }
+    }
+
+    /// Whether the whole of `s` matches.
+    pub(crate) fn matches(self, s: &str) -> bool {
+        match self {
+            Pattern::Name => {
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+            }
+        }
+    }
+}
+
+/// The rules on a string member, checked in this order: enum, pattern, minimum and maximum length.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StringRules {
+    /// The allowed values, in the order the message lists them; empty for any value.
+    pub(crate) one_of: &'static [&'static str],
+    /// The pattern the whole string must match.
+    pub(crate) pattern: Option<Pattern>,
+    /// The length range.
+    pub(crate) len: Len,
+}
+
+impl StringRules {
+    /// A string without rules.
+    pub(crate) const FREE: StringRules = StringRules {
+        one_of: &[],
+        pattern: None,
+        len: Len::ANY,
+    };
+
+    /// A string that must be one of `values`.
+    pub(crate) const fn one_of(values: &'static [&'static str]) -> StringRules {
+        StringRules {
+            one_of: values,
+            pattern: None,
+            len: Len::ANY,
+        }
+    }
+
+    /// Whether the string has any rule at all.
+    pub(crate) const fn is_free(&self) -> bool {
+        self.one_of.is_empty() && self.pattern.is_none() && !self.len.is_set()
+    }
+}
+
+/// The range of an integer member, both ends inclusive.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NumberRules {
+    /// The smallest value allowed.
+    pub(crate) min: Option<i64>,
+    /// The largest value allowed.
+    pub(crate) max: Option<i64>,
+}
+
+impl NumberRules {
+    /// Any integer.
+    pub(crate) const FREE: NumberRules = NumberRules {
+        min: None,
+        max: None,
+    };
+}
+
+/// A list and its element shape.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListShape {
+    /// The shape of every element.
+    pub(crate) member: Shape,
+    /// The number of elements allowed.
+    pub(crate) len: Len,
+}
+
+/// A map with free keys and one value shape.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MapShape {
+    /// The shape of every value.
+    pub(crate) value: Shape,
+    /// The Java type of the values, as `Unrecognized collection type java.util.Map<...>` names it.
+    pub(crate) java_value: &'static str,
+    /// The number of entries allowed.
+    pub(crate) len: Len,
+    /// Rules every key must satisfy (`Map keys must satisfy constraint: [...]`).
+    pub(crate) keys: Option<&'static StringRules>,
+    /// The length every value (a list) must have (`Map value must satisfy constraint: [...]`).
+    pub(crate) value_len: Len,
+}
+
+/// A structure: named members, in the order DynamoDB's validator visits them.
+#[derive(Debug)]
+pub(crate) struct StructShape {
+    /// The simple name of the Java class, e.g. `KeySchemaElement`.
+    pub(crate) name: &'static str,
+    /// The members.
+    pub(crate) members: &'static [Member],
+}
+
+/// A member of a structure.
+#[derive(Debug)]
+pub(crate) struct Member {
+    /// The JSON key, e.g. `TableName`.
+    pub(crate) name: &'static str,
+    /// The name in a constraint message's path, e.g. `tableName`.
+    pub(crate) path: &'static str,
+    /// The member's shape.
+    pub(crate) shape: Shape,
+    /// Whether DynamoDB answers `Member must not be null` when it is absent.
+    pub(crate) required: bool,
+}
+
+impl Member {
+    /// An optional member.
+    pub(crate) const fn optional(name: &'static str, path: &'static str, shape: Shape) -> Member {
+        Member {
+            name,
+            path,
+            shape,
+            required: false,
+        }
+    }
+
+    /// A member that must not be null.
+    pub(crate) const fn required(name: &'static str, path: &'static str, shape: Shape) -> Member {
+        Member {
+            name,
+            path,
+            shape,
+            required: true,
+        }
+    }
+}
+
+impl Shape {
+    /// Whether the constraint walker has anything to check in a value of this shape; lets it
+    /// skip the elements of lists and maps of plain values (items, attribute names, ...).
+    pub(crate) fn has_rules(&self) -> bool {
+        match self {
+            Shape::String(rules) => !rules.is_free(),
+            Shape::Integer(rules) | Shape::Long(rules) => {
+                rules.min.is_some() || rules.max.is_some()
+            }
+            Shape::Boolean | Shape::Blob | Shape::AttrValue => false,
+            Shape::List(list) => list.len.is_set() || list.member.has_rules(),
+            Shape::Map(map) => {
+                map.len.is_set()
+                    || map.keys.is_some()
+                    || map.value_len.is_set()
+                    || map.value.has_rules()
+            }
+            Shape::Structure(_) => true,
+        }
+    }
+}
