@@ -1,0 +1,153 @@
+//! UpdateItem: SET, REMOVE, ADD, DELETE, functions, ReturnValues, and DynamoDB's errors.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use dynalease_fake::FakeDynamoDb;
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+async fn setup() -> (FakeDynamoDb, Client) {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Tbl", "pk", None);
+    let client = fake.client();
+    client
+        .put_item()
+        .table_name("Tbl")
+        .item("pk", s("a"))
+        .item("cnt", n("5"))
+        .item("tags", AttributeValue::Ss(vec!["x".into(), "y".into()]))
+        .item("lst", AttributeValue::L(vec![n("1"), n("2"), n("3")]))
+        .item("mp", AttributeValue::M([("leaf".to_owned(), s("v"))].into()))
+        .send()
+        .await
+        .unwrap();
+    (fake, client)
+}
+
+async fn update(client: &Client, expr: &str, values: &[(&str, AttributeValue)]) -> Result<HashMap<String, AttributeValue>, String> {
+    let mut req = client.update_item().table_name("Tbl").key("pk", s("a")).update_expression(expr).return_values(ReturnValue::AllNew);
+    for (k, v) in values {
+        req = req.expression_attribute_values(*k, v.clone());
+    }
+    match req.send().await {
+        Ok(out) => Ok(out.attributes.unwrap_or_default()),
+        Err(e) => Err(e.into_service_error().meta().message().unwrap_or_default().to_owned()),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn set_arithmetic_and_functions() {
+    let (_fake, client) = setup().await;
+    let item = update(&client, "SET #c = #c + :one", &[(":one", n("1"))]).await;
+    assert_eq!(
+        item.unwrap_err(),
+        "Invalid UpdateExpression: An expression attribute name used in the document path is not defined; attribute name: #c"
+    );
+    let item = update(&client, "SET cnt2 = if_not_exists(cnt2, :zero) + :one, lst = list_append(lst, :more)", &[
+        (":zero", n("0")),
+        (":one", n("1")),
+        (":more", AttributeValue::L(vec![n("4")])),
+    ])
+    .await
+    .unwrap();
+    assert_eq!(item["cnt2"], n("1"));
+    assert_eq!(item["lst"], AttributeValue::L(vec![n("1"), n("2"), n("3"), n("4")]));
+}
+
+#[tokio::test(start_paused = true)]
+async fn add_and_delete_on_numbers_and_sets() {
+    let (_fake, client) = setup().await;
+    let item = update(&client, "ADD tags :t, cnt :d", &[
+        (":t", AttributeValue::Ss(vec!["z".into()])),
+        (":d", n("-2.5")),
+    ])
+    .await
+    .unwrap();
+    assert_eq!(item["cnt"], n("2.5"));
+    assert_eq!(item["tags"].as_ss().unwrap().len(), 3);
+    let item = update(&client, "DELETE tags :t", &[(":t", AttributeValue::Ss(vec!["x".into(), "y".into(), "z".into()]))]).await.unwrap();
+    assert!(!item.contains_key("tags"), "a set emptied by DELETE is removed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn remove_list_elements_and_nested_set() {
+    let (_fake, client) = setup().await;
+    let item = update(&client, "REMOVE lst[0], lst[2] SET mp.extra = :v", &[(":v", n("7"))]).await.unwrap();
+    assert_eq!(item["lst"], AttributeValue::L(vec![n("2")]));
+    assert_eq!(item["mp"].as_m().unwrap()["extra"], n("7"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn update_errors_carry_dynamodb_messages() {
+    let (_fake, client) = setup().await;
+    assert_eq!(
+        update(&client, "SET a = = :v", &[(":v", n("1"))]).await.unwrap_err(),
+        "Invalid UpdateExpression: Syntax error; token: \"=\", near: \"= =\""
+    );
+    assert_eq!(
+        update(&client, "SET a = :v, a.b = :v", &[(":v", n("1"))]).await.unwrap_err(),
+        "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a, b]"
+    );
+    assert_eq!(
+        update(&client, "ADD cnt :v", &[(":v", s("x"))]).await.unwrap_err(),
+        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING"
+    );
+    assert_eq!(
+        update(&client, "SET status = :v", &[(":v", s("x"))]).await.unwrap_err(),
+        "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: status"
+    );
+    assert_eq!(
+        update(&client, "SET x = absent + :v", &[(":v", n("1"))]).await.unwrap_err(),
+        "The provided expression refers to an attribute that does not exist in the item"
+    );
+    assert_eq!(
+        update(&client, "SET pk = :v", &[(":v", s("b"))]).await.unwrap_err(),
+        "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key"
+    );
+    assert_eq!(
+        update(&client, "SET x = :v", &[(":v", s("b")), (":w", s("c"))]).await.unwrap_err(),
+        "Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}"
+    );
+    assert_eq!(
+        update(&client, "SET mp.leaf.deeper = :v", &[(":v", s("b"))]).await.unwrap_err(),
+        "The document path provided in the update expression is invalid for update"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn update_of_a_missing_item_creates_it_and_updated_new_reports_only_changes() {
+    let (_fake, client) = setup().await;
+    let out = client
+        .update_item()
+        .table_name("Tbl")
+        .key("pk", s("new"))
+        .update_expression("SET v = :v")
+        .expression_attribute_values(":v", n("1"))
+        .return_values(ReturnValue::UpdatedNew)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.attributes.unwrap(), HashMap::from([("v".to_owned(), n("1"))]));
+    let out = client
+        .update_item()
+        .table_name("Tbl")
+        .key("pk", s("a"))
+        .update_expression("SET mp.leaf = :v")
+        .expression_attribute_values(":v", s("w"))
+        .return_values(ReturnValue::UpdatedOld)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.attributes.unwrap(),
+        HashMap::from([("mp".to_owned(), AttributeValue::M([("leaf".to_owned(), s("v"))].into()))])
+    );
+}
