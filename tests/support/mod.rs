@@ -101,3 +101,78 @@ pub async fn settle() {
         tokio::task::yield_now().await;
     }
 }
+
+/// A clock whose readings are far from tokio's, as another machine's: its monotonic reading
+/// starts at `monotonic_offset`, its wall reading at `wall_start`. It runs at tokio's rate.
+#[derive(Debug)]
+pub struct OffsetClock {
+    inner: dynalease::TokioClock,
+    monotonic_offset: Duration,
+    wall_start: SystemTime,
+}
+
+impl OffsetClock {
+    pub fn new(monotonic_offset: Duration, wall_start: SystemTime) -> std::sync::Arc<Self> {
+        std::sync::Arc::new(Self {
+            inner: dynalease::TokioClock::new(),
+            monotonic_offset,
+            wall_start,
+        })
+    }
+}
+
+impl dynalease::Clock for OffsetClock {
+    fn monotonic(&self) -> Duration {
+        self.monotonic_offset + self.inner.monotonic()
+    }
+
+    fn wall(&self) -> SystemTime {
+        self.wall_start + self.inner.monotonic()
+    }
+
+    fn sleep(&self, duration: Duration) -> dynalease::Sleep {
+        self.inner.sleep(duration)
+    }
+}
+
+/// Collects the `event_id` field of the log events emitted while it is the default subscriber.
+#[derive(Clone, Debug, Default)]
+pub struct EventIds(std::sync::Arc<std::sync::Mutex<Vec<u64>>>);
+
+impl EventIds {
+    /// Starts collecting on this thread until the guard is dropped.
+    pub fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
+        use tracing_subscriber::layer::SubscriberExt;
+        let ids = EventIds::default();
+        let subscriber = tracing_subscriber::registry().with(ids.clone());
+        (ids, tracing::subscriber::set_default(subscriber))
+    }
+
+    pub fn seen(&self) -> Vec<u64> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for EventIds {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Visit(Option<u64>);
+        impl tracing::field::Visit for Visit {
+            fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+                if field.name() == "event_id" {
+                    self.0 = Some(value);
+                }
+            }
+            fn record_i64(&mut self, field: &tracing::field::Field, value: i64) {
+                if field.name() == "event_id" {
+                    self.0 = u64::try_from(value).ok();
+                }
+            }
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+        }
+        let mut visit = Visit(None);
+        event.record(&mut visit);
+        if let Some(id) = visit.0 {
+            self.0.lock().unwrap().push(id);
+        }
+    }
+}
