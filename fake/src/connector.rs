@@ -38,7 +38,8 @@ impl FakeHttpClient {
 fn http_response(reply: Reply) -> Result<HttpResponse, ConnectorError> {
     match reply {
         Reply::Http { status, body, request_id } => {
-            let status = StatusCode::try_from(status).unwrap_or_else(|_| StatusCode::try_from(500).expect("500 is a status"));
+            let status =
+                StatusCode::try_from(status).unwrap_or_else(|_| StatusCode::try_from(500).expect("500 is a status"));
             let mut response = HttpResponse::new(status, SdkBody::from(body));
             response.headers_mut().insert("content-type", "application/x-amz-json-1.0");
             response.headers_mut().insert("x-amzn-requestid", request_id);
@@ -58,7 +59,12 @@ impl HttpConnector for FakeHttpClient {
         let body = request.body().bytes().unwrap_or_default().to_vec();
         let drawn = self.fake.draw_faults(&operation, &body, self.name.as_deref());
         match drawn.latency {
-            None => HttpConnectorFuture::ready(http_response(self.fake.answer(&operation, &body, self.name.as_deref(), &drawn))),
+            None => HttpConnectorFuture::ready(http_response(self.fake.answer(
+                &operation,
+                &body,
+                self.name.as_deref(),
+                &drawn,
+            ))),
             Some(latency) => {
                 let fake = self.fake.clone();
                 let name = self.name.clone();

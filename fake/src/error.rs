@@ -85,7 +85,10 @@ impl DynamoError {
 
     /// `ThrottlingException`, as the control plane answers a request rate it will not take.
     pub fn throttling() -> Self {
-        Self::new("com.amazon.coral.availability#ThrottlingException", "Rate of requests exceeds the allowed throughput.")
+        Self::new(
+            "com.amazon.coral.availability#ThrottlingException",
+            "Rate of requests exceeds the allowed throughput.",
+        )
     }
 
     /// `InternalServerError`, status 500.

@@ -253,13 +253,19 @@ impl FakeDynamoDb {
             table: None,
             error: None,
             client: client.map(str::to_owned),
-            fault: drawn.failure.as_ref().map(|f| f.name().to_owned()).or_else(|| drawn.latency.map(|_| "Latency".to_owned())),
+            fault: drawn
+                .failure
+                .as_ref()
+                .map(|f| f.name().to_owned())
+                .or_else(|| drawn.latency.map(|_| "Latency".to_owned())),
             at: now,
         };
         let result = self.run(operation, body, now, drawn.failure.as_ref(), &mut record);
         let reply = match (result, &drawn.failure) {
             (_, Some(Fault::LostResponse)) => Reply::Lost,
-            (Ok(json), _) => Reply::Http { status: 200, body: serde_json::to_vec(&json).unwrap_or_default(), request_id },
+            (Ok(json), _) => {
+                Reply::Http { status: 200, body: serde_json::to_vec(&json).unwrap_or_default(), request_id }
+            }
             (Err(error), _) => Reply::Http {
                 status: error.status,
                 body: serde_json::to_vec(&error.to_body()).unwrap_or_default(),

@@ -269,7 +269,10 @@ mod tests {
         assert!(big.add(&Number::from_i64(1)).is_ok()); // 1E+38 has one significant digit
         let precise = Number::parse("1e30").unwrap();
         let tiny = Number::parse("1e-10").unwrap();
-        assert_eq!(precise.add(&tiny).unwrap_err().message, "Attempting to store more than 38 significant digits in a Number");
+        assert_eq!(
+            precise.add(&tiny).unwrap_err().message,
+            "Attempting to store more than 38 significant digits in a Number"
+        );
         let max = Number::parse("9e125").unwrap();
         assert!(max.add(&max).unwrap_err().message.starts_with("Number overflow"));
     }

@@ -37,10 +37,7 @@ impl KeyType {
     }
 
     pub(crate) fn matches(self, value: &Value) -> bool {
-        matches!(
-            (self, value),
-            (KeyType::S, Value::S(_)) | (KeyType::N, Value::N(_)) | (KeyType::B, Value::B(_))
-        )
+        matches!((self, value), (KeyType::S, Value::S(_)) | (KeyType::N, Value::N(_)) | (KeyType::B, Value::B(_)))
     }
 }
 
@@ -194,10 +191,7 @@ impl Table {
     pub(crate) fn item_key(&self, item: &Item) -> Result<PrimaryKey, DynamoError> {
         for attr in self.key.attrs() {
             let Some(value) = item.get(&attr.name) else {
-                return Err(DynamoError::invalid_parameter(format!(
-                    "Missing the key {} in the item",
-                    attr.name
-                )));
+                return Err(DynamoError::invalid_parameter(format!("Missing the key {} in the item", attr.name)));
             };
             if !attr.kind.matches(value) {
                 return Err(DynamoError::invalid_parameter(format!(
@@ -212,7 +206,9 @@ impl Table {
         for index in &self.indexes {
             index.check_item(item)?;
         }
-        self.key.key_of(item).ok_or_else(|| DynamoError::validation("The provided key element does not match the schema"))
+        self.key
+            .key_of(item)
+            .ok_or_else(|| DynamoError::validation("The provided key element does not match the schema"))
     }
 
     /// Stores an item, keeping indexes and the size count up to date; returns the old item.

@@ -32,8 +32,17 @@ async fn setup() -> (FakeDynamoDb, Client) {
     (fake, client)
 }
 
-async fn update(client: &Client, expr: &str, values: &[(&str, AttributeValue)]) -> Result<HashMap<String, AttributeValue>, String> {
-    let mut req = client.update_item().table_name("Tbl").key("pk", s("a")).update_expression(expr).return_values(ReturnValue::AllNew);
+async fn update(
+    client: &Client,
+    expr: &str,
+    values: &[(&str, AttributeValue)],
+) -> Result<HashMap<String, AttributeValue>, String> {
+    let mut req = client
+        .update_item()
+        .table_name("Tbl")
+        .key("pk", s("a"))
+        .update_expression(expr)
+        .return_values(ReturnValue::AllNew);
     for (k, v) in values {
         req = req.expression_attribute_values(*k, v.clone());
     }
@@ -51,11 +60,11 @@ async fn set_arithmetic_and_functions() {
         item.unwrap_err(),
         "Invalid UpdateExpression: An expression attribute name used in the document path is not defined; attribute name: #c"
     );
-    let item = update(&client, "SET cnt2 = if_not_exists(cnt2, :zero) + :one, lst = list_append(lst, :more)", &[
-        (":zero", n("0")),
-        (":one", n("1")),
-        (":more", AttributeValue::L(vec![n("4")])),
-    ])
+    let item = update(
+        &client,
+        "SET cnt2 = if_not_exists(cnt2, :zero) + :one, lst = list_append(lst, :more)",
+        &[(":zero", n("0")), (":one", n("1")), (":more", AttributeValue::L(vec![n("4")]))],
+    )
     .await
     .unwrap();
     assert_eq!(item["cnt2"], n("1"));
@@ -65,15 +74,16 @@ async fn set_arithmetic_and_functions() {
 #[tokio::test(start_paused = true)]
 async fn add_and_delete_on_numbers_and_sets() {
     let (_fake, client) = setup().await;
-    let item = update(&client, "ADD tags :t, cnt :d", &[
-        (":t", AttributeValue::Ss(vec!["z".into()])),
-        (":d", n("-2.5")),
-    ])
-    .await
-    .unwrap();
+    let item =
+        update(&client, "ADD tags :t, cnt :d", &[(":t", AttributeValue::Ss(vec!["z".into()])), (":d", n("-2.5"))])
+            .await
+            .unwrap();
     assert_eq!(item["cnt"], n("2.5"));
     assert_eq!(item["tags"].as_ss().unwrap().len(), 3);
-    let item = update(&client, "DELETE tags :t", &[(":t", AttributeValue::Ss(vec!["x".into(), "y".into(), "z".into()]))]).await.unwrap();
+    let item =
+        update(&client, "DELETE tags :t", &[(":t", AttributeValue::Ss(vec!["x".into(), "y".into(), "z".into()]))])
+            .await
+            .unwrap();
     assert!(!item.contains_key("tags"), "a set emptied by DELETE is removed");
 }
 

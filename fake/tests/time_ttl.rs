@@ -22,7 +22,9 @@ async fn setup(interval: Duration) -> (FakeDynamoDb, Client) {
     client
         .update_time_to_live()
         .table_name("Shop")
-        .time_to_live_specification(TimeToLiveSpecification::builder().enabled(true).attribute_name("expiresAt").build().unwrap())
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder().enabled(true).attribute_name("expiresAt").build().unwrap(),
+        )
         .send()
         .await
         .unwrap();
@@ -87,7 +89,9 @@ async fn describe_time_to_live_reports_the_attribute() {
     let err = client
         .update_time_to_live()
         .table_name("Shop")
-        .time_to_live_specification(TimeToLiveSpecification::builder().enabled(true).attribute_name("expiresAt").build().unwrap())
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder().enabled(true).attribute_name("expiresAt").build().unwrap(),
+        )
         .send()
         .await
         .unwrap_err()

@@ -68,7 +68,9 @@ async fn a_failed_check_cancels_every_action_and_reports_reasons_in_order() {
     assert_eq!(reasons[1].item().unwrap()["v"], s("0"));
     assert_eq!(
         cancelled.message(),
-        Some("Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]")
+        Some(
+            "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]"
+        )
     );
     assert_eq!(value_of(&client, "new").await, None, "nothing of a cancelled transaction is applied");
 }
@@ -185,7 +187,11 @@ async fn transact_get_items_reads_with_projections() {
                 .get(Get::builder().table_name("Shop").key("pk", s("held")).projection_expression("v").build().unwrap())
                 .build(),
         )
-        .transact_items(TransactGetItem::builder().get(Get::builder().table_name("Shop").key("pk", s("none")).build().unwrap()).build())
+        .transact_items(
+            TransactGetItem::builder()
+                .get(Get::builder().table_name("Shop").key("pk", s("none")).build().unwrap())
+                .build(),
+        )
         .send()
         .await
         .unwrap();

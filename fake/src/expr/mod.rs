@@ -21,7 +21,11 @@ use parser::{Language, Parser};
 use crate::error::DynamoError;
 
 /// Parses a condition expression; `label` names the parameter in errors (`ConditionExpression`, ...).
-pub(crate) fn parse_condition(text: &str, label: &'static str, ctx: &mut ExprContext) -> Result<Condition, DynamoError> {
+pub(crate) fn parse_condition(
+    text: &str,
+    label: &'static str,
+    ctx: &mut ExprContext,
+) -> Result<Condition, DynamoError> {
     Parser::new(text, label, Language::Condition, ctx).parse_condition()
 }
 

@@ -176,10 +176,9 @@ impl<'a> Parser<'a> {
             }
         }
         if self.operators > MAX_OPERATORS {
-            return Err(self.fail(format!(
-                "The expression contains too many operators; operator count: {}",
-                self.operators
-            )));
+            return Err(
+                self.fail(format!("The expression contains too many operators; operator count: {}", self.operators))
+            );
         }
         Ok(())
     }
@@ -263,7 +262,9 @@ impl<'a> Parser<'a> {
                 }
                 self.advance();
                 if is_reserved(text) {
-                    self.note(Slot::Reserved, || format!("Attribute name is a reserved keyword; reserved keyword: {text}"));
+                    self.note(Slot::Reserved, || {
+                        format!("Attribute name is a reserved keyword; reserved keyword: {text}")
+                    });
                 }
                 Ok(text.to_owned())
             }
@@ -762,7 +763,9 @@ impl<'a> Parser<'a> {
                 };
                 if let Some(kind) = bad {
                     self.note(Slot::Operand, || {
-                        format!("Incorrect operand type for operator or function; operator: {section}, operand type: {kind}")
+                        format!(
+                            "Incorrect operand type for operator or function; operator: {section}, operand type: {kind}"
+                        )
                     });
                 }
                 if section == "ADD" {
@@ -790,10 +793,8 @@ impl<'a> Parser<'a> {
             let mut diverged = false;
             for i in 0..shared {
                 let (a, b) = (&earlier.0[i], &path.0[i]);
-                let same_kind = matches!(
-                    (a, b),
-                    (PathElem::Name(_), PathElem::Name(_)) | (PathElem::Index(_), PathElem::Index(_))
-                );
+                let same_kind =
+                    matches!((a, b), (PathElem::Name(_), PathElem::Name(_)) | (PathElem::Index(_), PathElem::Index(_)));
                 if !same_kind {
                     found.push((
                         Slot::PathConflict,

@@ -75,5 +75,7 @@ pub(crate) fn project(item: &Item, paths: &[Path]) -> Item {
             insert(root.entry(head.clone()).or_insert_with(|| Pick::Fields(BTreeMap::new())), rest);
         }
     }
-    root.iter().filter_map(|(name, pick)| item.get(name).and_then(|v| select(v, pick)).map(|v| (name.clone(), v))).collect()
+    root.iter()
+        .filter_map(|(name, pick)| item.get(name).and_then(|v| select(v, pick)).map(|v| (name.clone(), v)))
+        .collect()
 }

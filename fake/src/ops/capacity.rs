@@ -21,7 +21,11 @@ impl Halves {
     }
 
     fn to_json(self) -> Json {
-        if self.0 % 2 == 0 { json!(self.0 / 2) } else { json!(format!("{}.5", self.0 / 2).parse::<f64>().unwrap_or(0.5)) }
+        if self.0 % 2 == 0 {
+            json!(self.0 / 2)
+        } else {
+            json!(format!("{}.5", self.0 / 2).parse::<f64>().unwrap_or(0.5))
+        }
     }
 }
 
@@ -36,7 +40,9 @@ pub(crate) fn attach(body: &Json, out: &mut Json, table: &str, units: Halves) {
 pub(crate) fn describe(body: &Json, table: &str, units: Halves) -> Option<Json> {
     match choice(body, "ReturnConsumedCapacity", "NONE") {
         "TOTAL" => Some(json!({"TableName": table, "CapacityUnits": units.to_json()})),
-        "INDEXES" => Some(json!({"TableName": table, "CapacityUnits": units.to_json(), "Table": {"CapacityUnits": units.to_json()}})),
+        "INDEXES" => Some(
+            json!({"TableName": table, "CapacityUnits": units.to_json(), "Table": {"CapacityUnits": units.to_json()}}),
+        ),
         _ => None,
     }
 }

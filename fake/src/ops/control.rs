@@ -16,15 +16,16 @@ fn key_schema(json: Option<&Json>, definitions: &[(String, KeyType)]) -> Result<
     let mut attrs = Vec::with_capacity(2);
     for element in &elements {
         let name = element.get("AttributeName").and_then(Json::as_str).unwrap_or_default();
-        let kind = definitions.iter().find(|(n, _)| n == name).map(|(_, k)| *k).ok_or_else(|| {
-            DynamoError::validation("Invalid KeySchema: Some index key attribute have no definition")
-        })?;
+        let kind =
+            definitions.iter().find(|(n, _)| n == name).map(|(_, k)| *k).ok_or_else(|| {
+                DynamoError::validation("Invalid KeySchema: Some index key attribute have no definition")
+            })?;
         attrs.push(KeyAttr { name: name.to_owned(), kind });
     }
     let mut attrs = attrs.into_iter();
-    let hash = attrs
-        .next()
-        .ok_or_else(|| DynamoError::validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type"))?;
+    let hash = attrs.next().ok_or_else(|| {
+        DynamoError::validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    })?;
     Ok(KeySchema { hash, range: attrs.next() })
 }
 
@@ -160,12 +161,8 @@ pub(crate) fn describe_table(engine: &mut Engine, body: &Json) -> Result<Json, D
 pub(crate) fn list_tables(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
     let limit = body.get("Limit").and_then(Json::as_u64).unwrap_or(100).clamp(1, 100) as usize;
     let start = string(body, "ExclusiveStartTableName");
-    let names: Vec<&String> = engine
-        .tables
-        .keys()
-        .filter(|name| start.is_none_or(|s| name.as_str() > s))
-        .take(limit + 1)
-        .collect();
+    let names: Vec<&String> =
+        engine.tables.keys().filter(|name| start.is_none_or(|s| name.as_str() > s)).take(limit + 1).collect();
     let more = names.len() > limit;
     let page: Vec<&String> = names.into_iter().take(limit).collect();
     let mut out = json!({ "TableNames": page });
@@ -289,7 +286,9 @@ fn table_of_arn<'a>(engine: &'a mut Engine, body: &Json) -> Result<&'a mut crate
     let name = arn.rsplit_once(":table/").map(|(_, n)| n).unwrap_or_default();
     match engine.tables.get_mut(name) {
         Some(table) if table.arn() == arn => Ok(table),
-        _ => Err(DynamoError::resource_not_found_msg(format!("Requested resource not found: ResourcArn: {arn} not found"))),
+        _ => Err(DynamoError::resource_not_found_msg(format!(
+            "Requested resource not found: ResourcArn: {arn} not found"
+        ))),
     }
 }
 

@@ -56,9 +56,10 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json) -> Result<Json, Dyna
         super::write::WriteKind::Update(actions) => actions
             .iter()
             .map(|a| match a {
-                UpdateAction::Set(p, _) | UpdateAction::Remove(p) | UpdateAction::Add(p, _) | UpdateAction::Delete(p, _) => {
-                    p.clone()
-                }
+                UpdateAction::Set(p, _)
+                | UpdateAction::Remove(p)
+                | UpdateAction::Add(p, _)
+                | UpdateAction::Delete(p, _) => p.clone(),
             })
             .collect(),
         _ => Vec::new(),

@@ -51,18 +51,14 @@ fn write(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
     let mut plans = Vec::with_capacity(actions.len());
     for action in &actions {
         let Some((kind, member)) = ACTIONS.iter().find_map(|k| action.get(*k).map(|m| (*k, m))) else {
-            return Err(DynamoError::validation(
-                "TransactItems can only contain one of Check, Put, Update or Delete",
-            ));
+            return Err(DynamoError::validation("TransactItems can only contain one of Check, Put, Update or Delete"));
         };
         plans.push(WritePlan::prepare(engine, kind, member)?);
     }
     let mut seen = BTreeSet::new();
     for plan in &plans {
         if !seen.insert((plan.table.clone(), plan.key.clone())) {
-            return Err(DynamoError::validation(
-                "Transaction request cannot include multiple operations on one item",
-            ));
+            return Err(DynamoError::validation("Transaction request cannot include multiple operations on one item"));
         }
     }
     let mut outcomes = Vec::with_capacity(plans.len());
@@ -120,9 +116,7 @@ pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json) -> Result<Jso
     let mut seen = BTreeSet::new();
     for (name, key, _) in &reads {
         if !seen.insert((name.clone(), key.clone())) {
-            return Err(DynamoError::validation(
-                "Transaction request cannot include multiple operations on one item",
-            ));
+            return Err(DynamoError::validation("Transaction request cannot include multiple operations on one item"));
         }
     }
     let mut responses = Vec::with_capacity(reads.len());

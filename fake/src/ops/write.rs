@@ -83,7 +83,8 @@ impl WritePlan {
                 if item_size(&put) > MAX_ITEM_BYTES {
                     return Err(DynamoError::validation("Item size has exceeded the maximum allowed size"));
                 }
-                let key_item = table.key.attrs().filter_map(|a| put.get(&a.name).map(|v| (a.name.clone(), v.clone()))).collect();
+                let key_item =
+                    table.key.attrs().filter_map(|a| put.get(&a.name).map(|v| (a.name.clone(), v.clone()))).collect();
                 (key, key_item, WriteKind::Put(put))
             }
             None => {
@@ -114,14 +115,7 @@ impl WritePlan {
                 (key, key_item, kind)
             }
         };
-        Ok(WritePlan {
-            table: table_name.to_owned(),
-            key,
-            key_item,
-            kind,
-            condition,
-            return_old_on_failure,
-        })
+        Ok(WritePlan { table: table_name.to_owned(), key, key_item, kind, condition, return_old_on_failure })
     }
 
     /// Evaluates the write against the current item, without changing anything.
