@@ -19,9 +19,7 @@ impl Base64Problem {
                 format!("Base64 encoded length is expected a multiple of 4 bytes but found: {len}")
             }
             // "dectected" is the service's spelling.
-            Base64Problem::LastCharacter => {
-                "Invalid last non-pad Base64 character dectected".to_owned()
-            }
+            Base64Problem::LastCharacter => "Invalid last non-pad Base64 character dectected".to_owned(),
             Base64Problem::Character(c) => format!("Invalid Base64 character: '{c}'"),
         }
     }
@@ -41,16 +39,11 @@ fn digit(b: u8) -> Option<u8> {
 /// Checks a base64 text without decoding it.
 pub(crate) fn check(text: &str) -> Result<(), Base64Problem> {
     let len = text.encode_utf16().count();
-    if !len.is_multiple_of(4) {
+    if len % 4 != 0 {
         return Err(Base64Problem::Length(len));
     }
     let bytes = text.as_bytes();
-    let pads = bytes
-        .iter()
-        .rev()
-        .take(2)
-        .take_while(|&&b| b == b'=')
-        .count();
+    let pads = bytes.iter().rev().take(2).take_while(|&&b| b == b'=').count();
     let data = &bytes[..bytes.len() - pads];
     // One pad leaves 18 bits in the last group, two pads 12: the spare low bits must be zero.
     let spare_mask = if pads == 1 { 0b11 } else { 0b1111 };
@@ -60,10 +53,7 @@ pub(crate) fn check(text: &str) -> Result<(), Base64Problem> {
     {
         return Err(Base64Problem::LastCharacter);
     }
-    match text[..data.len()]
-        .chars()
-        .find(|&c| !c.is_ascii() || digit(c as u8).is_none())
-    {
+    match text[..data.len()].chars().find(|&c| !c.is_ascii() || digit(c as u8).is_none()) {
         Some(c) => Err(Base64Problem::Character(c)),
         None => Ok(()),
     }
@@ -87,9 +77,6 @@ mod tests {
         assert_eq!(check("+/+="), Err(Base64Problem::LastCharacter));
         assert_eq!(check("ab*d"), Err(Base64Problem::Character('*')));
         assert_eq!(check("a=bc"), Err(Base64Problem::Character('=')));
-        assert_eq!(
-            check("é===").map_err(Base64Problem::message),
-            Err("Invalid Base64 character: 'é'".to_owned())
-        );
+        assert_eq!(check("é===").map_err(Base64Problem::message), Err("Invalid Base64 character: 'é'".to_owned()));
     }
 }

@@ -41,24 +41,15 @@ impl Violations {
                 message.push('\'');
             }
         }
-        let _ = write!(
-            message,
-            " at '{path}' failed to satisfy constraint: {constraint}"
-        );
+        let _ = write!(message, " at '{path}' failed to satisfy constraint: {constraint}");
         self.messages.push(message);
     }
 
     fn into_result(self) -> Result<(), DynamoError> {
         match self.messages.len() {
             0 => Ok(()),
-            1 => Err(DynamoError::validation(format!(
-                "1 validation error detected: {}",
-                self.messages[0]
-            ))),
-            n => Err(DynamoError::validation(format!(
-                "{n} validation errors detected: {}",
-                self.messages.join("; ")
-            ))),
+            1 => Err(DynamoError::validation(format!("1 validation error detected: {}", self.messages[0]))),
+            n => Err(DynamoError::validation(format!("{n} validation errors detected: {}", self.messages.join("; ")))),
         }
     }
 }
@@ -111,12 +102,7 @@ pub(crate) fn check_body(body: &Map<String, Json>, input: &StructShape) -> Resul
     violations.into_result()
 }
 
-fn check_struct(
-    v: &mut Violations,
-    path: &Path<'_>,
-    members: &Map<String, Json>,
-    shape: &StructShape,
-) {
+fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Map<String, Json>, shape: &StructShape) {
     for member in shape.members {
         if v.full() {
             return;
@@ -137,9 +123,7 @@ fn check_member(v: &mut Violations, path: &Path<'_>, value: Option<&Json>, membe
 fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json, shape: &Shape) {
     match (shape, json) {
         (Shape::String(rules), Json::String(s)) => check_string(v, path, json, s, rules),
-        (Shape::Integer(rules) | Shape::Long(rules), Json::Number(_)) => {
-            check_number(v, path, json, rules)
-        }
+        (Shape::Integer(rules) | Shape::Long(rules), Json::Number(_)) => check_number(v, path, json, rules),
         (Shape::List(list), Json::Array(items)) => {
             check_len(v, path, json, items.len(), list.len);
             if list.member.has_rules() {
@@ -161,22 +145,12 @@ fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json, shape: &Shape) 
 
 fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json, s: &str, rules: &StringRules) {
     if !rules.one_of.is_empty() && !rules.one_of.contains(&s) {
-        v.push(
-            path,
-            Some(json),
-            format_args!(
-                "Member must satisfy enum value set: [{}]",
-                rules.one_of.join(", ")
-            ),
-        );
+        v.push(path, Some(json), format_args!("Member must satisfy enum value set: [{}]", rules.one_of.join(", ")));
     }
     if let Some(pattern) = rules.pattern
         && !pattern.matches(s)
     {
-        let message = format_args!(
-            "Member must satisfy regular expression pattern: {}",
-            pattern.text()
-        );
+        let message = format_args!("Member must satisfy regular expression pattern: {}", pattern.text());
         v.push(path, Some(json), message);
     }
     if rules.len.is_set() {
@@ -191,20 +165,12 @@ fn check_number(v: &mut Violations, path: &Path<'_>, json: &Json, rules: &Number
     if let Some(min) = rules.min
         && n < i128::from(min)
     {
-        v.push(
-            path,
-            Some(&shown()),
-            format_args!("Member must have value greater than or equal to {min}"),
-        );
+        v.push(path, Some(&shown()), format_args!("Member must have value greater than or equal to {min}"));
     }
     if let Some(max) = rules.max
         && n > i128::from(max)
     {
-        v.push(
-            path,
-            Some(&shown()),
-            format_args!("Member must have value less than or equal to {max}"),
-        );
+        v.push(path, Some(&shown()), format_args!("Member must have value less than or equal to {max}"));
     }
 }
 
@@ -213,39 +179,21 @@ fn check_len(v: &mut Violations, path: &Path<'_>, json: &Json, len: usize, rules
     if let Some(min) = rules.min
         && len < min
     {
-        v.push(
-            path,
-            Some(json),
-            format_args!("Member must have length greater than or equal to {min}"),
-        );
+        v.push(path, Some(json), format_args!("Member must have length greater than or equal to {min}"));
     }
     if let Some(max) = rules.max
         && len > max
     {
-        v.push(
-            path,
-            Some(json),
-            format_args!("Member must have length less than or equal to {max}"),
-        );
+        v.push(path, Some(json), format_args!("Member must have length less than or equal to {max}"));
     }
 }
 
-fn check_map(
-    v: &mut Violations,
-    path: &Path<'_>,
-    json: &Json,
-    entries: &Map<String, Json>,
-    map: &MapShape,
-) {
+fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json, entries: &Map<String, Json>, map: &MapShape) {
     check_len(v, path, json, entries.len(), map.len);
     if let Some(keys) = map.keys {
         for key in entries.keys() {
             if !key_is_valid(key, keys) {
-                v.push(
-                    path,
-                    Some(json),
-                    format_args!("Map keys must satisfy constraint: [{}]", KeyRules(keys)),
-                );
+                v.push(path, Some(json), format_args!("Map keys must satisfy constraint: [{}]", KeyRules(keys)));
             }
         }
     }
@@ -255,16 +203,11 @@ fn check_map(
                 Json::Array(items) => items.len() as u64,
                 _ => continue,
             };
-            if map.value_len.min.is_some_and(|min| len < min)
-                || map.value_len.max.is_some_and(|max| len > max)
-            {
+            if map.value_len.min.is_some_and(|min| len < min) || map.value_len.max.is_some_and(|max| len > max) {
                 v.push(
                     path,
                     Some(json),
-                    format_args!(
-                        "Map value must satisfy constraint: [{}]",
-                        LenRules(map.value_len)
-                    ),
+                    format_args!("Map value must satisfy constraint: [{}]", LenRules(map.value_len)),
                 );
             }
         }
@@ -298,11 +241,7 @@ impl std::fmt::Display for KeyRules {
             if self.0.len.is_set() {
                 f.write_str(", ")?;
             }
-            write!(
-                f,
-                "Member must satisfy regular expression pattern: {}",
-                pattern.text()
-            )?;
+            write!(f, "Member must satisfy regular expression pattern: {}", pattern.text())?;
         }
         Ok(())
     }

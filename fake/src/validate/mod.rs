@@ -29,13 +29,8 @@ mod tests;
 use serde_json::Value as Json;
 
 use crate::error::DynamoError;
-use rules::{
-    Object, batch, control, create_table, expressions, items, reads, transact, update_table,
-};
-use schema::{
-    batch as batch_schema, items as item_schema, reads as read_schema, tables,
-    transact as transact_schema,
-};
+use rules::{Object, batch, control, create_table, expressions, items, reads, transact, update_table};
+use schema::{batch as batch_schema, items as item_schema, reads as read_schema, tables, transact as transact_schema};
 use shape::StructShape;
 
 /// What DynamoDB answers for a body that is not a JSON object: a `SerializationException`
@@ -72,16 +67,8 @@ struct Operation {
 }
 
 impl Operation {
-    const fn new(
-        input: &'static StructShape,
-        rules: fn(&Object) -> Result<(), DynamoError>,
-    ) -> Operation {
-        Operation {
-            input,
-            table_name_first: false,
-            rules,
-            after_values: rules::pass,
-        }
+    const fn new(input: &'static StructShape, rules: fn(&Object) -> Result<(), DynamoError>) -> Operation {
+        Operation { input, table_name_first: false, rules, after_values: rules::pass }
     }
 
     const fn with_table_name_first(mut self) -> Operation {
@@ -89,10 +76,7 @@ impl Operation {
         self
     }
 
-    const fn then_after_values(
-        mut self,
-        after_values: fn(&Object) -> Result<(), DynamoError>,
-    ) -> Operation {
+    const fn then_after_values(mut self, after_values: fn(&Object) -> Result<(), DynamoError>) -> Operation {
         self.after_values = after_values;
         self
     }
@@ -100,42 +84,32 @@ impl Operation {
 
 /// The operation of this name, if the fake serves it.
 fn operation(name: &str) -> Option<&'static Operation> {
-    static CREATE_TABLE: Operation =
-        Operation::new(&tables::CREATE_TABLE, create_table::check).with_table_name_first();
-    static UPDATE_TABLE: Operation =
-        Operation::new(&tables::UPDATE_TABLE, update_table::check).with_table_name_first();
-    static TABLE_ONLY: Operation =
-        Operation::new(&tables::TABLE_ONLY, rules::pass).with_table_name_first();
+    static CREATE_TABLE: Operation = Operation::new(&tables::CREATE_TABLE, create_table::check).with_table_name_first();
+    static UPDATE_TABLE: Operation = Operation::new(&tables::UPDATE_TABLE, update_table::check).with_table_name_first();
+    static TABLE_ONLY: Operation = Operation::new(&tables::TABLE_ONLY, rules::pass).with_table_name_first();
     static LIST_TABLES: Operation = Operation::new(&tables::LIST_TABLES, rules::pass);
     static UPDATE_TIME_TO_LIVE: Operation =
-        Operation::new(&tables::UPDATE_TIME_TO_LIVE, control::update_time_to_live)
-            .with_table_name_first();
+        Operation::new(&tables::UPDATE_TIME_TO_LIVE, control::update_time_to_live).with_table_name_first();
     static TAG_RESOURCE: Operation = Operation::new(&tables::TAG_RESOURCE, control::resource_named);
-    static UNTAG_RESOURCE: Operation =
-        Operation::new(&tables::UNTAG_RESOURCE, control::resource_named);
-    static LIST_TAGS: Operation =
-        Operation::new(&tables::LIST_TAGS_OF_RESOURCE, control::resource_named);
+    static UNTAG_RESOURCE: Operation = Operation::new(&tables::UNTAG_RESOURCE, control::resource_named);
+    static LIST_TAGS: Operation = Operation::new(&tables::LIST_TAGS_OF_RESOURCE, control::resource_named);
     static EMPTY: Operation = Operation::new(&tables::EMPTY, rules::pass);
     static PUT_ITEM: Operation = Operation::new(&item_schema::PUT_ITEM, items::conditional_write)
         .then_after_values(items::conditional_write_after_values);
-    static DELETE_ITEM: Operation =
-        Operation::new(&item_schema::DELETE_ITEM, items::conditional_write)
-            .then_after_values(items::conditional_write_after_values);
+    static DELETE_ITEM: Operation = Operation::new(&item_schema::DELETE_ITEM, items::conditional_write)
+        .then_after_values(items::conditional_write_after_values);
     static UPDATE_ITEM: Operation = Operation::new(&item_schema::UPDATE_ITEM, items::update);
-    static GET_ITEM: Operation = Operation::new(&item_schema::GET_ITEM, items::get)
-        .then_after_values(items::get_after_values);
-    static QUERY: Operation = Operation::new(&read_schema::QUERY, reads::query)
-        .then_after_values(reads::query_after_values);
+    static GET_ITEM: Operation =
+        Operation::new(&item_schema::GET_ITEM, items::get).then_after_values(items::get_after_values);
+    static QUERY: Operation =
+        Operation::new(&read_schema::QUERY, reads::query).then_after_values(reads::query_after_values);
     static SCAN: Operation =
         Operation::new(&read_schema::SCAN, reads::scan).then_after_values(reads::scan_after_values);
-    static BATCH_GET_ITEM: Operation = Operation::new(&batch_schema::BATCH_GET_ITEM, batch::get)
-        .then_after_values(batch::get_after_values);
-    static BATCH_WRITE_ITEM: Operation =
-        Operation::new(&batch_schema::BATCH_WRITE_ITEM, batch::write);
-    static TRANSACT_WRITE_ITEMS: Operation =
-        Operation::new(&transact_schema::TRANSACT_WRITE_ITEMS, transact::write);
-    static TRANSACT_GET_ITEMS: Operation =
-        Operation::new(&transact_schema::TRANSACT_GET_ITEMS, transact::get);
+    static BATCH_GET_ITEM: Operation =
+        Operation::new(&batch_schema::BATCH_GET_ITEM, batch::get).then_after_values(batch::get_after_values);
+    static BATCH_WRITE_ITEM: Operation = Operation::new(&batch_schema::BATCH_WRITE_ITEM, batch::write);
+    static TRANSACT_WRITE_ITEMS: Operation = Operation::new(&transact_schema::TRANSACT_WRITE_ITEMS, transact::write);
+    static TRANSACT_GET_ITEMS: Operation = Operation::new(&transact_schema::TRANSACT_GET_ITEMS, transact::get);
 
     Some(match name {
         "CreateTable" => &CREATE_TABLE,
@@ -183,6 +157,7 @@ pub(crate) fn check(operation_name: &str, body: &Json) -> Result<(), DynamoError
 /// expressions: `ReturnValues` of `PutItem`/`DeleteItem`, duplicates in `AttributesToGet`, the
 /// key condition of `Query`, the segments of `Scan`. Call it once [`check`] passed and the
 /// values were read.
+#[allow(dead_code, reason = "wired into the engine as notes/requests-from-validation.md asks")]
 pub(crate) fn check_after_values(operation_name: &str, body: &Json) -> Result<(), DynamoError> {
     match (operation(operation_name), body) {
         (Some(operation), Json::Object(request)) => (operation.after_values)(request),
@@ -194,6 +169,7 @@ pub(crate) fn check_after_values(operation_name: &str, body: &Json) -> Result<()
 /// of `BatchGetItem`, or of an action of a transaction: if present, not empty, and keyed by
 /// placeholders (`#name`, `:value`). Call it right before reading the values of
 /// `ExpressionAttributeValues` and parsing the expressions.
+#[allow(dead_code, reason = "wired into the engine as notes/requests-from-validation.md asks")]
 pub(crate) fn check_expression_maps(request: &Json) -> Result<(), DynamoError> {
     match request {
         Json::Object(request) => expressions::check_maps(request),
@@ -203,6 +179,7 @@ pub(crate) fn check_expression_maps(request: &Json) -> Result<(), DynamoError> {
 
 /// A boolean member as DynamoDB reads it: `true`/`false`, or a string such as `"TRUE"`,
 /// `"no"` or `"1"` (the type check has refused every other string).
+#[allow(dead_code, reason = "wired into the engine as notes/requests-from-validation.md asks")]
 pub(crate) fn as_bool(json: &Json) -> Option<bool> {
     match json {
         Json::Bool(b) => Some(*b),
@@ -212,7 +189,7 @@ pub(crate) fn as_bool(json: &Json) -> Option<bool> {
 }
 
 /// An integer member as DynamoDB reads it: a decimal is rounded down; beyond `i64` it saturates.
+#[allow(dead_code, reason = "wired into the engine as notes/requests-from-validation.md asks")]
 pub(crate) fn as_integer(json: &Json) -> Option<i64> {
-    constraints::integer_of(json)
-        .map(|n| i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }))
+    constraints::integer_of(json).map(|n| i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }))
 }

@@ -24,17 +24,11 @@ pub(crate) struct Path<'a> {
 
 impl<'a> Path<'a> {
     /// The request body itself.
-    pub(crate) const ROOT: Path<'static> = Path {
-        parent: None,
-        step: None,
-    };
+    pub(crate) const ROOT: Path<'static> = Path { parent: None, step: None };
 
     /// The path one step further.
     pub(crate) fn then(&'a self, step: Step<'a>) -> Path<'a> {
-        Path {
-            parent: Some(self),
-            step: Some(step),
-        }
+        Path { parent: Some(self), step: Some(step) }
     }
 }
 
@@ -66,13 +60,7 @@ mod tests {
         let first = table.then(Step::Element(0));
         let delete = first.then(Step::Member("deleteRequest"));
         let key = delete.then(Step::Member("key"));
-        assert_eq!(
-            key.to_string(),
-            "requestItems.aa;.member.1.member.deleteRequest.key"
-        );
-        assert_eq!(
-            root.then(Step::Member("tableName")).to_string(),
-            "tableName"
-        );
+        assert_eq!(key.to_string(), "requestItems.aa;.member.1.member.deleteRequest.key");
+        assert_eq!(root.then(Step::Member("tableName")).to_string(), "tableName");
     }
 }

@@ -41,25 +41,16 @@ pub(crate) struct Len {
 
 impl Len {
     /// No length constraint.
-    pub(crate) const ANY: Len = Len {
-        min: None,
-        max: None,
-    };
+    pub(crate) const ANY: Len = Len { min: None, max: None };
 
     /// A length between `min` and `max`, both inclusive.
     pub(crate) const fn between(min: u64, max: u64) -> Len {
-        Len {
-            min: Some(min),
-            max: Some(max),
-        }
+        Len { min: Some(min), max: Some(max) }
     }
 
     /// A length of at least `min`.
     pub(crate) const fn at_least(min: u64) -> Len {
-        Len {
-            min: Some(min),
-            max: None,
-        }
+        Len { min: Some(min), max: None }
     }
 
     /// Whether any bound is set.
@@ -87,9 +78,7 @@ impl Pattern {
     pub(crate) fn matches(self, s: &str) -> bool {
         match self {
             Pattern::Name => {
-                !s.is_empty()
-                    && s.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+                !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
             }
         }
     }
@@ -108,19 +97,11 @@ pub(crate) struct StringRules {
 
 impl StringRules {
     /// A string without rules.
-    pub(crate) const FREE: StringRules = StringRules {
-        one_of: &[],
-        pattern: None,
-        len: Len::ANY,
-    };
+    pub(crate) const FREE: StringRules = StringRules { one_of: &[], pattern: None, len: Len::ANY };
 
     /// A string that must be one of `values`.
     pub(crate) const fn one_of(values: &'static [&'static str]) -> StringRules {
-        StringRules {
-            one_of: values,
-            pattern: None,
-            len: Len::ANY,
-        }
+        StringRules { one_of: values, pattern: None, len: Len::ANY }
     }
 
     /// Whether the string has any rule at all.
@@ -140,10 +121,7 @@ pub(crate) struct NumberRules {
 
 impl NumberRules {
     /// Any integer.
-    pub(crate) const FREE: NumberRules = NumberRules {
-        min: None,
-        max: None,
-    };
+    pub(crate) const FREE: NumberRules = NumberRules { min: None, max: None };
 }
 
 /// A list and its element shape.
@@ -195,22 +173,12 @@ pub(crate) struct Member {
 impl Member {
     /// An optional member.
     pub(crate) const fn optional(name: &'static str, path: &'static str, shape: Shape) -> Member {
-        Member {
-            name,
-            path,
-            shape,
-            required: false,
-        }
+        Member { name, path, shape, required: false }
     }
 
     /// A member that must not be null.
     pub(crate) const fn required(name: &'static str, path: &'static str, shape: Shape) -> Member {
-        Member {
-            name,
-            path,
-            shape,
-            required: true,
-        }
+        Member { name, path, shape, required: true }
     }
 }
 
@@ -220,16 +188,11 @@ impl Shape {
     pub(crate) fn has_rules(&self) -> bool {
         match self {
             Shape::String(rules) => !rules.is_free(),
-            Shape::Integer(rules) | Shape::Long(rules) => {
-                rules.min.is_some() || rules.max.is_some()
-            }
+            Shape::Integer(rules) | Shape::Long(rules) => rules.min.is_some() || rules.max.is_some(),
             Shape::Boolean | Shape::Blob | Shape::AttrValue => false,
             Shape::List(list) => list.len.is_set() || list.member.has_rules(),
             Shape::Map(map) => {
-                map.len.is_set()
-                    || map.keys.is_some()
-                    || map.value_len.is_set()
-                    || map.value.has_rules()
+                map.len.is_set() || map.keys.is_some() || map.value_len.is_set() || map.value.has_rules()
             }
             Shape::Structure(_) => true,
         }

@@ -38,8 +38,7 @@ fn after_values(operation: &str, body: Json) -> String {
 }
 
 fn passes(operation: &str, body: Json) {
-    if let Err(error) = check(operation, &body).and_then(|()| check_after_values(operation, &body))
-    {
+    if let Err(error) = check(operation, &body).and_then(|()| check_after_values(operation, &body)) {
         panic!("{operation} {body}: {error}");
     }
 }
@@ -76,59 +75,29 @@ const CAST: &str = "class sun.reflect.generics.reflectiveObjects.ParameterizedTy
 
 /// The probes and answers of one kind of member.
 fn expected_for(kind: &str) -> Vec<(Json, String)> {
-    let of = |pairs: &[(Json, &str)]| {
-        pairs
-            .iter()
-            .map(|(v, m)| (v.clone(), (*m).to_owned()))
-            .collect::<Vec<_>>()
-    };
+    let of = |pairs: &[(Json, &str)]| pairs.iter().map(|(v, m)| (v.clone(), (*m).to_owned())).collect::<Vec<_>>();
     let scalars = |message: &str| {
-        [
-            json!("23"),
-            json!(true),
-            json!(23),
-            json!(-2147483648i64),
-            json!(2147483648i64),
-            json!(34.56),
-        ]
-        .into_iter()
-        .map(|v| (v, message.to_owned()))
-        .collect::<Vec<_>>()
+        [json!("23"), json!(true), json!(23), json!(-2147483648i64), json!(2147483648i64), json!(34.56)]
+            .into_iter()
+            .map(|v| (v, message.to_owned()))
+            .collect::<Vec<_>>()
     };
     let start = "Start of structure or map found where not expected";
     if let Some(inner) = kind.strip_prefix("Map<").and_then(|k| k.strip_suffix('>')) {
-        let java = if inner.contains('.') {
-            inner.to_owned()
-        } else {
-            format!("com.amazonaws.dynamodb.v20120810.{inner}")
-        };
+        let java =
+            if inner.contains('.') { inner.to_owned() } else { format!("com.amazonaws.dynamodb.v20120810.{inner}") };
         let mut probes = scalars("Unexpected field type");
-        probes.push((
-            json!([]),
-            format!("Unrecognized collection type java.util.Map<java.lang.String, {java}>"),
-        ));
+        probes.push((json!([]), format!("Unrecognized collection type java.util.Map<java.lang.String, {java}>")));
         return probes;
     }
-    if let Some(name) = kind
-        .strip_prefix("FieldStruct<")
-        .and_then(|k| k.strip_suffix('>'))
-    {
+    if let Some(name) = kind.strip_prefix("FieldStruct<").and_then(|k| k.strip_suffix('>')) {
         let mut probes = scalars("Unexpected field type");
-        probes.push((
-            json!([]),
-            format!("Unrecognized collection type class com.amazonaws.dynamodb.v20120810.{name}"),
-        ));
+        probes.push((json!([]), format!("Unrecognized collection type class com.amazonaws.dynamodb.v20120810.{name}")));
         return probes;
     }
-    if let Some(name) = kind
-        .strip_prefix("ValueStruct<")
-        .and_then(|k| k.strip_suffix('>'))
-    {
+    if let Some(name) = kind.strip_prefix("ValueStruct<").and_then(|k| k.strip_suffix('>')) {
         let mut probes = scalars("Unexpected value type in payload");
-        probes.push((
-            json!([]),
-            format!("Unrecognized collection type class com.amazonaws.dynamodb.v20120810.{name}"),
-        ));
+        probes.push((json!([]), format!("Unrecognized collection type class com.amazonaws.dynamodb.v20120810.{name}")));
         return probes;
     }
     match kind {
@@ -136,79 +105,37 @@ fn expected_for(kind: &str) -> Vec<(Json, String)> {
             (json!(true), "TRUE_VALUE cannot be converted to String"),
             (json!(false), "FALSE_VALUE cannot be converted to String"),
             (json!(23), "NUMBER_VALUE cannot be converted to String"),
-            (
-                json!(-2147483648i64),
-                "NUMBER_VALUE cannot be converted to String",
-            ),
-            (
-                json!(2147483648i64),
-                "NUMBER_VALUE cannot be converted to String",
-            ),
+            (json!(-2147483648i64), "NUMBER_VALUE cannot be converted to String"),
+            (json!(2147483648i64), "NUMBER_VALUE cannot be converted to String"),
             (json!(34.56), "DECIMAL_VALUE cannot be converted to String"),
-            (
-                json!([]),
-                "Unrecognized collection type class java.lang.String",
-            ),
+            (json!([]), "Unrecognized collection type class java.lang.String"),
             (json!({}), start),
         ]),
         "Boolean" => of(&[
             (json!("23"), "Unexpected token received from parser"),
             (json!(23), "NUMBER_VALUE cannot be converted to Boolean"),
-            (
-                json!(-2147483648i64),
-                "NUMBER_VALUE cannot be converted to Boolean",
-            ),
-            (
-                json!(2147483648i64),
-                "NUMBER_VALUE cannot be converted to Boolean",
-            ),
+            (json!(-2147483648i64), "NUMBER_VALUE cannot be converted to Boolean"),
+            (json!(2147483648i64), "NUMBER_VALUE cannot be converted to Boolean"),
             (json!(34.56), "DECIMAL_VALUE cannot be converted to Boolean"),
-            (
-                json!([]),
-                "Unrecognized collection type class java.lang.Boolean",
-            ),
+            (json!([]), "Unrecognized collection type class java.lang.Boolean"),
             (json!({}), start),
         ]),
         "Integer" | "Long" => of(&[
-            (
-                json!("23"),
-                &format!("STRING_VALUE cannot be converted to {kind}"),
-            ),
-            (
-                json!(true),
-                &format!("TRUE_VALUE cannot be converted to {kind}"),
-            ),
-            (
-                json!(false),
-                &format!("FALSE_VALUE cannot be converted to {kind}"),
-            ),
-            (
-                json!([]),
-                &format!("Unrecognized collection type class java.lang.{kind}"),
-            ),
+            (json!("23"), &format!("STRING_VALUE cannot be converted to {kind}")),
+            (json!(true), &format!("TRUE_VALUE cannot be converted to {kind}")),
+            (json!(false), &format!("FALSE_VALUE cannot be converted to {kind}")),
+            (json!([]), &format!("Unrecognized collection type class java.lang.{kind}")),
             (json!({}), start),
         ]),
         "Blob" => {
             let mut probes = scalars("only base-64-encoded strings are convertible to bytes");
             probes.retain(|(v, _)| !v.is_string());
             probes.extend(of(&[
-                (
-                    json!([]),
-                    "Unrecognized collection type class java.nio.ByteBuffer",
-                ),
+                (json!([]), "Unrecognized collection type class java.nio.ByteBuffer"),
                 (json!({}), start),
-                (
-                    json!("23456"),
-                    "Base64 encoded length is expected a multiple of 4 bytes but found: 5",
-                ),
-                (
-                    json!("=+/="),
-                    "Invalid last non-pad Base64 character dectected",
-                ),
-                (
-                    json!("+/+="),
-                    "Invalid last non-pad Base64 character dectected",
-                ),
+                (json!("23456"), "Base64 encoded length is expected a multiple of 4 bytes but found: 5"),
+                (json!("=+/="), "Invalid last non-pad Base64 character dectected"),
+                (json!("+/+="), "Invalid last non-pad Base64 character dectected"),
             ]));
             probes
         }
@@ -237,10 +164,7 @@ fn expected_for(kind: &str) -> Vec<(Json, String)> {
 
 /// Asserts the answer to every probe of a member, as the dynalite suite's `assertType` does.
 fn assert_type(operation: &str, path: &str, kind: &str) {
-    if let Some(place) = kind
-        .strip_prefix("AttrStruct<")
-        .and_then(|k| k.strip_suffix('>'))
-    {
+    if let Some(place) = kind.strip_prefix("AttrStruct<").and_then(|k| k.strip_suffix('>')) {
         assert_type(operation, path, &format!("{place}<AttributeValue>"));
         for (suffix, kind) in [
             ("S", "String"),
@@ -269,36 +193,18 @@ fn assert_type(operation: &str, path: &str, kind: &str) {
     }
     for (value, message) in expected_for(kind) {
         let body = probe(path, value.clone());
-        assert_eq!(
-            serialization(operation, body),
-            message,
-            "{operation} {path} = {value}"
-        );
+        assert_eq!(serialization(operation, body), message, "{operation} {path} = {value}");
     }
 }
 
 #[test]
 fn bodies_that_are_not_json_objects_get_a_bare_serialization_exception() {
-    for body in [
-        &b""[..],
-        b" ",
-        b"hi",
-        b"{",
-        b"null",
-        b"[]",
-        b"23",
-        b"\"x\"",
-        b"true",
-        b"{\"a\":1}x",
-    ] {
+    for body in [&b""[..], b" ", b"hi", b"{", b"null", b"[]", b"23", b"\"x\"", b"true", b"{\"a\":1}x"] {
         let error = parse_body(body).expect_err(&String::from_utf8_lossy(body));
         assert_eq!(error.type_name, SERIALIZATION);
         assert_eq!(error.message, "");
     }
-    assert_eq!(
-        parse_body(b" {\"TableName\": \"abc\"} ").ok(),
-        Some(json!({"TableName": "abc"}))
-    );
+    assert_eq!(parse_body(b" {\"TableName\": \"abc\"} ").ok(), Some(json!({"TableName": "abc"})));
     assert_eq!(parse_body(b"{}").ok(), Some(json!({})));
 }
 
@@ -319,11 +225,7 @@ fn scalar_members_get_the_deserializer_messages() {
     assert_type("GetItem", "ConsistentRead", "Boolean");
     assert_type("ListTables", "Limit", "Integer");
     assert_type("ListTables", "ExclusiveStartTableName", "String");
-    assert_type(
-        "CreateTable",
-        "ProvisionedThroughput.WriteCapacityUnits",
-        "Long",
-    );
+    assert_type("CreateTable", "ProvisionedThroughput.WriteCapacityUnits", "Long");
     assert_type("Scan", "Segment", "Integer");
     assert_type("UpdateItem", "AttributeUpdates.Attr.Action", "String");
 }
@@ -331,117 +233,37 @@ fn scalar_members_get_the_deserializer_messages() {
 #[test]
 fn containers_get_messages_that_depend_on_where_they_sit() {
     assert_type("CreateTable", "AttributeDefinitions", "List");
-    assert_type(
-        "CreateTable",
-        "KeySchema.0",
-        "ValueStruct<KeySchemaElement>",
-    );
-    assert_type(
-        "CreateTable",
-        "ProvisionedThroughput",
-        "FieldStruct<ProvisionedThroughput>",
-    );
-    assert_type(
-        "CreateTable",
-        "LocalSecondaryIndexes.0.Projection",
-        "FieldStruct<Projection>",
-    );
-    assert_type(
-        "CreateTable",
-        "GlobalSecondaryIndexes.0",
-        "ValueStruct<GlobalSecondaryIndex>",
-    );
-    assert_type(
-        "CreateTable",
-        "GlobalSecondaryIndexes.0.Projection.NonKeyAttributes.0",
-        "String",
-    );
-    assert_type(
-        "UpdateTable",
-        "GlobalSecondaryIndexUpdates.0.Update",
-        "FieldStruct<UpdateGlobalSecondaryIndexAction>",
-    );
-    assert_type(
-        "UpdateTable",
-        "GlobalSecondaryIndexUpdates.0.Delete",
-        "FieldStruct<DeleteGlobalSecondaryIndexAction>",
-    );
-    assert_type(
-        "UpdateTimeToLive",
-        "TimeToLiveSpecification",
-        "FieldStruct<TimeToLiveSpecification>",
-    );
-    assert_type(
-        "UpdateTimeToLive",
-        "TimeToLiveSpecification.Enabled",
-        "Boolean",
-    );
+    assert_type("CreateTable", "KeySchema.0", "ValueStruct<KeySchemaElement>");
+    assert_type("CreateTable", "ProvisionedThroughput", "FieldStruct<ProvisionedThroughput>");
+    assert_type("CreateTable", "LocalSecondaryIndexes.0.Projection", "FieldStruct<Projection>");
+    assert_type("CreateTable", "GlobalSecondaryIndexes.0", "ValueStruct<GlobalSecondaryIndex>");
+    assert_type("CreateTable", "GlobalSecondaryIndexes.0.Projection.NonKeyAttributes.0", "String");
+    assert_type("UpdateTable", "GlobalSecondaryIndexUpdates.0.Update", "FieldStruct<UpdateGlobalSecondaryIndexAction>");
+    assert_type("UpdateTable", "GlobalSecondaryIndexUpdates.0.Delete", "FieldStruct<DeleteGlobalSecondaryIndexAction>");
+    assert_type("UpdateTimeToLive", "TimeToLiveSpecification", "FieldStruct<TimeToLiveSpecification>");
+    assert_type("UpdateTimeToLive", "TimeToLiveSpecification.Enabled", "Boolean");
     assert_type("TagResource", "Tags.0", "ValueStruct<Tag>");
     assert_type("PutItem", "Item", "Map<AttributeValue>");
     assert_type("PutItem", "Expected", "Map<ExpectedAttributeValue>");
-    assert_type(
-        "PutItem",
-        "Expected.Attr",
-        "ValueStruct<ExpectedAttributeValue>",
-    );
+    assert_type("PutItem", "Expected.Attr", "ValueStruct<ExpectedAttributeValue>");
     assert_type("PutItem", "Expected.Attr.Exists", "Boolean");
-    assert_type(
-        "PutItem",
-        "ExpressionAttributeNames",
-        "Map<java.lang.String>",
-    );
+    assert_type("PutItem", "ExpressionAttributeNames", "Map<java.lang.String>");
     assert_type("PutItem", "ExpressionAttributeNames.Attr", "String");
-    assert_type(
-        "UpdateItem",
-        "AttributeUpdates",
-        "Map<AttributeValueUpdate>",
-    );
+    assert_type("UpdateItem", "AttributeUpdates", "Map<AttributeValueUpdate>");
     assert_type("Query", "KeyConditions", "Map<Condition>");
     assert_type("Scan", "ScanFilter.Attr", "ValueStruct<Condition>");
     assert_type("BatchGetItem", "RequestItems", "Map<KeysAndAttributes>");
-    assert_type(
-        "BatchGetItem",
-        "RequestItems.Attr",
-        "ValueStruct<KeysAndAttributes>",
-    );
+    assert_type("BatchGetItem", "RequestItems.Attr", "ValueStruct<KeysAndAttributes>");
     assert_type("BatchGetItem", "RequestItems.Attr.Keys", "List");
-    assert_type(
-        "BatchGetItem",
-        "RequestItems.Attr.Keys.0",
-        "ParameterizedMap",
-    );
-    assert_type(
-        "BatchWriteItem",
-        "RequestItems",
-        "Map<java.util.List<com.amazonaws.dynamodb.v20120810.WriteRequest>>",
-    );
+    assert_type("BatchGetItem", "RequestItems.Attr.Keys.0", "ParameterizedMap");
+    assert_type("BatchWriteItem", "RequestItems", "Map<java.util.List<com.amazonaws.dynamodb.v20120810.WriteRequest>>");
     assert_type("BatchWriteItem", "RequestItems.Attr", "ParameterizedList");
-    assert_type(
-        "BatchWriteItem",
-        "RequestItems.Attr.0",
-        "ValueStruct<WriteRequest>",
-    );
-    assert_type(
-        "BatchWriteItem",
-        "RequestItems.Attr.0.DeleteRequest",
-        "FieldStruct<DeleteRequest>",
-    );
+    assert_type("BatchWriteItem", "RequestItems.Attr.0", "ValueStruct<WriteRequest>");
+    assert_type("BatchWriteItem", "RequestItems.Attr.0.DeleteRequest", "FieldStruct<DeleteRequest>");
     assert_type("TransactWriteItems", "TransactItems", "List");
-    assert_type(
-        "TransactWriteItems",
-        "TransactItems.0.Put",
-        "FieldStruct<Put>",
-    );
-    assert_type(
-        "TransactWriteItems",
-        "TransactItems.0.Update.UpdateExpression",
-        "String",
-    );
-    assert_type(
-        "TransactGetItems",
-        "TransactItems.0.Get",
-        "FieldStruct<Get>",
-    );
+    assert_type("TransactWriteItems", "TransactItems.0.Put", "FieldStruct<Put>");
+    assert_type("TransactWriteItems", "TransactItems.0.Update.UpdateExpression", "String");
+    assert_type("TransactGetItems", "TransactItems.0.Get", "FieldStruct<Get>");
 }
 
 #[test]
@@ -450,36 +272,16 @@ fn attribute_values_are_type_checked_all_the_way_down() {
     assert_type("PutItem", "Expected.Attr.Value", "AttrStruct<FieldStruct>");
     assert_type("GetItem", "Key.Attr", "AttrStruct<ValueStruct>");
     assert_type("Query", "ExclusiveStartKey.Attr", "AttrStruct<ValueStruct>");
-    assert_type(
-        "BatchWriteItem",
-        "RequestItems.Attr.0.PutRequest.Item.Attr",
-        "AttrStruct<ValueStruct>",
-    );
-    assert_type(
-        "TransactWriteItems",
-        "TransactItems.0.Delete.Key.Attr",
-        "AttrStruct<ValueStruct>",
-    );
+    assert_type("BatchWriteItem", "RequestItems.Attr.0.PutRequest.Item.Attr", "AttrStruct<ValueStruct>");
+    assert_type("TransactWriteItems", "TransactItems.0.Delete.Key.Attr", "AttrStruct<ValueStruct>");
 }
 
 #[test]
 fn nulls_unknown_members_and_boolean_words_pass_the_type_check() {
-    passes(
-        "ListTables",
-        json!({"ExclusiveStartTableName": null, "Limit": null, "hi": "yo", "stuff": [1]}),
-    );
-    passes(
-        "GetItem",
-        json!({"TableName": "abc", "Key": {"a": {"S": "x", "Z": 5}}, "ConsistentRead": "TRUE"}),
-    );
-    passes(
-        "GetItem",
-        json!({"TableName": "abc", "Key": {}, "ConsistentRead": "no"}),
-    );
-    passes(
-        "PutItem",
-        json!({"TableName": "abc", "Item": {"a": {"NULL": "no"}, "b": {"B": ""}, "c": null}}),
-    );
+    passes("ListTables", json!({"ExclusiveStartTableName": null, "Limit": null, "hi": "yo", "stuff": [1]}));
+    passes("GetItem", json!({"TableName": "abc", "Key": {"a": {"S": "x", "Z": 5}}, "ConsistentRead": "TRUE"}));
+    passes("GetItem", json!({"TableName": "abc", "Key": {}, "ConsistentRead": "no"}));
+    passes("PutItem", json!({"TableName": "abc", "Item": {"a": {"NULL": "no"}, "b": {"B": ""}, "c": null}}));
     assert_eq!(as_bool(&json!("Yes")), Some(true));
     assert_eq!(as_bool(&json!("0")), Some(false));
     assert_eq!(as_bool(&json!("23")), None);
@@ -489,10 +291,7 @@ fn nulls_unknown_members_and_boolean_words_pass_the_type_check() {
 
 #[test]
 fn the_type_check_comes_before_every_constraint() {
-    let message = serialization(
-        "PutItem",
-        json!({"TableName": "a;", "Item": {"a": {"S": 5}}}),
-    );
+    let message = serialization("PutItem", json!({"TableName": "a;", "Item": {"a": {"S": 5}}}));
     assert_eq!(message, "NUMBER_VALUE cannot be converted to String");
     let message = serialization("CreateTable", json!({"KeySchema": "x"}));
     assert_eq!(message, "Unexpected field type");
@@ -506,10 +305,7 @@ fn missing_and_malformed_members_are_listed_in_one_message() {
          null; Value null at 'item' failed to satisfy constraint: Member must not be null"
     );
     assert_eq!(
-        validation(
-            "GetItem",
-            json!({"TableName": "abc;", "ReturnConsumedCapacity": "hi", "AttributesToGet": []})
-        ),
+        validation("GetItem", json!({"TableName": "abc;", "ReturnConsumedCapacity": "hi", "AttributesToGet": []})),
         "4 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: Member \
          must satisfy enum value set: [INDEXES, TOTAL, NONE]; Value '[]' at 'attributesToGet' failed to satisfy \
          constraint: Member must have length greater than or equal to 1; Value 'abc;' at 'tableName' failed to \
@@ -517,10 +313,7 @@ fn missing_and_malformed_members_are_listed_in_one_message() {
          failed to satisfy constraint: Member must not be null"
     );
     assert_eq!(
-        validation(
-            "ListTables",
-            json!({"ExclusiveStartTableName": "a;", "Limit": 500})
-        ),
+        validation("ListTables", json!({"ExclusiveStartTableName": "a;", "Limit": 500})),
         "3 validation errors detected: Value 'a;' at 'exclusiveStartTableName' failed to satisfy constraint: Member \
          must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value 'a;' at 'exclusiveStartTableName' failed to \
          satisfy constraint: Member must have length greater than or equal to 3; Value '500' at 'limit' failed to \
@@ -576,10 +369,8 @@ fn nested_paths_name_list_elements_and_map_entries() {
          must not be null"
     );
     // Map entries are listed from the last to the first.
-    let message = validation(
-        "Scan",
-        json!({"TableName": "abc", "ScanFilter": {"a": {}, "b": {"ComparisonOperator": ""}}}),
-    );
+    let message =
+        validation("Scan", json!({"TableName": "abc", "ScanFilter": {"a": {}, "b": {"ComparisonOperator": ""}}}));
     assert_eq!(
         message,
         "2 validation errors detected: Value '' at 'scanFilter.b.member.comparisonOperator' failed to satisfy \
@@ -598,24 +389,18 @@ fn at_most_ten_violations_are_reported() {
                "LocalSecondaryIndexes": [{}, {}, {}, {}, {}, {}, {}, {}, {}],
                "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}),
     );
-    assert!(
-        message.starts_with("10 validation errors detected: "),
-        "{message}"
-    );
+    assert!(message.starts_with("10 validation errors detected: "), "{message}");
     assert_eq!(message.matches("; ").count(), 9);
-    assert!(message.ends_with("Value null at 'localSecondaryIndexes.4.member.indexName' failed to satisfy constraint: Member must not be null"));
+    assert!(message.ends_with(
+        "Value null at 'localSecondaryIndexes.4.member.indexName' failed to satisfy constraint: Member must not be null"
+    ));
 }
 
 #[test]
 fn map_values_of_batch_writes_hold_one_to_twenty_five_requests() {
-    let writes: Vec<Json> = (0..26)
-        .map(|i| json!({"PutRequest": {"Item": {"a": {"S": i.to_string()}}}}))
-        .collect();
+    let writes: Vec<Json> = (0..26).map(|i| json!({"PutRequest": {"Item": {"a": {"S": i.to_string()}}}})).collect();
     let message = validation("BatchWriteItem", json!({"RequestItems": {"abc": writes}}));
-    assert!(
-        message.starts_with("1 validation error detected: Value '{\"abc\":[{"),
-        "{message}"
-    );
+    assert!(message.starts_with("1 validation error detected: Value '{\"abc\":[{"), "{message}");
     assert!(message.ends_with(
         "}]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have \
          length less than or equal to 25, Member must have length greater than or equal to 1]"
@@ -629,14 +414,9 @@ fn map_values_of_batch_writes_hold_one_to_twenty_five_requests() {
 
 #[test]
 fn table_operations_check_the_table_name_before_the_constraints() {
-    for operation in [
-        "CreateTable",
-        "DeleteTable",
-        "DescribeTable",
-        "UpdateTable",
-        "UpdateTimeToLive",
-        "DescribeTimeToLive",
-    ] {
+    for operation in
+        ["CreateTable", "DeleteTable", "DescribeTable", "UpdateTable", "UpdateTimeToLive", "DescribeTimeToLive"]
+    {
         assert_eq!(
             validation(operation, json!({})),
             "The parameter 'TableName' is required but was not present in the request",
@@ -727,9 +507,7 @@ fn create_table_checks_billing_and_throughput() {
     assert_eq!(
         validation(
             "CreateTable",
-            table(
-                json!({"ProvisionedThroughput": {"ReadCapacityUnits": 1000000000001i64, "WriteCapacityUnits": -1}})
-            )
+            table(json!({"ProvisionedThroughput": {"ReadCapacityUnits": 1000000000001i64, "WriteCapacityUnits": -1}}))
         ),
         "1 validation error detected: Value '-1' at 'provisionedThroughput.writeCapacityUnits' failed to satisfy \
          constraint: Member must have value greater than or equal to 1"
@@ -739,15 +517,9 @@ fn create_table_checks_billing_and_throughput() {
         json!({"TableName": "abc", "AttributeDefinitions": [], "KeySchema": [],
                "ProvisionedThroughput": {"ReadCapacityUnits": -1, "WriteCapacityUnits": -1}, "BillingMode": "A"}),
     );
-    assert!(
-        message.starts_with("4 validation errors detected: "),
-        "{message}"
-    );
+    assert!(message.starts_with("4 validation errors detected: "), "{message}");
     assert!(message.contains("Value 'A' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"));
-    passes(
-        "CreateTable",
-        table(json!({"BillingMode": "PAY_PER_REQUEST", "ProvisionedThroughput": null})),
-    );
+    passes("CreateTable", table(json!({"BillingMode": "PAY_PER_REQUEST", "ProvisionedThroughput": null})));
 }
 
 #[test]
@@ -763,22 +535,10 @@ fn create_table_checks_the_key_schema_against_the_definitions() {
     let range = |n: &str| json!({"KeyType": "RANGE", "AttributeName": n});
     let def = |n: &str| json!({"AttributeName": n, "AttributeType": "S"});
     let no_definition = "Invalid KeySchema: Some index key attribute have no definition";
-    assert_eq!(
-        case(json!([]), json!([hash("a"), hash("a")])),
-        no_definition
-    );
-    assert_eq!(
-        case(json!([def("b")]), json!([hash("a"), hash("a")])),
-        no_definition
-    );
-    assert_eq!(
-        case(json!([def("b")]), json!([hash("a"), range("b")])),
-        no_definition
-    );
-    assert_eq!(
-        case(json!([def("a")]), json!([hash("a"), hash("a")])),
-        no_definition
-    );
+    assert_eq!(case(json!([]), json!([hash("a"), hash("a")])), no_definition);
+    assert_eq!(case(json!([def("b")]), json!([hash("a"), hash("a")])), no_definition);
+    assert_eq!(case(json!([def("b")]), json!([hash("a"), range("b")])), no_definition);
+    assert_eq!(case(json!([def("a")]), json!([hash("a"), hash("a")])), no_definition);
     assert_eq!(
         case(json!([def("b")]), json!([hash("a")])),
         format!(
@@ -798,10 +558,7 @@ fn create_table_checks_the_key_schema_against_the_definitions() {
         "Invalid KeySchema: The first KeySchemaElement is not a HASH key type"
     );
     assert_eq!(
-        case(
-            json!([def("a"), def("c"), def("b")]),
-            json!([hash("a"), range("b")])
-        ),
+        case(json!([def("a"), def("c"), def("b")]), json!([hash("a"), range("b")])),
         format!(
             "{invalid}Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions"
         )
@@ -814,10 +571,7 @@ fn create_table_checks_the_key_schema_against_the_definitions() {
         no_definition
     );
     assert_eq!(
-        validation(
-            "CreateTable",
-            json!({"TableName": "abc", "AttributeDefinitions": [{}], "KeySchema": [hash("a")]})
-        ),
+        validation("CreateTable", json!({"TableName": "abc", "AttributeDefinitions": [{}], "KeySchema": [hash("a")]})),
         "2 validation errors detected: Value null at 'attributeDefinitions.1.member.attributeName' failed to satisfy \
          constraint: Member must not be null; Value null at 'attributeDefinitions.1.member.attributeType' failed to \
          satisfy constraint: Member must not be null"
@@ -830,17 +584,9 @@ fn create_table_checks_local_secondary_indexes() {
     let hash = |n: &str| json!({"AttributeName": n, "KeyType": "HASH"});
     let range = |n: &str| json!({"AttributeName": n, "KeyType": "RANGE"});
     let all = json!({"ProjectionType": "ALL"});
-    let lsi = |indexes: Json| {
-        validation(
-            "CreateTable",
-            table(json!({"LocalSecondaryIndexes": indexes})),
-        )
-    };
+    let lsi = |indexes: Json| validation("CreateTable", table(json!({"LocalSecondaryIndexes": indexes})));
     assert_eq!(
-        validation(
-            "CreateTable",
-            table(json!({"LocalSecondaryIndexes": [], "KeySchema": [hash("a")]}))
-        ),
+        validation("CreateTable", table(json!({"LocalSecondaryIndexes": [], "KeySchema": [hash("a")]}))),
         format!("{invalid}List of LocalSecondaryIndexes is empty")
     );
     assert_eq!(
@@ -868,19 +614,11 @@ fn create_table_checks_local_secondary_indexes() {
         "Invalid KeySchema: The first KeySchemaElement is not a HASH key type"
     );
     assert_eq!(
-        lsi(json!([index(
-            "abc",
-            json!([hash("a"), hash("a")]),
-            json!({})
-        )])),
+        lsi(json!([index("abc", json!([hash("a"), hash("a")]), json!({}))])),
         "Both the Hash Key and the Range Key element in the KeySchema have the same name"
     );
     assert_eq!(
-        lsi(json!([index(
-            "abc",
-            json!([hash("a"), hash("b")]),
-            json!({})
-        )])),
+        lsi(json!([index("abc", json!([hash("a"), hash("b")]), json!({}))])),
         "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type"
     );
     assert_eq!(
@@ -888,29 +626,17 @@ fn create_table_checks_local_secondary_indexes() {
         format!("{invalid}Index KeySchema does not have a range key for index: abc")
     );
     assert_eq!(
-        lsi(json!([index(
-            "abc",
-            json!([hash("b"), range("a")]),
-            json!({})
-        )])),
+        lsi(json!([index("abc", json!([hash("b"), range("a")]), json!({}))])),
         format!(
             "{invalid}Index KeySchema does not have the same leading hash key as table KeySchema for index: abc. index hash key: b, table hash key: a"
         )
     );
     assert_eq!(
-        lsi(json!([index(
-            "abc",
-            json!([hash("a"), range("b")]),
-            json!({})
-        )])),
+        lsi(json!([index("abc", json!([hash("a"), range("b")]), json!({}))])),
         format!("{invalid}Unknown ProjectionType: null")
     );
     assert_eq!(
-        lsi(json!([index(
-            "abc",
-            json!([hash("a"), range("b")]),
-            json!({"NonKeyAttributes": ["a"]})
-        )])),
+        lsi(json!([index("abc", json!([hash("a"), range("b")]), json!({"NonKeyAttributes": ["a"]}))])),
         format!("{invalid}Unknown ProjectionType: null")
     );
     assert_eq!(
@@ -922,30 +648,15 @@ fn create_table_checks_local_secondary_indexes() {
         format!("{invalid}ProjectionType is KEYS_ONLY, but NonKeyAttributes is specified")
     );
     let same = index("abc", json!([hash("a"), range("b")]), all.clone());
-    assert_eq!(
-        lsi(json!([same.clone(), same.clone()])),
-        format!("{invalid}Duplicate index name: abc")
-    );
-    let six: Vec<Json> = (0..6)
-        .map(|i| {
-            index(
-                &format!("ab{i}"),
-                json!([hash("a"), range("b")]),
-                all.clone(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        lsi(json!(six)),
-        format!("{invalid}Number of LocalSecondaryIndexes exceeds per-table limit of 5")
-    );
+    assert_eq!(lsi(json!([same.clone(), same.clone()])), format!("{invalid}Duplicate index name: abc"));
+    let six: Vec<Json> =
+        (0..6).map(|i| index(&format!("ab{i}"), json!([hash("a"), range("b")]), all.clone())).collect();
+    assert_eq!(lsi(json!(six)), format!("{invalid}Number of LocalSecondaryIndexes exceeds per-table limit of 5"));
     let message = lsi(
         json!([{"IndexName": "h;", "KeySchema": [], "Projection": {}}, {"IndexName": "a".repeat(256), "KeySchema": [hash("a")], "Projection": {}}]),
     );
     assert!(
-        message.starts_with(
-            "4 validation errors detected: Value 'h;' at 'localSecondaryIndexes.1.member.indexName'"
-        ),
+        message.starts_with("4 validation errors detected: Value 'h;' at 'localSecondaryIndexes.1.member.indexName'"),
         "{message}"
     );
 }
@@ -956,16 +667,8 @@ fn create_table_checks_global_secondary_indexes() {
     let hash = |n: &str| json!({"AttributeName": n, "KeyType": "HASH"});
     let range = |n: &str| json!({"AttributeName": n, "KeyType": "RANGE"});
     let all = json!({"ProjectionType": "ALL"});
-    let gsi = |indexes: Json| {
-        validation(
-            "CreateTable",
-            table(json!({"GlobalSecondaryIndexes": indexes})),
-        )
-    };
-    assert_eq!(
-        gsi(json!([])),
-        format!("{invalid}List of GlobalSecondaryIndexes is empty")
-    );
+    let gsi = |indexes: Json| validation("CreateTable", table(json!({"GlobalSecondaryIndexes": indexes})));
+    assert_eq!(gsi(json!([])), format!("{invalid}List of GlobalSecondaryIndexes is empty"));
     assert_eq!(
         gsi(json!([global("abc", json!([hash("b")]), json!({}))])),
         format!("{invalid}Unknown ProjectionType: null")
@@ -976,15 +679,8 @@ fn create_table_checks_global_secondary_indexes() {
             "{invalid}Some index key attributes are not defined in AttributeDefinitions. Keys: [c], AttributeDefinitions: [a, b]"
         )
     );
-    let twenty_one: Vec<Json> = (0..21)
-        .map(|i| {
-            global(
-                &format!("abc{i}"),
-                json!([hash("a"), range("b")]),
-                all.clone(),
-            )
-        })
-        .collect();
+    let twenty_one: Vec<Json> =
+        (0..21).map(|i| global(&format!("abc{i}"), json!([hash("a"), range("b")]), all.clone())).collect();
     assert_eq!(
         gsi(json!(twenty_one)),
         format!("{invalid}GlobalSecondaryIndex count exceeds the per-table limit of 20")
@@ -1023,12 +719,13 @@ fn create_table_checks_global_secondary_indexes() {
                 "GlobalSecondaryIndexes": [global("abc", json!([hash("b")]), all.clone())],
             }))
         ),
-        format!(
-            "{invalid}Some AttributeDefinitions are not used. AttributeDefinitions: [a, b, z], keys used: [a, b]"
-        )
+        format!("{invalid}Some AttributeDefinitions are not used. AttributeDefinitions: [a, b, z], keys used: [a, b]")
     );
     let message = gsi(json!([{}, {}, {}, {}, {}, {}, {}, {}, {}]));
-    assert!(message.starts_with("10 validation errors detected: Value null at 'globalSecondaryIndexes.1.member.indexName'"), "{message}");
+    assert!(
+        message.starts_with("10 validation errors detected: Value null at 'globalSecondaryIndexes.1.member.indexName'"),
+        "{message}"
+    );
     passes(
         "CreateTable",
         table(json!({
@@ -1043,17 +740,8 @@ fn create_table_checks_global_secondary_indexes() {
 fn update_table_needs_an_update_and_one_action_per_index() {
     let invalid = "One or more parameter values were invalid: ";
     let at_least_one = "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification is required";
-    assert_eq!(
-        validation("UpdateTable", json!({"TableName": "abc"})),
-        at_least_one
-    );
-    assert_eq!(
-        validation(
-            "UpdateTable",
-            json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": []})
-        ),
-        at_least_one
-    );
+    assert_eq!(validation("UpdateTable", json!({"TableName": "abc"})), at_least_one);
+    assert_eq!(validation("UpdateTable", json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": []})), at_least_one);
     assert_eq!(
         validation(
             "UpdateTable",
@@ -1064,18 +752,9 @@ fn update_table_needs_an_update_and_one_action_per_index() {
     let one_of = format!(
         "{invalid}One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null"
     );
+    assert_eq!(validation("UpdateTable", json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{}]})), one_of);
     assert_eq!(
-        validation(
-            "UpdateTable",
-            json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{}]})
-        ),
-        one_of
-    );
-    assert_eq!(
-        validation(
-            "UpdateTable",
-            json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{}, {}, {}, {}, {}, {}]})
-        ),
+        validation("UpdateTable", json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{}, {}, {}, {}, {}, {}]})),
         one_of
     );
     assert_eq!(
@@ -1083,33 +762,22 @@ fn update_table_needs_an_update_and_one_action_per_index() {
             "UpdateTable",
             json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{"Delete": {"IndexName": "abc"}}, {"Delete": {"IndexName": "abc"}}]})
         ),
-        format!(
-            "{invalid}Only one global secondary index update per index is allowed simultaneously. Index: abc"
-        )
+        format!("{invalid}Only one global secondary index update per index is allowed simultaneously. Index: abc")
     );
     assert_eq!(
-        validation(
-            "UpdateTable",
-            json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{"Update": {}}]})
-        ),
+        validation("UpdateTable", json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{"Update": {}}]})),
         "2 validation errors detected: Value null at 'globalSecondaryIndexUpdates.1.member.update.indexName' failed \
          to satisfy constraint: Member must not be null; Value null at \
          'globalSecondaryIndexUpdates.1.member.update.provisionedThroughput' failed to satisfy constraint: Member \
          must not be null"
     );
-    passes(
-        "UpdateTable",
-        json!({"TableName": "abc", "BillingMode": "PAY_PER_REQUEST"}),
-    );
+    passes("UpdateTable", json!({"TableName": "abc", "BillingMode": "PAY_PER_REQUEST"}));
 }
 
 #[test]
 fn time_to_live_and_tags_rules() {
     assert_eq!(
-        validation(
-            "UpdateTimeToLive",
-            json!({"TableName": "abc", "TimeToLiveSpecification": {}})
-        ),
+        validation("UpdateTimeToLive", json!({"TableName": "abc", "TimeToLiveSpecification": {}})),
         "2 validation errors detected: Value null at 'timeToLiveSpecification.attributeName' failed to satisfy \
          constraint: Member must not be null; Value null at 'timeToLiveSpecification.enabled' failed to satisfy \
          constraint: Member must not be null"
@@ -1153,10 +821,7 @@ fn expressions_and_legacy_parameters_do_not_mix() {
         "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null"
     );
     assert_eq!(
-        validation(
-            "UpdateItem",
-            json!({"TableName": "abc", "Key": {}, "ExpressionAttributeValues": {}})
-        ),
+        validation("UpdateItem", json!({"TableName": "abc", "Key": {}, "ExpressionAttributeValues": {}})),
         "ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null"
     );
     assert_eq!(
@@ -1181,10 +846,7 @@ fn expressions_and_legacy_parameters_do_not_mix() {
         json!({"TableName": "abc", "KeyConditions": {}, "FilterExpression": "a = :a", "ExpressionAttributeValues": {":a": {"S": "x"}}}),
     );
     assert_eq!(
-        validation(
-            "Scan",
-            json!({"TableName": "abc", "ExpressionAttributeValues": {}})
-        ),
+        validation("Scan", json!({"TableName": "abc", "ExpressionAttributeValues": {}})),
         "ExpressionAttributeValues can only be specified when using expressions: FilterExpression is null"
     );
     assert_eq!(
@@ -1214,10 +876,7 @@ fn expressions_and_legacy_parameters_do_not_mix() {
 #[test]
 fn expression_maps_must_hold_placeholders() {
     let maps = |request: Json| check_expression_maps(&request).map_err(|e| e.message);
-    assert_eq!(
-        maps(json!({"ExpressionAttributeNames": {}})),
-        Err("ExpressionAttributeNames must not be empty".into())
-    );
+    assert_eq!(maps(json!({"ExpressionAttributeNames": {}})), Err("ExpressionAttributeNames must not be empty".into()));
     assert_eq!(
         maps(json!({"ExpressionAttributeValues": {}})),
         Err("ExpressionAttributeValues must not be empty".into())
@@ -1231,9 +890,7 @@ fn expression_maps_must_hold_placeholders() {
         Err("ExpressionAttributeValues contains invalid key: Syntax error; key: \"::x\"".into())
     );
     assert_eq!(
-        maps(
-            json!({"ExpressionAttributeNames": {"#a_1": "a"}, "ExpressionAttributeValues": {":B2": {}}})
-        ),
+        maps(json!({"ExpressionAttributeNames": {"#a_1": "a"}, "ExpressionAttributeValues": {":B2": {}}})),
         Ok(())
     );
     // Not part of `check`: DynamoDB reports the attribute values of the item first.
@@ -1246,29 +903,16 @@ fn expression_maps_must_hold_placeholders() {
 #[test]
 fn item_writes_return_only_what_they_can() {
     for operation in ["PutItem", "DeleteItem"] {
-        let member = if operation == "PutItem" {
-            "Item"
-        } else {
-            "Key"
-        };
+        let member = if operation == "PutItem" { "Item" } else { "Key" };
         for returns in ["UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"] {
             assert_eq!(
-                after_values(
-                    operation,
-                    json!({"TableName": "abc", member: {}, "ReturnValues": returns})
-                ),
+                after_values(operation, json!({"TableName": "abc", member: {}, "ReturnValues": returns})),
                 "ReturnValues can only be ALL_OLD or NONE"
             );
         }
-        passes(
-            operation,
-            json!({"TableName": "abc", member: {}, "ReturnValues": "ALL_OLD"}),
-        );
+        passes(operation, json!({"TableName": "abc", member: {}, "ReturnValues": "ALL_OLD"}));
     }
-    passes(
-        "UpdateItem",
-        json!({"TableName": "abc", "Key": {}, "ReturnValues": "UPDATED_NEW"}),
-    );
+    passes("UpdateItem", json!({"TableName": "abc", "Key": {}, "ReturnValues": "UPDATED_NEW"}));
     assert_eq!(
         validation(
             "PutItem",
@@ -1285,36 +929,20 @@ fn item_writes_return_only_what_they_can() {
 
 #[test]
 fn attributes_to_get_may_not_repeat_a_name() {
-    let duplicate =
-        "One or more parameter values were invalid: Duplicate value in attribute name: a";
+    let duplicate = "One or more parameter values were invalid: Duplicate value in attribute name: a";
     assert_eq!(
-        after_values(
-            "GetItem",
-            json!({"TableName": "abc", "Key": {}, "AttributesToGet": ["a", "a"]})
-        ),
+        after_values("GetItem", json!({"TableName": "abc", "Key": {}, "AttributesToGet": ["a", "a"]})),
         duplicate
     );
     assert_eq!(
-        after_values(
-            "BatchGetItem",
-            json!({"RequestItems": {"abc": {"Keys": [{}], "AttributesToGet": ["a", "a"]}}})
-        ),
+        after_values("BatchGetItem", json!({"RequestItems": {"abc": {"Keys": [{}], "AttributesToGet": ["a", "a"]}}})),
         duplicate
     );
     assert_eq!(
-        after_values(
-            "Query",
-            json!({"TableName": "abc", "KeyConditions": {}, "AttributesToGet": ["b", "a", "a"]})
-        ),
+        after_values("Query", json!({"TableName": "abc", "KeyConditions": {}, "AttributesToGet": ["b", "a", "a"]})),
         duplicate
     );
-    assert_eq!(
-        validation(
-            "Scan",
-            json!({"TableName": "abc", "AttributesToGet": ["a", "b", "a"]})
-        ),
-        duplicate
-    );
+    assert_eq!(validation("Scan", json!({"TableName": "abc", "AttributesToGet": ["a", "b", "a"]})), duplicate);
 }
 
 #[test]
@@ -1332,21 +960,12 @@ fn query_and_scan_rules() {
         "The Segment parameter is required but was not present in the request when parameter TotalSegments is present"
     );
     assert_eq!(
-        after_values(
-            "Scan",
-            json!({"TableName": "abc", "Segment": 1, "TotalSegments": 1})
-        ),
+        after_values("Scan", json!({"TableName": "abc", "Segment": 1, "TotalSegments": 1})),
         "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 1 is not less than TotalSegments: 1"
     );
-    passes(
-        "Scan",
-        json!({"TableName": "abc", "Segment": 0, "TotalSegments": 1}),
-    );
+    passes("Scan", json!({"TableName": "abc", "Segment": 0, "TotalSegments": 1}));
     assert_eq!(
-        validation(
-            "Scan",
-            json!({"TableName": "abc", "Segment": -1, "TotalSegments": 1000001, "Limit": 0})
-        ),
+        validation("Scan", json!({"TableName": "abc", "Segment": -1, "TotalSegments": 1000001, "Limit": 0})),
         "3 validation errors detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value \
          greater than or equal to 1; Value '-1' at 'segment' failed to satisfy constraint: Member must have value \
          greater than or equal to 0; Value '1000001' at 'totalSegments' failed to satisfy constraint: Member must \
@@ -1406,29 +1025,16 @@ fn select_combines_with_projections_and_indexes() {
         "1 validation error detected: Value 'count' at 'select' failed to satisfy constraint: Member must satisfy \
          enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]"
     );
-    passes(
-        "Query",
-        query(json!({"Select": "SPECIFIC_ATTRIBUTES", "ProjectionExpression": "a"})),
-    );
-    passes(
-        "Scan",
-        scan(json!({"Select": "ALL_PROJECTED_ATTRIBUTES", "IndexName": "idx"})),
-    );
+    passes("Query", query(json!({"Select": "SPECIFIC_ATTRIBUTES", "ProjectionExpression": "a"})));
+    passes("Scan", scan(json!({"Select": "ALL_PROJECTED_ATTRIBUTES", "IndexName": "idx"})));
 }
 
 #[test]
 fn batches_have_limits() {
-    let keys: Vec<Json> = (0..101)
-        .map(|i| json!({"a": {"S": i.to_string()}}))
-        .collect();
-    let message = validation(
-        "BatchGetItem",
-        json!({"RequestItems": {"abc": {"Keys": keys}}}),
-    );
+    let keys: Vec<Json> = (0..101).map(|i| json!({"a": {"S": i.to_string()}})).collect();
+    let message = validation("BatchGetItem", json!({"RequestItems": {"abc": {"Keys": keys}}}));
     assert!(message.ends_with("' at 'requestItems.abc.member.keys' failed to satisfy constraint: Member must have length less than or equal to 100"), "{message}");
-    let hundred: Vec<Json> = (0..100)
-        .map(|i| json!({"a": {"S": i.to_string()}}))
-        .collect();
+    let hundred: Vec<Json> = (0..100).map(|i| json!({"a": {"S": i.to_string()}})).collect();
     assert_eq!(
         validation(
             "BatchGetItem",
@@ -1436,14 +1042,8 @@ fn batches_have_limits() {
         ),
         "Too many items requested for the BatchGetItem call"
     );
-    passes(
-        "BatchGetItem",
-        json!({"RequestItems": {"abc": {"Keys": hundred}}}),
-    );
-    let message = validation(
-        "BatchGetItem",
-        json!({"RequestItems": {"a": {}}, "ReturnConsumedCapacity": "hi"}),
-    );
+    passes("BatchGetItem", json!({"RequestItems": {"abc": {"Keys": hundred}}}));
+    let message = validation("BatchGetItem", json!({"RequestItems": {"a": {}}, "ReturnConsumedCapacity": "hi"}));
     assert_eq!(
         message,
         "3 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: Member \
@@ -1458,21 +1058,13 @@ fn batches_have_limits() {
         "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
     );
     let writes = |n: usize| -> Vec<Json> {
-        (0..n)
-            .map(|i| json!({"DeleteRequest": {"Key": {"a": {"S": i.to_string()}}}}))
-            .collect()
+        (0..n).map(|i| json!({"DeleteRequest": {"Key": {"a": {"S": i.to_string()}}}})).collect()
     };
     assert_eq!(
-        validation(
-            "BatchWriteItem",
-            json!({"RequestItems": {"abc": writes(25), "abd": writes(1)}})
-        ),
+        validation("BatchWriteItem", json!({"RequestItems": {"abc": writes(25), "abd": writes(1)}})),
         "Too many items requested for the BatchWriteItem call"
     );
-    passes(
-        "BatchWriteItem",
-        json!({"RequestItems": {"abc": writes(25)}}),
-    );
+    passes("BatchWriteItem", json!({"RequestItems": {"abc": writes(25)}}));
 }
 
 #[test]
@@ -1486,17 +1078,11 @@ fn transactions_hold_one_action_per_item() {
         "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1"
     );
     assert_eq!(
-        validation(
-            "TransactWriteItems",
-            json!({"TransactItems": [{"Update": {}}]})
-        ),
+        validation("TransactWriteItems", json!({"TransactItems": [{"Update": {}}]})),
         "1 validation error detected: Value null at 'transactItems.1.member.update.key' failed to satisfy constraint: Member must not be null"
     );
     assert_eq!(
-        validation(
-            "TransactWriteItems",
-            json!({"TransactItems": [{"ConditionCheck": {}}]})
-        ),
+        validation("TransactWriteItems", json!({"TransactItems": [{"ConditionCheck": {}}]})),
         "1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.key' failed to satisfy constraint: Member must not be null"
     );
     assert_eq!(
@@ -1513,11 +1099,12 @@ fn transactions_hold_one_action_per_item() {
         ),
         "TransactItems can only contain one of Check, Put, Update or Delete"
     );
-    let hundred_one: Vec<Json> = (0..101)
-        .map(|i| json!({"Put": {"TableName": "abc", "Item": {"a": {"S": i.to_string()}}}}))
-        .collect();
+    let hundred_one: Vec<Json> =
+        (0..101).map(|i| json!({"Put": {"TableName": "abc", "Item": {"a": {"S": i.to_string()}}}})).collect();
     let message = validation("TransactWriteItems", json!({"TransactItems": hundred_one}));
-    assert!(message.ends_with("at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100"));
+    assert!(message.ends_with(
+        "at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100"
+    ));
     assert_eq!(
         validation("TransactGetItems", json!({"TransactItems": [{}]})),
         "1 validation error detected: Value null at 'transactItems.1.member.get' failed to satisfy constraint: Member must not be null"
@@ -1534,28 +1121,16 @@ fn transactions_hold_one_action_per_item() {
 fn error_bodies_snapshot() {
     let catalogue = [
         ("PutItem", json!({"TableName": 5})),
-        (
-            "PutItem",
-            json!({"TableName": "abc", "Item": {"a": {"B": "23456"}}}),
-        ),
-        (
-            "BatchGetItem",
-            json!({"RequestItems": {"abc": {"Keys": ["x"]}}}),
-        ),
+        ("PutItem", json!({"TableName": "abc", "Item": {"a": {"B": "23456"}}})),
+        ("BatchGetItem", json!({"RequestItems": {"abc": {"Keys": ["x"]}}})),
         ("CreateTable", json!({"TableName": "abc", "KeySchema": []})),
         ("PutItem", json!({})),
         ("CreateTable", json!({})),
         ("CreateTable", table(json!({"ProvisionedThroughput": null}))),
         ("UpdateTable", json!({"TableName": "abc"})),
-        (
-            "PutItem",
-            json!({"TableName": "abc", "Item": {}, "Expected": {}, "ConditionExpression": "x"}),
-        ),
+        ("PutItem", json!({"TableName": "abc", "Item": {}, "Expected": {}, "ConditionExpression": "x"})),
         ("TransactWriteItems", json!({"TransactItems": [{}]})),
-        (
-            "Query",
-            json!({"TableName": "abc", "Select": "SPECIFIC_ATTRIBUTES", "KeyConditionExpression": "a = :a"}),
-        ),
+        ("Query", json!({"TableName": "abc", "Select": "SPECIFIC_ATTRIBUTES", "KeyConditionExpression": "a = :a"})),
     ];
     let bodies: Vec<Json> = catalogue
         .iter()
@@ -1581,12 +1156,7 @@ fn every_schema_names_its_members_as_messages_do() {
         seen.push(shape.name);
         for member in shape.members {
             let mut chars = member.name.chars();
-            let lowered: String = chars
-                .next()
-                .map(|c| c.to_ascii_lowercase())
-                .into_iter()
-                .chain(chars)
-                .collect();
+            let lowered: String = chars.next().map(|c| c.to_ascii_lowercase()).into_iter().chain(chars).collect();
             assert_eq!(member.path, lowered, "{}.{}", shape.name, member.name);
             let mut inner = member.shape;
             loop {

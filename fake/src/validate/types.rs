@@ -43,11 +43,7 @@ fn fail(message: impl Into<String>) -> Result<(), DynamoError> {
 
 /// The token name the deserializer reports for a number: integers and decimals differ.
 fn number_token(n: &Number) -> &'static str {
-    if n.is_f64() {
-        "DECIMAL_VALUE"
-    } else {
-        "NUMBER_VALUE"
-    }
+    if n.is_f64() { "DECIMAL_VALUE" } else { "NUMBER_VALUE" }
 }
 
 fn bool_token(b: bool) -> &'static str {
@@ -82,10 +78,7 @@ fn check_value(json: &Json, shape: &Shape, place: Place) -> Result<(), DynamoErr
             Json::Null | Json::Bool(_) => Ok(()),
             Json::String(s) if text_as_bool(s).is_some() => Ok(()),
             Json::String(_) => fail(BAD_BOOLEAN_TEXT),
-            Json::Number(n) => fail(format!(
-                "{} cannot be converted to Boolean",
-                number_token(n)
-            )),
+            Json::Number(n) => fail(format!("{} cannot be converted to Boolean", number_token(n))),
             Json::Array(_) => fail("Unrecognized collection type class java.lang.Boolean"),
             Json::Object(_) => fail(START_OF_STRUCTURE),
         },
@@ -106,10 +99,9 @@ fn check_value(json: &Json, shape: &Shape, place: Place) -> Result<(), DynamoErr
         Shape::Map(map) => match json {
             Json::Null => Ok(()),
             Json::Object(entries) => check_entries(entries, map),
-            Json::Array(_) => fail(format!(
-                "Unrecognized collection type java.util.Map<java.lang.String, {}>",
-                map.java_value
-            )),
+            Json::Array(_) => {
+                fail(format!("Unrecognized collection type java.util.Map<java.lang.String, {}>", map.java_value))
+            }
             _ if place == Place::Field => fail(UNEXPECTED_FIELD),
             _ => fail(PARAMETERIZED_CAST),
         },
@@ -123,9 +115,7 @@ fn check_integer(json: &Json, java: &str) -> Result<(), DynamoError> {
         Json::Null | Json::Number(_) => Ok(()),
         Json::String(_) => fail(format!("STRING_VALUE cannot be converted to {java}")),
         Json::Bool(b) => fail(format!("{} cannot be converted to {java}", bool_token(*b))),
-        Json::Array(_) => fail(format!(
-            "Unrecognized collection type class java.lang.{java}"
-        )),
+        Json::Array(_) => fail(format!("Unrecognized collection type class java.lang.{java}")),
         Json::Object(_) => fail(START_OF_STRUCTURE),
     }
 }
@@ -135,26 +125,19 @@ fn check_elements(items: &[Json], list: &ListShape) -> Result<(), DynamoError> {
         // Plain strings need no walk: any JSON string is one, and the common case (a list of
         // attribute names) stays cheap.
         Shape::String(_) if items.iter().all(Json::is_string) => Ok(()),
-        member => items
-            .iter()
-            .try_for_each(|item| check_value(item, &member, Place::Value)),
+        member => items.iter().try_for_each(|item| check_value(item, &member, Place::Value)),
     }
 }
 
 fn check_entries(entries: &Map<String, Json>, map: &MapShape) -> Result<(), DynamoError> {
-    entries
-        .values()
-        .try_for_each(|value| check_value(value, &map.value, Place::Value))
+    entries.values().try_for_each(|value| check_value(value, &map.value, Place::Value))
 }
 
 fn check_struct_value(json: &Json, shape: &StructShape, place: Place) -> Result<(), DynamoError> {
     match json {
         Json::Null => Ok(()),
         Json::Object(members) => check_struct(members, shape),
-        Json::Array(_) => fail(format!(
-            "Unrecognized collection type class {MODEL_PACKAGE}.{}",
-            shape.name
-        )),
+        Json::Array(_) => fail(format!("Unrecognized collection type class {MODEL_PACKAGE}.{}", shape.name)),
         _ if place == Place::Field => fail(UNEXPECTED_FIELD),
         _ => fail(UNEXPECTED_VALUE),
     }
@@ -173,24 +156,13 @@ fn check_struct(members: &Map<String, Json>, shape: &StructShape) -> Result<(), 
 
 /// The member of this JSON name, if the shape has one.
 pub(crate) fn find_member<'m>(members: &'m [Member], name: &str) -> Option<&'m Member> {
-    members
-        .iter()
-        .find(|m| m.name.len() == name.len() && m.name == name)
+    members.iter().find(|m| m.name.len() == name.len() && m.name == name)
 }
 
 const FREE_STRING: Shape = Shape::String(&StringRules::FREE);
-static ATTR_STRINGS: ListShape = ListShape {
-    member: FREE_STRING,
-    len: Len::ANY,
-};
-static ATTR_BLOBS: ListShape = ListShape {
-    member: Shape::Blob,
-    len: Len::ANY,
-};
-static ATTR_LIST: ListShape = ListShape {
-    member: Shape::AttrValue,
-    len: Len::ANY,
-};
+static ATTR_STRINGS: ListShape = ListShape { member: FREE_STRING, len: Len::ANY };
+static ATTR_BLOBS: ListShape = ListShape { member: Shape::Blob, len: Len::ANY };
+static ATTR_LIST: ListShape = ListShape { member: Shape::AttrValue, len: Len::ANY };
 /// A map of attribute values, as in `Item`, `Key` or `ExpressionAttributeValues`.
 pub(crate) static ATTRIBUTE_MAP: MapShape = MapShape {
     value: Shape::AttrValue,

@@ -31,9 +31,7 @@ pub(crate) fn get(request: &Object) -> Result<(), DynamoError> {
 
 /// `BatchGetItem` once the keys are read.
 pub(crate) fn get_after_values(request: &Object) -> Result<(), DynamoError> {
-    tables(request)
-        .filter_map(|(_, table)| table.as_object())
-        .try_for_each(attributes_to_get_unique)
+    tables(request).filter_map(|(_, table)| table.as_object()).try_for_each(attributes_to_get_unique)
 }
 
 /// `BatchWriteItem` before the items are read.
@@ -43,11 +41,7 @@ pub(crate) fn write(request: &Object) -> Result<(), DynamoError> {
         let writes = table.as_array().map(Vec::as_slice).unwrap_or_default();
         // A write request with neither a put nor a delete is refused with this odd message.
         let is_empty = |write: &serde_json::Value| {
-            write.as_object().is_some_and(|w| {
-                ["PutRequest", "DeleteRequest"]
-                    .iter()
-                    .all(|r| object(w, r).is_none())
-            })
+            write.as_object().is_some_and(|w| ["PutRequest", "DeleteRequest"].iter().all(|r| object(w, r).is_none()))
         };
         if writes.iter().any(is_empty) {
             return refuse(

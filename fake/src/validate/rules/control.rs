@@ -11,17 +11,14 @@ pub(crate) fn table_name_present(request: &Object) -> Result<(), DynamoError> {
     };
     let len = name.encode_utf16().count();
     if !(3..=255).contains(&len) {
-        return refuse(
-            "TableName must be at least 3 characters long and at most 255 characters long",
-        );
+        return refuse("TableName must be at least 3 characters long and at most 255 characters long");
     }
     Ok(())
 }
 
 /// `UpdateTimeToLive`: the attribute must be named.
 pub(crate) fn update_time_to_live(request: &Object) -> Result<(), DynamoError> {
-    let attribute =
-        object(request, "TimeToLiveSpecification").and_then(|spec| text(spec, "AttributeName"));
+    let attribute = object(request, "TimeToLiveSpecification").and_then(|spec| text(spec, "AttributeName"));
     if attribute == Some("") {
         return refuse("TimeToLiveSpecification.AttributeName must be non empty");
     }

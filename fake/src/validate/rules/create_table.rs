@@ -61,15 +61,9 @@ struct KeySchema<'a> {
 impl<'a> KeySchema<'a> {
     fn of(object: &'a Object) -> KeySchema<'a> {
         let mut schema = KeySchema::default();
-        for (slot, element) in schema
-            .elements
-            .iter_mut()
-            .zip(list(object, "KeySchema").unwrap_or_default())
-        {
+        for (slot, element) in schema.elements.iter_mut().zip(list(object, "KeySchema").unwrap_or_default()) {
             let element = element.as_object();
-            let name = element
-                .and_then(|e| text(e, "AttributeName"))
-                .unwrap_or_default();
+            let name = element.and_then(|e| text(e, "AttributeName")).unwrap_or_default();
             let key_type = element.and_then(|e| text(e, "KeyType")).unwrap_or_default();
             *slot = Some((name, key_type));
         }
@@ -95,28 +89,20 @@ impl<'a> KeySchema<'a> {
     /// The rules every key schema shares: distinct names, a HASH first, a RANGE second.
     fn check_types(&self) -> Result<(), DynamoError> {
         if self.range() == Some(self.hash()) {
-            return refuse(
-                "Both the Hash Key and the Range Key element in the KeySchema have the same name",
-            );
+            return refuse("Both the Hash Key and the Range Key element in the KeySchema have the same name");
         }
         if self.elements[0].is_some_and(|(_, key_type)| key_type != "HASH") {
             return refuse("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
         }
         if self.elements[1].is_some_and(|(_, key_type)| key_type != "RANGE") {
-            return refuse(
-                "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type",
-            );
+            return refuse("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
         }
         Ok(())
     }
 }
 
 fn definition_names(definitions: &[Json]) -> impl Iterator<Item = &str> {
-    definitions.iter().map(|d| {
-        d.as_object()
-            .and_then(|d| text(d, "AttributeName"))
-            .unwrap_or_default()
-    })
+    definitions.iter().map(|d| d.as_object().and_then(|d| text(d, "AttributeName")).unwrap_or_default())
 }
 
 fn is_defined(definitions: &[Json], name: &str) -> bool {
@@ -138,8 +124,7 @@ fn undefined_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), Dyna
 fn check_table_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
     let all_defined = keys.names().all(|name| is_defined(definitions, name));
     let no_definition = definitions.is_empty()
-        || (keys.len() == 2
-            && (!all_defined || (keys.range() == Some(keys.hash()) && definitions.len() == 1)));
+        || (keys.len() == 2 && (!all_defined || (keys.range() == Some(keys.hash()) && definitions.len() == 1)));
     if no_definition {
         return refuse("Invalid KeySchema: Some index key attribute have no definition");
     }
@@ -166,21 +151,13 @@ fn check_projection(index: &Object) -> Result<(), DynamoError> {
     let Some(projection_type) = projection.and_then(|p| text(p, "ProjectionType")) else {
         return invalid("Unknown ProjectionType: null");
     };
-    if projection.is_some_and(|p| field(p, "NonKeyAttributes").is_some())
-        && projection_type != "INCLUDE"
-    {
-        return invalid(format_args!(
-            "ProjectionType is {projection_type}, but NonKeyAttributes is specified"
-        ));
+    if projection.is_some_and(|p| field(p, "NonKeyAttributes").is_some()) && projection_type != "INCLUDE" {
+        return invalid(format_args!("ProjectionType is {projection_type}, but NonKeyAttributes is specified"));
     }
     Ok(())
 }
 
-fn check_local_indexes(
-    local: &[Json],
-    table_keys: &KeySchema<'_>,
-    definitions: &[Json],
-) -> Result<(), DynamoError> {
+fn check_local_indexes(local: &[Json], table_keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
     if local.is_empty() {
         return invalid("List of LocalSecondaryIndexes is empty");
     }
@@ -197,9 +174,7 @@ fn check_local_indexes(
         let keys = KeySchema::of(index);
         check_index_keys(&keys, definitions)?;
         if keys.len() != 2 {
-            return invalid(format_args!(
-                "Index KeySchema does not have a range key for index: {name}"
-            ));
+            return invalid(format_args!("Index KeySchema does not have a range key for index: {name}"));
         }
         if keys.hash() != table_keys.hash() {
             return invalid(format_args!(
@@ -215,9 +190,7 @@ fn check_local_indexes(
         }
     }
     if local.len() > MAX_LOCAL_INDEXES {
-        return invalid(format_args!(
-            "Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LOCAL_INDEXES}"
-        ));
+        return invalid(format_args!("Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LOCAL_INDEXES}"));
     }
     Ok(())
 }
@@ -245,34 +218,24 @@ fn check_global_indexes(
                 ));
             }
             (false, None) => {
-                return invalid(format_args!(
-                    "ProvisionedThroughput is not specified for index: {name}"
-                ));
+                return invalid(format_args!("ProvisionedThroughput is not specified for index: {name}"));
             }
             (false, Some(t)) => throughput::check_bounds(t, Some(name))?,
             (true, None) => {}
         }
-        if names_before(local, local.len())
-            .chain(names_before(global, i))
-            .any(|earlier| earlier == name)
-        {
+        if names_before(local, local.len()).chain(names_before(global, i)).any(|earlier| earlier == name) {
             return invalid(format_args!("Duplicate index name: {name}"));
         }
     }
     if global.len() > MAX_GLOBAL_INDEXES {
-        return invalid(format_args!(
-            "GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GLOBAL_INDEXES}"
-        ));
+        return invalid(format_args!("GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GLOBAL_INDEXES}"));
     }
     Ok(())
 }
 
 /// The names of the first `count` indexes of a list.
 fn names_before(indexes: &[Json], count: usize) -> impl Iterator<Item = &str> {
-    indexes[..count.min(indexes.len())]
-        .iter()
-        .filter_map(Json::as_object)
-        .map(index_name)
+    indexes[..count.min(indexes.len())].iter().filter_map(Json::as_object).map(index_name)
 }
 
 /// With secondary indexes, every attribute definition must be a key of the table or an index.
@@ -282,9 +245,7 @@ fn check_all_definitions_used(request: &Object, definitions: &[Json]) -> Result<
         let indexes = objects(request, "LocalSecondaryIndexes")
             .chain(objects(request, "GlobalSecondaryIndexes"))
             .flat_map(|index| objects(index, "KeySchema"));
-        table
-            .chain(indexes)
-            .filter_map(|element| text(element, "AttributeName"))
+        table.chain(indexes).filter_map(|element| text(element, "AttributeName"))
     };
     if definition_names(definitions).all(|defined| key_names().any(|used| used == defined)) {
         return Ok(());

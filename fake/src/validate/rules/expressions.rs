@@ -17,10 +17,7 @@ pub(crate) struct Parameters {
 impl Parameters {
     /// The expressions that may use `ExpressionAttributeValues`: all but the projection.
     fn with_values(self) -> impl Iterator<Item = &'static str> + Clone {
-        self.expressions
-            .iter()
-            .copied()
-            .filter(|name| *name != "ProjectionExpression")
+        self.expressions.iter().copied().filter(|name| *name != "ProjectionExpression")
     }
 }
 
@@ -29,31 +26,21 @@ pub(crate) fn check_parameters(object: &Object, parameters: Parameters) -> Resul
     let used = |name: &str| field(object, name).is_some();
     // `KeyConditions` may come with the other expressions; only together with
     // `KeyConditionExpression` is it a mix.
-    let mixes =
-        |name: &str| used(name) && (name != "KeyConditions" || used("KeyConditionExpression"));
+    let mixes = |name: &str| used(name) && (name != "KeyConditions" || used("KeyConditionExpression"));
     let uses_expressions = parameters.expressions.iter().any(|name| used(name));
     if uses_expressions && parameters.legacy.iter().any(|name| mixes(name)) {
         return refuse(format!(
             "Can not use both expression and non-expression parameters in the same request: \
              Non-expression parameters: {{{}}} Expression parameters: {{{}}}",
             join(parameters.legacy.iter().copied().filter(|name| mixes(name))),
-            join(
-                parameters
-                    .expressions
-                    .iter()
-                    .copied()
-                    .filter(|name| used(name))
-            ),
+            join(parameters.expressions.iter().copied().filter(|name| used(name))),
         ));
     }
     if used("ExpressionAttributeNames") && !uses_expressions {
         return refuse("ExpressionAttributeNames can only be specified when using expressions");
     }
     let mut with_values = parameters.with_values();
-    if used("ExpressionAttributeValues")
-        && with_values.clone().next().is_some()
-        && !with_values.any(used)
-    {
+    if used("ExpressionAttributeValues") && with_values.clone().next().is_some() && !with_values.any(used) {
         let count = parameters.with_values().count();
         return refuse(format!(
             "ExpressionAttributeValues can only be specified when using expressions: {} {} null",
@@ -72,10 +59,7 @@ fn join<'a>(names: impl Iterator<Item = &'a str>) -> String {
 /// table of a batch or an action of a transaction): present means not empty, and every key a
 /// placeholder (`#name`, `:value`).
 pub(crate) fn check_maps(object: &Object) -> Result<(), DynamoError> {
-    for (member, sigil) in [
-        ("ExpressionAttributeNames", '#'),
-        ("ExpressionAttributeValues", ':'),
-    ] {
+    for (member, sigil) in [("ExpressionAttributeNames", '#'), ("ExpressionAttributeValues", ':')] {
         let Some(map) = field(object, member).and_then(|json| json.as_object()) else {
             continue;
         };
@@ -83,16 +67,13 @@ pub(crate) fn check_maps(object: &Object) -> Result<(), DynamoError> {
             return refuse(format!("{member} must not be empty"));
         }
         if let Some(key) = map.keys().find(|key| !is_placeholder(key, sigil)) {
-            return refuse(format!(
-                "{member} contains invalid key: Syntax error; key: \"{key}\""
-            ));
+            return refuse(format!("{member} contains invalid key: Syntax error; key: \"{key}\""));
         }
     }
     Ok(())
 }
 
 fn is_placeholder(key: &str, sigil: char) -> bool {
-    key.strip_prefix(sigil).is_some_and(|rest| {
-        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    })
+    key.strip_prefix(sigil)
+        .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
 }

@@ -4,10 +4,7 @@ use super::expressions::{Parameters, check_parameters};
 use super::{Object, attributes_to_get_unique, refuse, text};
 use crate::error::DynamoError;
 
-const CONDITION: Parameters = Parameters {
-    expressions: &["ConditionExpression"],
-    legacy: &["Expected"],
-};
+const CONDITION: Parameters = Parameters { expressions: &["ConditionExpression"], legacy: &["Expected"] };
 
 /// `PutItem` and `DeleteItem` before the values are read.
 pub(crate) fn conditional_write(request: &Object) -> Result<(), DynamoError> {
@@ -33,10 +30,7 @@ pub(crate) fn update(request: &Object) -> Result<(), DynamoError> {
     )
 }
 
-const PROJECTION: Parameters = Parameters {
-    expressions: &["ProjectionExpression"],
-    legacy: &["AttributesToGet"],
-};
+const PROJECTION: Parameters = Parameters { expressions: &["ProjectionExpression"], legacy: &["AttributesToGet"] };
 
 /// `GetItem` before the key is read.
 pub(crate) fn get(request: &Object) -> Result<(), DynamoError> {

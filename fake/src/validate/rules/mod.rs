@@ -39,17 +39,12 @@ pub(crate) fn object<'a>(object: &'a Object, name: &str) -> Option<&'a Object> {
 
 /// The member if it is an array.
 pub(crate) fn list<'a>(object: &'a Object, name: &str) -> Option<&'a [Json]> {
-    field(object, name)
-        .and_then(Json::as_array)
-        .map(Vec::as_slice)
+    field(object, name).and_then(Json::as_array).map(Vec::as_slice)
 }
 
 /// The objects of an array member; elements of another type are skipped.
 pub(crate) fn objects<'a>(object: &'a Object, name: &str) -> impl Iterator<Item = &'a Object> {
-    list(object, name)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Json::as_object)
+    list(object, name).unwrap_or_default().iter().filter_map(Json::as_object)
 }
 
 /// A rule that holds.
@@ -71,10 +66,7 @@ pub(crate) fn refuse(message: impl Into<String>) -> Result<(), DynamoError> {
 pub(crate) fn first_duplicate(items: &[Json]) -> Option<&str> {
     items.iter().enumerate().find_map(|(i, item)| {
         let text = item.as_str()?;
-        items[..i]
-            .iter()
-            .any(|earlier| earlier.as_str() == Some(text))
-            .then_some(text)
+        items[..i].iter().any(|earlier| earlier.as_str() == Some(text)).then_some(text)
     })
 }
 

@@ -10,31 +10,18 @@ pub(crate) fn query(request: &Object) -> Result<(), DynamoError> {
     check_parameters(
         request,
         Parameters {
-            expressions: &[
-                "ProjectionExpression",
-                "FilterExpression",
-                "KeyConditionExpression",
-            ],
-            legacy: &[
-                "AttributesToGet",
-                "QueryFilter",
-                "ConditionalOperator",
-                "KeyConditions",
-            ],
+            expressions: &["ProjectionExpression", "FilterExpression", "KeyConditionExpression"],
+            legacy: &["AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions"],
         },
     )?;
     // Query words these rules as a one-item list of validation errors, Scan does not.
-    check_select(request).map_err(|message| {
-        DynamoError::validation(format!("1 validation error detected: {message}"))
-    })
+    check_select(request).map_err(|message| DynamoError::validation(format!("1 validation error detected: {message}")))
 }
 
 /// `Query` once the values are read.
 pub(crate) fn query_after_values(request: &Object) -> Result<(), DynamoError> {
     attributes_to_get_unique(request)?;
-    if field(request, "KeyConditions").is_none()
-        && field(request, "KeyConditionExpression").is_none()
-    {
+    if field(request, "KeyConditions").is_none() && field(request, "KeyConditionExpression").is_none() {
         return refuse(
             "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.",
         );
@@ -95,19 +82,13 @@ fn check_select(request: &Object) -> Result<(), String> {
         _ => return Ok(()),
     };
     if to_get {
-        return Err(format!(
-            "Cannot specify the AttributesToGet when choosing to get {what}"
-        ));
+        return Err(format!("Cannot specify the AttributesToGet when choosing to get {what}"));
     }
     if expression {
-        return Err(format!(
-            "Cannot specify the ProjectionExpression when choosing to get {what}"
-        ));
+        return Err(format!("Cannot specify the ProjectionExpression when choosing to get {what}"));
     }
     if select == "ALL_PROJECTED_ATTRIBUTES" && field(request, "IndexName").is_none() {
-        return Err(
-            "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName".to_owned(),
-        );
+        return Err("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName".to_owned());
     }
     Ok(())
 }

@@ -17,9 +17,7 @@ pub(crate) fn check_bounds(throughput: &Object, index: Option<&str>) -> Result<(
         if units > MAX_CAPACITY_UNITS {
             return match index {
                 None => refuse(format!("Given value {units} for {member} is out of bounds")),
-                Some(index) => refuse(format!(
-                    "Given value {units} for {member} is out of bounds for index {index}"
-                )),
+                Some(index) => refuse(format!("Given value {units} for {member} is out of bounds for index {index}")),
             };
         }
     }

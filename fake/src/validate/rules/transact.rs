@@ -9,13 +9,9 @@ use crate::validate::schema::transact::WRITE_ACTIONS;
 /// `TransactWriteItems` before the values are read.
 pub(crate) fn write(request: &Object) -> Result<(), DynamoError> {
     for item in objects(request, "TransactItems") {
-        let mut actions = WRITE_ACTIONS
-            .iter()
-            .filter_map(|name| object(item, name).map(|action| (*name, action)));
+        let mut actions = WRITE_ACTIONS.iter().filter_map(|name| object(item, name).map(|action| (*name, action)));
         let Some((name, action)) = actions.next() else {
-            return refuse(
-                "The action or operation requested is invalid. Verify that the action is typed correctly.",
-            );
+            return refuse("The action or operation requested is invalid. Verify that the action is typed correctly.");
         };
         if actions.next().is_some() {
             return refuse("TransactItems can only contain one of Check, Put, Update or Delete");
@@ -24,20 +20,12 @@ pub(crate) fn write(request: &Object) -> Result<(), DynamoError> {
             "Update" => &["UpdateExpression", "ConditionExpression"],
             _ => &["ConditionExpression"],
         };
-        check_parameters(
-            action,
-            Parameters {
-                expressions,
-                legacy: &[],
-            },
-        )?;
+        check_parameters(action, Parameters { expressions, legacy: &[] })?;
     }
     Ok(())
 }
 
 /// `TransactGetItems` before the keys are read.
 pub(crate) fn get(request: &Object) -> Result<(), DynamoError> {
-    objects(request, "TransactItems")
-        .filter_map(|item| object(item, "Get"))
-        .try_for_each(items::projection)
+    objects(request, "TransactItems").filter_map(|item| object(item, "Get")).try_for_each(items::projection)
 }

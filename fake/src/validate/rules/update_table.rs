@@ -25,11 +25,7 @@ const INDEX_ACTIONS: [&str; 3] = ["Update", "Create", "Delete"];
 /// The rules of `UpdateTable`, in DynamoDB's order.
 pub(crate) fn check(request: &Object) -> Result<(), DynamoError> {
     let index_updates = list(request, "GlobalSecondaryIndexUpdates").unwrap_or_default();
-    if index_updates.is_empty()
-        && !UPDATES
-            .iter()
-            .any(|member| field(request, member).is_some())
-    {
+    if index_updates.is_empty() && !UPDATES.iter().any(|member| field(request, member).is_some()) {
         return refuse(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates \
              or SSESpecification is required",
@@ -53,10 +49,7 @@ pub(crate) fn check(request: &Object) -> Result<(), DynamoError> {
                  GlobalSecondaryIndexUpdate.Delete must not be null",
             );
         };
-        let earlier = index_updates[..i]
-            .iter()
-            .filter_map(Json::as_object)
-            .filter_map(index_name);
+        let earlier = index_updates[..i].iter().filter_map(Json::as_object).filter_map(index_name);
         if earlier.into_iter().any(|earlier| earlier == name) {
             return invalid(format_args!(
                 "Only one global secondary index update per index is allowed simultaneously. Index: {name}"
@@ -68,8 +61,6 @@ pub(crate) fn check(request: &Object) -> Result<(), DynamoError> {
 
 /// The index an update names, if it has an action.
 fn index_name(update: &Object) -> Option<&str> {
-    let action = INDEX_ACTIONS
-        .iter()
-        .find_map(|action| object(update, action))?;
+    let action = INDEX_ACTIONS.iter().find_map(|action| object(update, action))?;
     Some(text(action, "IndexName").unwrap_or_default())
 }

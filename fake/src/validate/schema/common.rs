@@ -1,48 +1,33 @@
 //! Shapes that several operations share: names, the `Return...` enums, attribute maps, the legacy
 //! condition structures, key schemas, projections and throughput.
 
-use crate::validate::shape::{
-    Len, ListShape, MapShape, Member, NumberRules, Pattern, Shape, StringRules, StructShape,
-};
+use crate::validate::shape::{Len, ListShape, MapShape, Member, NumberRules, Pattern, Shape, StringRules, StructShape};
 use crate::validate::types::ATTRIBUTE_MAP;
 
 /// A string with no rules.
 pub(crate) const STRING: Shape = Shape::String(&StringRules::FREE);
 
 /// A table name in the data plane: pattern and length are constraints like any other.
-pub(crate) const TABLE_NAME: Shape = Shape::String(&StringRules {
-    one_of: &[],
-    pattern: Some(Pattern::Name),
-    len: Len::between(3, 255),
-});
+pub(crate) const TABLE_NAME: Shape =
+    Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::between(3, 255) });
 
 /// A table name in the control plane, whose length is checked before the constraints
 /// (`TableName must be at least 3 characters long and at most 255 characters long`).
-pub(crate) const CONTROL_TABLE_NAME: Shape = Shape::String(&StringRules {
-    one_of: &[],
-    pattern: Some(Pattern::Name),
-    len: Len::ANY,
-});
+pub(crate) const CONTROL_TABLE_NAME: Shape =
+    Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::ANY });
 
 /// The name of a secondary index.
 pub(crate) const INDEX_NAME: Shape = TABLE_NAME;
 
 /// `ReturnConsumedCapacity`.
-pub(crate) const RETURN_CONSUMED_CAPACITY: Shape =
-    Shape::String(&StringRules::one_of(&["INDEXES", "TOTAL", "NONE"]));
+pub(crate) const RETURN_CONSUMED_CAPACITY: Shape = Shape::String(&StringRules::one_of(&["INDEXES", "TOTAL", "NONE"]));
 
 /// `ReturnItemCollectionMetrics`.
-pub(crate) const RETURN_ITEM_COLLECTION_METRICS: Shape =
-    Shape::String(&StringRules::one_of(&["SIZE", "NONE"]));
+pub(crate) const RETURN_ITEM_COLLECTION_METRICS: Shape = Shape::String(&StringRules::one_of(&["SIZE", "NONE"]));
 
 /// `ReturnValues`.
-pub(crate) const RETURN_VALUES: Shape = Shape::String(&StringRules::one_of(&[
-    "ALL_NEW",
-    "UPDATED_OLD",
-    "ALL_OLD",
-    "NONE",
-    "UPDATED_NEW",
-]));
+pub(crate) const RETURN_VALUES: Shape =
+    Shape::String(&StringRules::one_of(&["ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"]));
 
 /// `ReturnValuesOnConditionCheckFailure`.
 pub(crate) const RETURN_VALUES_ON_CONDITION_CHECK_FAILURE: Shape =
@@ -89,40 +74,23 @@ pub(crate) const NAMES: Shape = Shape::Map(&MapShape {
 });
 
 /// `AttributesToGet`.
-pub(crate) const ATTRIBUTES_TO_GET: Shape = Shape::List(&ListShape {
-    member: STRING,
-    len: Len::between(1, 255),
-});
+pub(crate) const ATTRIBUTES_TO_GET: Shape = Shape::List(&ListShape { member: STRING, len: Len::between(1, 255) });
 
 /// A list of strings without rules.
-pub(crate) const STRINGS: Shape = Shape::List(&ListShape {
-    member: STRING,
-    len: Len::ANY,
-});
+pub(crate) const STRINGS: Shape = Shape::List(&ListShape { member: STRING, len: Len::ANY });
 
 /// A 64-bit integer without rules.
 pub(crate) const LONG: Shape = Shape::Long(&NumberRules::FREE);
 
-const ATTRIBUTE_VALUE_LIST: Shape = Shape::List(&ListShape {
-    member: Shape::AttrValue,
-    len: Len::ANY,
-});
+const ATTRIBUTE_VALUE_LIST: Shape = Shape::List(&ListShape { member: Shape::AttrValue, len: Len::ANY });
 
 /// `Expected`, the legacy condition of a write.
 pub(crate) const EXPECTED: Shape = Shape::Map(&MapShape {
     value: Shape::Structure(&StructShape {
         name: "ExpectedAttributeValue",
         members: &[
-            Member::optional(
-                "AttributeValueList",
-                "attributeValueList",
-                ATTRIBUTE_VALUE_LIST,
-            ),
-            Member::optional(
-                "ComparisonOperator",
-                "comparisonOperator",
-                COMPARISON_OPERATOR,
-            ),
+            Member::optional("AttributeValueList", "attributeValueList", ATTRIBUTE_VALUE_LIST),
+            Member::optional("ComparisonOperator", "comparisonOperator", COMPARISON_OPERATOR),
             Member::optional("Exists", "exists", Shape::Boolean),
             Member::optional("Value", "value", Shape::AttrValue),
         ],
@@ -138,16 +106,8 @@ pub(crate) const CONDITIONS: Shape = Shape::Map(&MapShape {
     value: Shape::Structure(&StructShape {
         name: "Condition",
         members: &[
-            Member::optional(
-                "AttributeValueList",
-                "attributeValueList",
-                ATTRIBUTE_VALUE_LIST,
-            ),
-            Member::required(
-                "ComparisonOperator",
-                "comparisonOperator",
-                COMPARISON_OPERATOR,
-            ),
+            Member::optional("AttributeValueList", "attributeValueList", ATTRIBUTE_VALUE_LIST),
+            Member::required("ComparisonOperator", "comparisonOperator", COMPARISON_OPERATOR),
         ],
     }),
     java_value: "com.amazonaws.dynamodb.v20120810.Condition",
@@ -157,10 +117,7 @@ pub(crate) const CONDITIONS: Shape = Shape::Map(&MapShape {
 });
 
 /// A capacity of at least one unit.
-const CAPACITY: Shape = Shape::Long(&NumberRules {
-    min: Some(1),
-    max: None,
-});
+const CAPACITY: Shape = Shape::Long(&NumberRules { min: Some(1), max: None });
 
 /// `ProvisionedThroughput`.
 pub(crate) const PROVISIONED_THROUGHPUT: Shape = Shape::Structure(&StructShape {
@@ -190,14 +147,10 @@ pub(crate) const WARM_THROUGHPUT: Shape = Shape::Structure(&StructShape {
 });
 
 /// `BillingMode`.
-pub(crate) const BILLING_MODE: Shape =
-    Shape::String(&StringRules::one_of(&["PROVISIONED", "PAY_PER_REQUEST"]));
+pub(crate) const BILLING_MODE: Shape = Shape::String(&StringRules::one_of(&["PROVISIONED", "PAY_PER_REQUEST"]));
 
 /// `TableClass`.
-pub(crate) const TABLE_CLASS: Shape = Shape::String(&StringRules::one_of(&[
-    "STANDARD",
-    "STANDARD_INFREQUENT_ACCESS",
-]));
+pub(crate) const TABLE_CLASS: Shape = Shape::String(&StringRules::one_of(&["STANDARD", "STANDARD_INFREQUENT_ACCESS"]));
 
 /// `AttributeDefinitions`.
 pub(crate) const ATTRIBUTE_DEFINITIONS: Shape = Shape::List(&ListShape {
@@ -205,11 +158,7 @@ pub(crate) const ATTRIBUTE_DEFINITIONS: Shape = Shape::List(&ListShape {
         name: "AttributeDefinition",
         members: &[
             Member::required("AttributeName", "attributeName", STRING),
-            Member::required(
-                "AttributeType",
-                "attributeType",
-                Shape::String(&StringRules::one_of(&["B", "N", "S"])),
-            ),
+            Member::required("AttributeType", "attributeType", Shape::String(&StringRules::one_of(&["B", "N", "S"]))),
         ],
     }),
     len: Len::ANY,
@@ -221,11 +170,7 @@ pub(crate) const TABLE_KEY_SCHEMA: Shape = Shape::List(&ListShape {
         name: "KeySchemaElement",
         members: &[
             Member::required("AttributeName", "attributeName", STRING),
-            Member::required(
-                "KeyType",
-                "keyType",
-                Shape::String(&StringRules::one_of(&["HASH", "RANGE"])),
-            ),
+            Member::required("KeyType", "keyType", Shape::String(&StringRules::one_of(&["HASH", "RANGE"]))),
         ],
     }),
     len: Len::between(1, 2),
@@ -256,10 +201,7 @@ pub(crate) const PROJECTION: Shape = Shape::Structure(&StructShape {
         Member::optional(
             "NonKeyAttributes",
             "nonKeyAttributes",
-            Shape::List(&ListShape {
-                member: STRING,
-                len: Len::at_least(1),
-            }),
+            Shape::List(&ListShape { member: STRING, len: Len::at_least(1) }),
         ),
     ],
 });
@@ -272,12 +214,7 @@ pub(crate) const STREAM_SPECIFICATION: Shape = Shape::Structure(&StructShape {
         Member::optional(
             "StreamViewType",
             "streamViewType",
-            Shape::String(&StringRules::one_of(&[
-                "NEW_IMAGE",
-                "OLD_IMAGE",
-                "NEW_AND_OLD_IMAGES",
-                "KEYS_ONLY",
-            ])),
+            Shape::String(&StringRules::one_of(&["NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY"])),
         ),
     ],
 });
@@ -287,11 +224,7 @@ pub(crate) const SSE_SPECIFICATION: Shape = Shape::Structure(&StructShape {
     name: "SSESpecification",
     members: &[
         Member::optional("Enabled", "enabled", Shape::Boolean),
-        Member::optional(
-            "SSEType",
-            "sSEType",
-            Shape::String(&StringRules::one_of(&["AES256", "KMS"])),
-        ),
+        Member::optional("SSEType", "sSEType", Shape::String(&StringRules::one_of(&["AES256", "KMS"]))),
         Member::optional("KMSMasterKeyId", "kMSMasterKeyId", STRING),
     ],
 });
@@ -300,10 +233,7 @@ pub(crate) const SSE_SPECIFICATION: Shape = Shape::Structure(&StructShape {
 pub(crate) const TAGS: Shape = Shape::List(&ListShape {
     member: Shape::Structure(&StructShape {
         name: "Tag",
-        members: &[
-            Member::optional("Key", "key", STRING),
-            Member::optional("Value", "value", STRING),
-        ],
+        members: &[Member::optional("Key", "key", STRING), Member::optional("Value", "value", STRING)],
     }),
     len: Len::ANY,
 });

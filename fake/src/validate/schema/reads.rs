@@ -1,15 +1,12 @@
 //! The inputs of `Query` and `Scan`.
 
 use super::common::{
-    ATTRIBUTES, ATTRIBUTES_TO_GET, CONDITIONAL_OPERATOR, CONDITIONS, INDEX_NAME, NAMES,
-    RETURN_CONSUMED_CAPACITY, SELECT, STRING, TABLE_NAME,
+    ATTRIBUTES, ATTRIBUTES_TO_GET, CONDITIONAL_OPERATOR, CONDITIONS, INDEX_NAME, NAMES, RETURN_CONSUMED_CAPACITY,
+    SELECT, STRING, TABLE_NAME,
 };
 use crate::validate::shape::{Member, NumberRules, Shape, StructShape};
 
-const LIMIT: Shape = Shape::Integer(&NumberRules {
-    min: Some(1),
-    max: None,
-});
+const LIMIT: Shape = Shape::Integer(&NumberRules { min: Some(1), max: None });
 
 /// `Query`.
 pub(crate) static QUERY: StructShape = StructShape {
@@ -17,19 +14,11 @@ pub(crate) static QUERY: StructShape = StructShape {
     members: &[
         Member::optional("Limit", "limit", LIMIT),
         Member::optional("ExclusiveStartKey", "exclusiveStartKey", ATTRIBUTES),
-        Member::optional(
-            "ReturnConsumedCapacity",
-            "returnConsumedCapacity",
-            RETURN_CONSUMED_CAPACITY,
-        ),
+        Member::optional("ReturnConsumedCapacity", "returnConsumedCapacity", RETURN_CONSUMED_CAPACITY),
         Member::optional("AttributesToGet", "attributesToGet", ATTRIBUTES_TO_GET),
         Member::optional("QueryFilter", "queryFilter", CONDITIONS),
         Member::optional("Select", "select", SELECT),
-        Member::optional(
-            "ConditionalOperator",
-            "conditionalOperator",
-            CONDITIONAL_OPERATOR,
-        ),
+        Member::optional("ConditionalOperator", "conditionalOperator", CONDITIONAL_OPERATOR),
         Member::optional("KeyConditions", "keyConditions", CONDITIONS),
         Member::required("TableName", "tableName", TABLE_NAME),
         Member::optional("ConsistentRead", "consistentRead", Shape::Boolean),
@@ -38,16 +27,8 @@ pub(crate) static QUERY: StructShape = StructShape {
         Member::optional("KeyConditionExpression", "keyConditionExpression", STRING),
         Member::optional("FilterExpression", "filterExpression", STRING),
         Member::optional("ProjectionExpression", "projectionExpression", STRING),
-        Member::optional(
-            "ExpressionAttributeValues",
-            "expressionAttributeValues",
-            ATTRIBUTES,
-        ),
-        Member::optional(
-            "ExpressionAttributeNames",
-            "expressionAttributeNames",
-            NAMES,
-        ),
+        Member::optional("ExpressionAttributeValues", "expressionAttributeValues", ATTRIBUTES),
+        Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),
     ],
 };
 
@@ -56,50 +37,24 @@ pub(crate) static SCAN: StructShape = StructShape {
     name: "ScanInput",
     members: &[
         Member::optional("Limit", "limit", LIMIT),
-        Member::optional(
-            "ReturnConsumedCapacity",
-            "returnConsumedCapacity",
-            RETURN_CONSUMED_CAPACITY,
-        ),
+        Member::optional("ReturnConsumedCapacity", "returnConsumedCapacity", RETURN_CONSUMED_CAPACITY),
         Member::optional("AttributesToGet", "attributesToGet", ATTRIBUTES_TO_GET),
-        Member::optional(
-            "Segment",
-            "segment",
-            Shape::Integer(&NumberRules {
-                min: Some(0),
-                max: Some(999_999),
-            }),
-        ),
+        Member::optional("Segment", "segment", Shape::Integer(&NumberRules { min: Some(0), max: Some(999_999) })),
         Member::optional("Select", "select", SELECT),
         Member::optional("ScanFilter", "scanFilter", CONDITIONS),
-        Member::optional(
-            "ConditionalOperator",
-            "conditionalOperator",
-            CONDITIONAL_OPERATOR,
-        ),
+        Member::optional("ConditionalOperator", "conditionalOperator", CONDITIONAL_OPERATOR),
         Member::optional(
             "TotalSegments",
             "totalSegments",
-            Shape::Integer(&NumberRules {
-                min: Some(1),
-                max: Some(1_000_000),
-            }),
+            Shape::Integer(&NumberRules { min: Some(1), max: Some(1_000_000) }),
         ),
         Member::required("TableName", "tableName", TABLE_NAME),
         Member::optional("ExclusiveStartKey", "exclusiveStartKey", ATTRIBUTES),
         Member::optional("IndexName", "indexName", INDEX_NAME),
         Member::optional("FilterExpression", "filterExpression", STRING),
         Member::optional("ProjectionExpression", "projectionExpression", STRING),
-        Member::optional(
-            "ExpressionAttributeValues",
-            "expressionAttributeValues",
-            ATTRIBUTES,
-        ),
-        Member::optional(
-            "ExpressionAttributeNames",
-            "expressionAttributeNames",
-            NAMES,
-        ),
+        Member::optional("ExpressionAttributeValues", "expressionAttributeValues", ATTRIBUTES),
+        Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),
         Member::optional("ConsistentRead", "consistentRead", Shape::Boolean),
     ],
 };

@@ -1,60 +1,30 @@
 //! The inputs of the control plane: tables, time to live, tags and limits.
 
 use super::common::{
-    ATTRIBUTE_DEFINITIONS, BILLING_MODE, CONTROL_TABLE_NAME, INDEX_KEY_SCHEMA, INDEX_NAME,
-    ON_DEMAND_THROUGHPUT, PROJECTION, PROVISIONED_THROUGHPUT, SSE_SPECIFICATION,
-    STREAM_SPECIFICATION, STRING, STRINGS, TABLE_CLASS, TABLE_KEY_SCHEMA, TAGS, WARM_THROUGHPUT,
+    ATTRIBUTE_DEFINITIONS, BILLING_MODE, CONTROL_TABLE_NAME, INDEX_KEY_SCHEMA, INDEX_NAME, ON_DEMAND_THROUGHPUT,
+    PROJECTION, PROVISIONED_THROUGHPUT, SSE_SPECIFICATION, STREAM_SPECIFICATION, STRING, STRINGS, TABLE_CLASS,
+    TABLE_KEY_SCHEMA, TAGS, WARM_THROUGHPUT,
 };
-use crate::validate::shape::{
-    Len, ListShape, Member, NumberRules, Pattern, Shape, StringRules, StructShape,
-};
+use crate::validate::shape::{Len, ListShape, Member, NumberRules, Pattern, Shape, StringRules, StructShape};
 
 /// `CreateTable`.
 pub(crate) static CREATE_TABLE: StructShape = StructShape {
     name: "CreateTableInput",
     members: &[
-        Member::required(
-            "AttributeDefinitions",
-            "attributeDefinitions",
-            ATTRIBUTE_DEFINITIONS,
-        ),
+        Member::required("AttributeDefinitions", "attributeDefinitions", ATTRIBUTE_DEFINITIONS),
         Member::optional("TableName", "tableName", CONTROL_TABLE_NAME),
         Member::required("KeySchema", "keySchema", TABLE_KEY_SCHEMA),
-        Member::optional(
-            "LocalSecondaryIndexes",
-            "localSecondaryIndexes",
-            LOCAL_SECONDARY_INDEXES,
-        ),
-        Member::optional(
-            "GlobalSecondaryIndexes",
-            "globalSecondaryIndexes",
-            GLOBAL_SECONDARY_INDEXES,
-        ),
+        Member::optional("LocalSecondaryIndexes", "localSecondaryIndexes", LOCAL_SECONDARY_INDEXES),
+        Member::optional("GlobalSecondaryIndexes", "globalSecondaryIndexes", GLOBAL_SECONDARY_INDEXES),
         Member::optional("BillingMode", "billingMode", BILLING_MODE),
-        Member::optional(
-            "ProvisionedThroughput",
-            "provisionedThroughput",
-            PROVISIONED_THROUGHPUT,
-        ),
-        Member::optional(
-            "StreamSpecification",
-            "streamSpecification",
-            STREAM_SPECIFICATION,
-        ),
+        Member::optional("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
+        Member::optional("StreamSpecification", "streamSpecification", STREAM_SPECIFICATION),
         Member::optional("SSESpecification", "sSESpecification", SSE_SPECIFICATION),
         Member::optional("Tags", "tags", TAGS),
         Member::optional("TableClass", "tableClass", TABLE_CLASS),
-        Member::optional(
-            "DeletionProtectionEnabled",
-            "deletionProtectionEnabled",
-            Shape::Boolean,
-        ),
+        Member::optional("DeletionProtectionEnabled", "deletionProtectionEnabled", Shape::Boolean),
         Member::optional("ResourcePolicy", "resourcePolicy", STRING),
-        Member::optional(
-            "OnDemandThroughput",
-            "onDemandThroughput",
-            ON_DEMAND_THROUGHPUT,
-        ),
+        Member::optional("OnDemandThroughput", "onDemandThroughput", ON_DEMAND_THROUGHPUT),
         Member::optional("WarmThroughput", "warmThroughput", WARM_THROUGHPUT),
     ],
 };
@@ -78,16 +48,8 @@ const GLOBAL_SECONDARY_INDEXES: Shape = Shape::List(&ListShape {
             Member::required("IndexName", "indexName", INDEX_NAME),
             Member::required("KeySchema", "keySchema", INDEX_KEY_SCHEMA),
             Member::required("Projection", "projection", PROJECTION),
-            Member::optional(
-                "ProvisionedThroughput",
-                "provisionedThroughput",
-                PROVISIONED_THROUGHPUT,
-            ),
-            Member::optional(
-                "OnDemandThroughput",
-                "onDemandThroughput",
-                ON_DEMAND_THROUGHPUT,
-            ),
+            Member::optional("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
+            Member::optional("OnDemandThroughput", "onDemandThroughput", ON_DEMAND_THROUGHPUT),
             Member::optional("WarmThroughput", "warmThroughput", WARM_THROUGHPUT),
         ],
     }),
@@ -99,39 +61,15 @@ pub(crate) static UPDATE_TABLE: StructShape = StructShape {
     name: "UpdateTableInput",
     members: &[
         Member::optional("TableName", "tableName", CONTROL_TABLE_NAME),
-        Member::optional(
-            "AttributeDefinitions",
-            "attributeDefinitions",
-            ATTRIBUTE_DEFINITIONS,
-        ),
+        Member::optional("AttributeDefinitions", "attributeDefinitions", ATTRIBUTE_DEFINITIONS),
         Member::optional("BillingMode", "billingMode", BILLING_MODE),
-        Member::optional(
-            "ProvisionedThroughput",
-            "provisionedThroughput",
-            PROVISIONED_THROUGHPUT,
-        ),
-        Member::optional(
-            "GlobalSecondaryIndexUpdates",
-            "globalSecondaryIndexUpdates",
-            GLOBAL_SECONDARY_INDEX_UPDATES,
-        ),
-        Member::optional(
-            "StreamSpecification",
-            "streamSpecification",
-            STREAM_SPECIFICATION,
-        ),
+        Member::optional("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
+        Member::optional("GlobalSecondaryIndexUpdates", "globalSecondaryIndexUpdates", GLOBAL_SECONDARY_INDEX_UPDATES),
+        Member::optional("StreamSpecification", "streamSpecification", STREAM_SPECIFICATION),
         Member::optional("SSESpecification", "sSESpecification", SSE_SPECIFICATION),
         Member::optional("TableClass", "tableClass", TABLE_CLASS),
-        Member::optional(
-            "DeletionProtectionEnabled",
-            "deletionProtectionEnabled",
-            Shape::Boolean,
-        ),
-        Member::optional(
-            "OnDemandThroughput",
-            "onDemandThroughput",
-            ON_DEMAND_THROUGHPUT,
-        ),
+        Member::optional("DeletionProtectionEnabled", "deletionProtectionEnabled", Shape::Boolean),
+        Member::optional("OnDemandThroughput", "onDemandThroughput", ON_DEMAND_THROUGHPUT),
         Member::optional("WarmThroughput", "warmThroughput", WARM_THROUGHPUT),
     ],
 };
@@ -147,16 +85,8 @@ const GLOBAL_SECONDARY_INDEX_UPDATES: Shape = Shape::List(&ListShape {
                     name: "UpdateGlobalSecondaryIndexAction",
                     members: &[
                         Member::required("IndexName", "indexName", INDEX_NAME),
-                        Member::required(
-                            "ProvisionedThroughput",
-                            "provisionedThroughput",
-                            PROVISIONED_THROUGHPUT,
-                        ),
-                        Member::optional(
-                            "OnDemandThroughput",
-                            "onDemandThroughput",
-                            ON_DEMAND_THROUGHPUT,
-                        ),
+                        Member::required("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
+                        Member::optional("OnDemandThroughput", "onDemandThroughput", ON_DEMAND_THROUGHPUT),
                         Member::optional("WarmThroughput", "warmThroughput", WARM_THROUGHPUT),
                     ],
                 }),
@@ -170,16 +100,8 @@ const GLOBAL_SECONDARY_INDEX_UPDATES: Shape = Shape::List(&ListShape {
                         Member::required("IndexName", "indexName", INDEX_NAME),
                         Member::required("KeySchema", "keySchema", INDEX_KEY_SCHEMA),
                         Member::required("Projection", "projection", PROJECTION),
-                        Member::optional(
-                            "ProvisionedThroughput",
-                            "provisionedThroughput",
-                            PROVISIONED_THROUGHPUT,
-                        ),
-                        Member::optional(
-                            "OnDemandThroughput",
-                            "onDemandThroughput",
-                            ON_DEMAND_THROUGHPUT,
-                        ),
+                        Member::optional("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
+                        Member::optional("OnDemandThroughput", "onDemandThroughput", ON_DEMAND_THROUGHPUT),
                         Member::optional("WarmThroughput", "warmThroughput", WARM_THROUGHPUT),
                     ],
                 }),
@@ -201,11 +123,7 @@ const GLOBAL_SECONDARY_INDEX_UPDATES: Shape = Shape::List(&ListShape {
 /// `DescribeTimeToLive`.
 pub(crate) static TABLE_ONLY: StructShape = StructShape {
     name: "DescribeTableInput",
-    members: &[Member::optional(
-        "TableName",
-        "tableName",
-        CONTROL_TABLE_NAME,
-    )],
+    members: &[Member::optional("TableName", "tableName", CONTROL_TABLE_NAME)],
 };
 
 /// `ListTables`.
@@ -215,20 +133,9 @@ pub(crate) static LIST_TABLES: StructShape = StructShape {
         Member::optional(
             "ExclusiveStartTableName",
             "exclusiveStartTableName",
-            Shape::String(&StringRules {
-                one_of: &[],
-                pattern: Some(Pattern::Name),
-                len: Len::between(3, 255),
-            }),
+            Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::between(3, 255) }),
         ),
-        Member::optional(
-            "Limit",
-            "limit",
-            Shape::Integer(&NumberRules {
-                min: Some(1),
-                max: Some(100),
-            }),
-        ),
+        Member::optional("Limit", "limit", Shape::Integer(&NumberRules { min: Some(1), max: Some(100) })),
     ],
 };
 
@@ -254,19 +161,13 @@ pub(crate) static UPDATE_TIME_TO_LIVE: StructShape = StructShape {
 /// `TagResource`.
 pub(crate) static TAG_RESOURCE: StructShape = StructShape {
     name: "TagResourceInput",
-    members: &[
-        Member::optional("ResourceArn", "resourceArn", STRING),
-        Member::optional("Tags", "tags", TAGS),
-    ],
+    members: &[Member::optional("ResourceArn", "resourceArn", STRING), Member::optional("Tags", "tags", TAGS)],
 };
 
 /// `UntagResource`.
 pub(crate) static UNTAG_RESOURCE: StructShape = StructShape {
     name: "UntagResourceInput",
-    members: &[
-        Member::optional("ResourceArn", "resourceArn", STRING),
-        Member::optional("TagKeys", "tagKeys", STRINGS),
-    ],
+    members: &[Member::optional("ResourceArn", "resourceArn", STRING), Member::optional("TagKeys", "tagKeys", STRINGS)],
 };
 
 /// `ListTagsOfResource`.
@@ -279,7 +180,4 @@ pub(crate) static LIST_TAGS_OF_RESOURCE: StructShape = StructShape {
 };
 
 /// `DescribeLimits` and `DescribeEndpoints`: no members.
-pub(crate) static EMPTY: StructShape = StructShape {
-    name: "DescribeLimitsInput",
-    members: &[],
-};
+pub(crate) static EMPTY: StructShape = StructShape { name: "DescribeLimitsInput", members: &[] };

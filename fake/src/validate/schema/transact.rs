@@ -13,24 +13,12 @@ pub(crate) const MAX_ACTIONS: u64 = 100;
 pub(crate) static TRANSACT_WRITE_ITEMS: StructShape = StructShape {
     name: "TransactWriteItemsInput",
     members: &[
-        Member::optional(
-            "ReturnConsumedCapacity",
-            "returnConsumedCapacity",
-            RETURN_CONSUMED_CAPACITY,
-        ),
-        Member::optional(
-            "ReturnItemCollectionMetrics",
-            "returnItemCollectionMetrics",
-            RETURN_ITEM_COLLECTION_METRICS,
-        ),
+        Member::optional("ReturnConsumedCapacity", "returnConsumedCapacity", RETURN_CONSUMED_CAPACITY),
+        Member::optional("ReturnItemCollectionMetrics", "returnItemCollectionMetrics", RETURN_ITEM_COLLECTION_METRICS),
         Member::optional(
             "ClientRequestToken",
             "clientRequestToken",
-            Shape::String(&StringRules {
-                one_of: &[],
-                pattern: None,
-                len: Len::between(1, 36),
-            }),
+            Shape::String(&StringRules { one_of: &[], pattern: None, len: Len::between(1, 36) }),
         ),
         Member::required(
             "TransactItems",
@@ -58,16 +46,8 @@ static TRANSACT_WRITE_ITEM: StructShape = StructShape {
                     Member::required("Key", "key", ATTRIBUTES),
                     Member::optional("TableName", "tableName", STRING),
                     Member::optional("ConditionExpression", "conditionExpression", STRING),
-                    Member::optional(
-                        "ExpressionAttributeNames",
-                        "expressionAttributeNames",
-                        NAMES,
-                    ),
-                    Member::optional(
-                        "ExpressionAttributeValues",
-                        "expressionAttributeValues",
-                        ATTRIBUTES,
-                    ),
+                    Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),
+                    Member::optional("ExpressionAttributeValues", "expressionAttributeValues", ATTRIBUTES),
                     Member::optional(
                         "ReturnValuesOnConditionCheckFailure",
                         "returnValuesOnConditionCheckFailure",
@@ -85,16 +65,8 @@ static TRANSACT_WRITE_ITEM: StructShape = StructShape {
                     Member::required("Item", "item", ATTRIBUTES),
                     Member::optional("TableName", "tableName", STRING),
                     Member::optional("ConditionExpression", "conditionExpression", STRING),
-                    Member::optional(
-                        "ExpressionAttributeNames",
-                        "expressionAttributeNames",
-                        NAMES,
-                    ),
-                    Member::optional(
-                        "ExpressionAttributeValues",
-                        "expressionAttributeValues",
-                        ATTRIBUTES,
-                    ),
+                    Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),
+                    Member::optional("ExpressionAttributeValues", "expressionAttributeValues", ATTRIBUTES),
                     Member::optional(
                         "ReturnValuesOnConditionCheckFailure",
                         "returnValuesOnConditionCheckFailure",
@@ -112,16 +84,8 @@ static TRANSACT_WRITE_ITEM: StructShape = StructShape {
                     Member::required("Key", "key", ATTRIBUTES),
                     Member::optional("TableName", "tableName", STRING),
                     Member::optional("ConditionExpression", "conditionExpression", STRING),
-                    Member::optional(
-                        "ExpressionAttributeNames",
-                        "expressionAttributeNames",
-                        NAMES,
-                    ),
-                    Member::optional(
-                        "ExpressionAttributeValues",
-                        "expressionAttributeValues",
-                        ATTRIBUTES,
-                    ),
+                    Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),
+                    Member::optional("ExpressionAttributeValues", "expressionAttributeValues", ATTRIBUTES),
                     Member::optional(
                         "ReturnValuesOnConditionCheckFailure",
                         "returnValuesOnConditionCheckFailure",
@@ -140,16 +104,8 @@ static TRANSACT_WRITE_ITEM: StructShape = StructShape {
                     Member::optional("UpdateExpression", "updateExpression", STRING),
                     Member::optional("TableName", "tableName", STRING),
                     Member::optional("ConditionExpression", "conditionExpression", STRING),
-                    Member::optional(
-                        "ExpressionAttributeNames",
-                        "expressionAttributeNames",
-                        NAMES,
-                    ),
-                    Member::optional(
-                        "ExpressionAttributeValues",
-                        "expressionAttributeValues",
-                        ATTRIBUTES,
-                    ),
+                    Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),
+                    Member::optional("ExpressionAttributeValues", "expressionAttributeValues", ATTRIBUTES),
                     Member::optional(
                         "ReturnValuesOnConditionCheckFailure",
                         "returnValuesOnConditionCheckFailure",
@@ -179,16 +135,8 @@ pub(crate) static TRANSACT_GET_ITEMS: StructShape = StructShape {
                             members: &[
                                 Member::required("Key", "key", ATTRIBUTES),
                                 Member::optional("TableName", "tableName", STRING),
-                                Member::optional(
-                                    "ProjectionExpression",
-                                    "projectionExpression",
-                                    STRING,
-                                ),
-                                Member::optional(
-                                    "ExpressionAttributeNames",
-                                    "expressionAttributeNames",
-                                    NAMES,
-                                ),
+                                Member::optional("ProjectionExpression", "projectionExpression", STRING),
+                                Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),
                             ],
                         }),
                     )],
@@ -196,10 +144,6 @@ pub(crate) static TRANSACT_GET_ITEMS: StructShape = StructShape {
                 len: Len::between(1, MAX_ACTIONS),
             }),
         ),
-        Member::optional(
-            "ReturnConsumedCapacity",
-            "returnConsumedCapacity",
-            RETURN_CONSUMED_CAPACITY,
-        ),
+        Member::optional("ReturnConsumedCapacity", "returnConsumedCapacity", RETURN_CONSUMED_CAPACITY),
     ],
 };
