@@ -135,44 +135,72 @@ impl dynalease::Clock for OffsetClock {
     }
 }
 
-/// Collects the `event_id` field of the log events emitted while it is the default subscriber.
+/// The log events of the library, as `(lock, event_id)`, collected by a global subscriber so
+/// that tests running in parallel threads all see their events. Tests tell theirs apart by
+/// the name of the lock.
 #[derive(Clone, Debug, Default)]
-pub struct EventIds(std::sync::Arc<std::sync::Mutex<Vec<u64>>>);
+pub struct EventIds(std::sync::Arc<std::sync::Mutex<Vec<(String, u64)>>>);
 
 impl EventIds {
-    /// Starts collecting on this thread until the guard is dropped.
-    pub fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
-        use tracing_subscriber::layer::SubscriberExt;
-        let ids = EventIds::default();
-        let subscriber = tracing_subscriber::registry().with(ids.clone());
-        (ids, tracing::subscriber::set_default(subscriber))
+    /// The collector of this test binary, installed on first use.
+    pub fn global() -> Self {
+        static GLOBAL: std::sync::OnceLock<EventIds> = std::sync::OnceLock::new();
+        GLOBAL
+            .get_or_init(|| {
+                use tracing_subscriber::layer::SubscriberExt;
+                let ids = EventIds::default();
+                let subscriber = tracing_subscriber::registry().with(ids.clone());
+                tracing::subscriber::set_global_default(subscriber).expect("one global subscriber");
+                ids
+            })
+            .clone()
     }
 
-    pub fn seen(&self) -> Vec<u64> {
-        self.0.lock().unwrap().clone()
+    /// The event ids logged for `lock`, in order.
+    pub fn of(&self, lock: &str) -> Vec<u64> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(l, _)| l == lock)
+            .map(|(_, id)| *id)
+            .collect()
     }
 }
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for EventIds {
     fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
-        struct Visit(Option<u64>);
+        #[derive(Default)]
+        struct Visit {
+            id: Option<u64>,
+            lock: Option<String>,
+        }
         impl tracing::field::Visit for Visit {
             fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
                 if field.name() == "event_id" {
-                    self.0 = Some(value);
+                    self.id = Some(value);
                 }
             }
             fn record_i64(&mut self, field: &tracing::field::Field, value: i64) {
                 if field.name() == "event_id" {
-                    self.0 = u64::try_from(value).ok();
+                    self.id = u64::try_from(value).ok();
                 }
             }
-            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                if field.name() == "lock" {
+                    self.lock = Some(value.to_owned());
+                }
+            }
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "lock" {
+                    self.lock = Some(format!("{value:?}"));
+                }
+            }
         }
-        let mut visit = Visit(None);
+        let mut visit = Visit::default();
         event.record(&mut visit);
-        if let Some(id) = visit.0 {
-            self.0.lock().unwrap().push(id);
+        if let (Some(id), Some(lock)) = (visit.id, visit.lock) {
+            self.0.lock().unwrap().push((lock, id));
         }
     }
 }
