@@ -1,0 +1,489 @@
+//! `dynalease-fake serve` over raw HTTP/1.1: the real binary, started with `--port 0`, and a
+//! minimal client that writes requests byte for byte, so that malformed ones can be sent too.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value as Json, json};
+
+/// A safety net so that a broken server fails a test instead of hanging it; never a timing claim.
+const IO_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The server binary, running until the test stops it (or until it is dropped).
+struct Server {
+    child: Child,
+    address: String,
+    // Kept open so that the server never writes to a closed pipe.
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dynalease-fake"))
+            .args(["serve", "--port", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the binary starts");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("the first line arrives");
+        let address = line
+            .trim_end()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Server { child, address, _stdout: stdout }
+    }
+
+    fn connect(&self) -> Connection {
+        let stream = TcpStream::connect(&self.address).expect("the server accepts");
+        stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+        stream.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
+        Connection { reader: BufReader::new(stream.try_clone().unwrap()), stream }
+    }
+
+    /// One request on a fresh connection.
+    fn call(&self, operation: &str, body: &Json) -> Reply {
+        self.connect().call(operation, body)
+    }
+
+    fn signal(&self, name: &str) {
+        let status = Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().unwrap();
+        assert!(status.success(), "kill -{name} failed");
+    }
+
+    fn wait(mut self) -> ExitStatus {
+        self.child.wait().expect("the server exits")
+    }
+
+    /// The server's peak resident memory, from /proc.
+    fn peak_rss_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status.lines().find(|line| line.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Connection {
+    stream: TcpStream,
+    reader: BufReader<TcpStream>,
+}
+
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Json {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// The short error code, the text after `#` in `__type`.
+    fn error_code(&self) -> String {
+        let json = self.json();
+        let full = json["__type"].as_str().unwrap_or_else(|| panic!("no __type in {json}"));
+        full.rsplit('#').next().unwrap().to_owned()
+    }
+}
+
+impl Connection {
+    /// Writes raw bytes: a whole request, or part of one.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    fn send(&mut self, target: Option<&str>, body: &[u8], extra_headers: &str) {
+        let mut head =
+            String::from("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n");
+        if let Some(target) = target {
+            head.push_str(&format!("X-Amz-Target: {target}\r\n"));
+        }
+        head.push_str(extra_headers);
+        head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        let mut request = head.into_bytes();
+        request.extend_from_slice(body);
+        self.send_raw(&request);
+    }
+
+    fn call_raw(&mut self, operation: &str, body: &[u8]) -> Reply {
+        self.send(Some(&format!("DynamoDB_20120810.{operation}")), body, "");
+        self.read_reply().expect("an answer")
+    }
+
+    fn call(&mut self, operation: &str, body: &Json) -> Reply {
+        self.call_raw(operation, &serde_json::to_vec(body).unwrap())
+    }
+
+    /// The next response; `None` if the server closed the connection before a byte of it.
+    fn read_reply(&mut self) -> Option<Reply> {
+        let mut status_line = String::new();
+        match self.reader.read_line(&mut status_line) {
+            Ok(0) => return None,
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return None,
+            other => other.unwrap(),
+        };
+        let status = status_line.split_whitespace().nth(1).expect("a status").parse().unwrap();
+        let mut headers = Vec::new();
+        loop {
+            let mut line = String::new();
+            self.reader.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').expect("a header");
+            headers.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+        let length = headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+            .map_or(0, |(_, v)| v.parse::<usize>().unwrap());
+        let mut body = vec![0; length];
+        self.reader.read_exact(&mut body).unwrap();
+        Some(Reply { status, headers, body })
+    }
+
+    /// True once the server has closed the connection (end of stream or reset).
+    fn is_closed_by_server(&mut self) -> bool {
+        let mut byte = [0u8; 1];
+        match self.reader.read(&mut byte) {
+            Ok(0) => true,
+            Err(e) => e.kind() == io::ErrorKind::ConnectionReset,
+            Ok(_) => false,
+        }
+    }
+}
+
+fn create_table(server: &Server, name: &str) {
+    let reply = server.call(
+        "CreateTable",
+        &json!({
+            "TableName": name,
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "BillingMode": "PAY_PER_REQUEST",
+        }),
+    );
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
+}
+
+fn put(server: &Server, table: &str, pk: &str) {
+    let reply = server.call("PutItem", &json!({"TableName": table, "Item": {"pk": {"S": pk}, "n": {"N": "1"}}}));
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
+}
+
+fn get(server: &Server, table: &str, pk: &str) -> Json {
+    let reply = server.call("GetItem", &json!({"TableName": table, "Key": {"pk": {"S": pk}}, "ConsistentRead": true}));
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
+    reply.json()
+}
+
+#[test]
+fn first_stdout_line_names_the_port_that_was_picked() {
+    let server = Server::start(&[]);
+    let (host, port) = server.address.rsplit_once(':').unwrap();
+    assert_eq!(host, "127.0.0.1");
+    assert_ne!(port.parse::<u16>().unwrap(), 0);
+    assert_eq!(server.call("ListTables", &json!({})).status, 200);
+}
+
+#[test]
+fn answers_carry_the_json_content_type_a_request_id_and_the_crc32_of_the_exact_body() {
+    let server = Server::start(&[]);
+    create_table(&server, "Shop");
+    let mut connection = server.connect();
+    for reply in [
+        connection.call("ListTables", &json!({})),
+        connection.call("DescribeTable", &json!({"TableName": "Shop"})),
+        connection.call("DescribeTable", &json!({"TableName": "Nowhere"})),
+    ] {
+        assert_eq!(reply.header("content-type"), Some("application/x-amz-json-1.0"));
+        let request_id = reply.header("x-amzn-requestid").expect("a request id");
+        assert!(!request_id.is_empty() && request_id.bytes().all(|b| b.is_ascii_alphanumeric()));
+        let crc32: u32 = reply.header("x-amz-crc32").expect("a crc32").parse().unwrap();
+        assert_eq!(crc32, crc32fast::hash(&reply.body));
+    }
+}
+
+#[test]
+fn dynamodb_errors_are_400_with_the_error_type_in_the_body() {
+    let server = Server::start(&[]);
+    let reply = server.call("DescribeTable", &json!({"TableName": "Nowhere"}));
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), "ResourceNotFoundException");
+}
+
+#[test]
+fn one_keep_alive_connection_carries_many_requests() {
+    let server = Server::start(&[]);
+    create_table(&server, "Shop");
+    let mut connection = server.connect();
+    for i in 0..50 {
+        let put = connection.call("PutItem", &json!({"TableName": "Shop", "Item": {"pk": {"S": format!("k{i}")}}}));
+        assert_eq!(put.status, 200);
+    }
+    let scan = connection.call("Scan", &json!({"TableName": "Shop", "Select": "COUNT"}));
+    assert_eq!(scan.json()["Count"], 50);
+}
+
+#[test]
+fn a_sigv4_authorization_header_is_accepted_unchecked() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send(
+        Some("DynamoDB_20120810.ListTables"),
+        b"{}",
+        "X-Amz-Date: 20240101T000000Z\r\nAuthorization: AWS4-HMAC-SHA256 \
+         Credential=AKIDEXAMPLE/20240101/us-east-1/dynamodb/aws4_request, \
+         SignedHeaders=host;x-amz-date;x-amz-target, Signature=0123456789abcdef\r\n",
+    );
+    assert_eq!(connection.read_reply().unwrap().status, 200);
+}
+
+#[test]
+fn malformed_empty_and_null_bodies_get_400_and_the_connection_keeps_serving() {
+    let server = Server::start(&[]);
+    create_table(&server, "Shop");
+    put(&server, "Shop", "kept");
+    let mut connection = server.connect();
+    let bodies: [&[u8]; 9] =
+        [b"", b"null", b"{", b"[]", b"\"text\"", b"42", b"\xff\xfe\x00", b"{\"TableName\":}", b"{}{}"];
+    for body in bodies {
+        let reply = connection.call_raw("PutItem", body);
+        assert_eq!(reply.status, 400, "body {:?}", String::from_utf8_lossy(body));
+        assert_eq!(reply.error_code(), "SerializationException", "body {:?}", String::from_utf8_lossy(body));
+    }
+    let wrong_types = connection.call("PutItem", &json!({"TableName": 7, "Item": null}));
+    assert_eq!(wrong_types.status, 400);
+    assert_eq!(connection.call("ListTables", &json!({})).status, 200);
+    assert_eq!(get(&server, "Shop", "kept")["Item"]["pk"]["S"], "kept");
+}
+
+#[test]
+fn a_missing_or_foreign_target_is_an_unknown_operation() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send(None, b"{}", "");
+    let missing = connection.read_reply().unwrap();
+    assert_eq!((missing.status, missing.error_code().as_str()), (400, "UnknownOperationException"));
+    let foreign = connection.call("DropEverything", &json!({}));
+    assert_eq!((foreign.status, foreign.error_code().as_str()), (400, "UnknownOperationException"));
+    assert_eq!(connection.call("ListTables", &json!({})).status, 200);
+}
+
+#[test]
+fn garbage_instead_of_http_gets_400_and_the_server_keeps_serving() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send_raw(b"\x16\x03\x01\x02\x00 this is not HTTP\r\n\r\n");
+    let reply = connection.read_reply();
+    assert!(reply.as_ref().is_none_or(|reply| reply.status == 400), "{reply:?}");
+    assert_eq!(server.call("ListTables", &json!({})).status, 200);
+}
+
+#[test]
+fn a_declared_length_over_16_mb_gets_413_before_the_body_is_sent() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send_raw(
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n\
+          Content-Length: 16777217\r\n\r\n{\"TableName\":",
+    );
+    let reply = connection.read_reply().expect("an answer without the rest of the body");
+    assert_eq!(reply.status, 413);
+    assert_eq!(reply.header("connection"), Some("close"));
+    assert_eq!(reply.header("x-amz-crc32").unwrap().parse::<u32>().unwrap(), crc32fast::hash(&reply.body));
+    assert!(connection.is_closed_by_server());
+    assert_eq!(server.call("ListTables", &json!({})).status, 200);
+}
+
+#[test]
+fn a_chunked_body_over_16_mb_gets_413_and_is_not_buffered_whole() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send_raw(
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n\
+          Transfer-Encoding: chunked\r\n\r\n",
+    );
+    // 64 MB in 1 MB chunks; the server stops reading after 16 MB, so later writes may fail.
+    let mut writer = connection.stream.try_clone().unwrap();
+    let sender = std::thread::spawn(move || {
+        let chunk = vec![b' '; 1 << 20];
+        for _ in 0..64 {
+            let sent = writer
+                .write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+                .and_then(|()| writer.write_all(&chunk))
+                .and_then(|()| writer.write_all(b"\r\n"));
+            if sent.is_err() {
+                return;
+            }
+        }
+        let _ = writer.write_all(b"0\r\n\r\n");
+    });
+    let reply = connection.read_reply().expect("an answer");
+    assert_eq!(reply.status, 413);
+    let _ = connection.stream.shutdown(Shutdown::Both);
+    sender.join().unwrap();
+    assert_eq!(server.call("ListTables", &json!({})).status, 200);
+    let peak_mb = server.peak_rss_kb() / 1024;
+    assert!(peak_mb < 48, "the server peaked at {peak_mb} MB for a 64 MB body");
+}
+
+#[test]
+fn a_condition_nested_5000_deep_gets_400_and_the_server_keeps_its_items() {
+    let server = Server::start(&[]);
+    create_table(&server, "Shop");
+    put(&server, "Shop", "kept");
+    let deep = format!("{}attribute_exists(pk){}", "(".repeat(5000), ")".repeat(5000));
+    let unbalanced = "(".repeat(5000);
+    let not_deep = format!("{}a{}", "NOT ".repeat(5000), "");
+    for condition in [deep, unbalanced, not_deep] {
+        let reply = server.call(
+            "PutItem",
+            &json!({"TableName": "Shop", "Item": {"pk": {"S": "kept"}, "n": {"N": "2"}}, "ConditionExpression": condition}),
+        );
+        assert_eq!(reply.status, 400);
+        assert_eq!(reply.error_code(), "ValidationException");
+    }
+    let update = server.call(
+        "UpdateItem",
+        &json!({
+            "TableName": "Shop", "Key": {"pk": {"S": "kept"}},
+            "UpdateExpression": format!("SET n = {}n{}", "(".repeat(5000), ")".repeat(5000)),
+        }),
+    );
+    assert_eq!(update.status, 400);
+    let item = get(&server, "Shop", "kept");
+    assert_eq!(item["Item"]["n"]["N"], "1");
+}
+
+#[test]
+fn json_nested_100000_deep_gets_400_and_the_server_keeps_its_items() {
+    let server = Server::start(&[]);
+    create_table(&server, "Shop");
+    put(&server, "Shop", "kept");
+    let depth = 100_000;
+    let value = format!("{}{{\"S\":\"x\"}}{}", "{\"L\":[".repeat(depth), "]}".repeat(depth));
+    let body = format!("{{\"TableName\":\"Shop\",\"Item\":{{\"pk\":{{\"S\":\"kept\"}},\"deep\":{value}}}}}");
+    let reply = server.connect().call_raw("PutItem", body.as_bytes());
+    assert_eq!(reply.status, 400);
+    assert_eq!(get(&server, "Shop", "kept")["Item"]["n"]["N"], "1");
+}
+
+#[test]
+fn sigterm_stops_the_server_with_exit_code_0_despite_an_idle_keep_alive_connection() {
+    let server = Server::start(&[]);
+    let mut idle = server.connect();
+    assert_eq!(idle.call("ListTables", &json!({})).status, 200);
+    server.signal("TERM");
+    assert!(idle.is_closed_by_server());
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn sigint_stops_the_server_with_exit_code_0() {
+    let server = Server::start(&[]);
+    server.signal("INT");
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn a_request_in_flight_at_sigterm_still_gets_its_answer() {
+    // The latency holds DescribeTable in the server while the signal arrives; it stays under the
+    // two seconds a shutdown waits for requests in flight.
+    let server = Server::start(&["--latency-ms", "1000", "--fault-operation", "DescribeTable"]);
+    let mut slow = server.connect();
+    slow.send(Some("DynamoDB_20120810.DescribeTable"), br#"{"TableName":"Shop"}"#, "");
+    // The slow request was sent before this connection opened, so the server, accepting and
+    // reading in order, holds it by the time this answer comes back.
+    assert_eq!(server.call("ListTables", &json!({})).status, 200);
+    server.signal("TERM");
+    let reply = slow.read_reply().expect("the answer in flight");
+    assert_eq!(reply.error_code(), "ResourceNotFoundException");
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+#[test]
+fn throttle_rate_1_answers_every_request_provisioned_throughput_exceeded() {
+    let server = Server::start(&["--throttle-rate", "1.0"]);
+    let reply = server.call("ListTables", &json!({}));
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), "ProvisionedThroughputExceededException");
+}
+
+#[test]
+fn error_rate_1_answers_500_internal_server_error() {
+    let server = Server::start(&["--error-rate", "1"]);
+    let reply = server.call("ListTables", &json!({}));
+    assert_eq!(reply.status, 500);
+    assert_eq!(reply.error_code(), "InternalServerError");
+}
+
+#[test]
+fn faults_narrowed_to_an_operation_leave_the_others_alone() {
+    let server = Server::start(&["--throttle-rate", "1.0", "--fault-operation", "PutItem"]);
+    create_table(&server, "Shop");
+    let reply = server.call("PutItem", &json!({"TableName": "Shop", "Item": {"pk": {"S": "a"}}}));
+    assert_eq!(reply.error_code(), "ProvisionedThroughputExceededException");
+    assert_eq!(get(&server, "Shop", "a"), json!({}));
+}
+
+#[test]
+fn a_lost_response_applies_the_write_and_closes_the_connection_without_an_answer() {
+    let server = Server::start(&["--lost-response-rate", "1.0", "--fault-operation", "PutItem"]);
+    create_table(&server, "Shop");
+    let mut connection = server.connect();
+    connection.send(Some("DynamoDB_20120810.PutItem"), br#"{"TableName":"Shop","Item":{"pk":{"S":"applied"}}}"#, "");
+    assert!(connection.read_reply().is_none(), "no answer, just a closed connection");
+    assert_eq!(get(&server, "Shop", "applied")["Item"]["pk"]["S"], "applied");
+}
+
+#[test]
+fn the_same_seed_draws_the_same_faults() {
+    let outcomes = |seed: &str| {
+        let server = Server::start(&["--seed", seed, "--throttle-rate", "0.5"]);
+        let mut connection = server.connect();
+        (0..40).map(|_| connection.call("ListTables", &json!({})).status).collect::<Vec<_>>()
+    };
+    let first = outcomes("7");
+    assert!(first.contains(&200) && first.contains(&400), "{first:?}");
+    assert_eq!(first, outcomes("7"));
+}
+
+#[test]
+fn a_get_is_answered_like_dynamodbs_health_check() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send_raw(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    let reply = connection.read_reply().unwrap();
+    assert_eq!(reply.status, 200);
+    assert!(reply.body.starts_with(b"healthy: dynamodb"));
+}
+
+#[test]
+fn a_port_in_use_is_an_error_on_stderr_and_exit_code_1() {
+    let server = Server::start(&[]);
+    let port = server.address.rsplit_once(':').unwrap().1;
+    let output = Command::new(env!("CARGO_BIN_EXE_dynalease-fake")).args(["serve", "--port", port]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot listen"));
+}
