@@ -4,6 +4,7 @@
 //! - [`FakeClock`], [`TokioClock`]: where its time comes from (by default, tokio's clock).
 //! - [`Fault`], [`FaultRule`]: seeded, scriptable faults.
 //! - [`RequestRecord`]: one entry of [`FakeDynamoDb::request_log`].
+//! - [`serve`]: the fake over real HTTP/1.1 (also the binary `dynalease-fake serve`).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -35,6 +36,7 @@ mod log;
 mod number;
 mod ops;
 mod request;
+mod server;
 mod table;
 mod ttl;
 mod validate;
@@ -45,3 +47,4 @@ pub use connector::FakeHttpClient;
 pub use fake::{FakeDynamoDb, FakeDynamoDbBuilder};
 pub use faults::{Fault, FaultRule};
 pub use log::RequestRecord;
+pub use server::serve;
