@@ -103,9 +103,7 @@ impl TokioClock {
 
     #[allow(clippy::disallowed_methods)] // The one real clock of the library.
     fn origin(&self) -> (tokio::time::Instant, SystemTime) {
-        *self
-            .origin
-            .get_or_init(|| (tokio::time::Instant::now(), SystemTime::now()))
+        *self.origin.get_or_init(|| (tokio::time::Instant::now(), SystemTime::now()))
     }
 }
 

@@ -113,48 +113,29 @@ impl Error {
     /// }
     /// ```
     pub fn is_transient(&self) -> bool {
-        matches!(
-            self,
-            Error::DynamoDb {
-                transient: true,
-                ..
-            }
-        )
+        matches!(self, Error::DynamoDb { transient: true, .. })
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::InvalidLeaseDuration { lease } => write!(
-                f,
-                "lease duration {lease:?} is outside the allowed range of 1 s to 1 day"
-            ),
+            Error::InvalidLeaseDuration { lease } => {
+                write!(f, "lease duration {lease:?} is outside the allowed range of 1 s to 1 day")
+            }
             Error::InvalidLockName { name, reason } => {
                 write!(f, "invalid lock name {name:?}: {reason}")
             }
             Error::InvalidOptions { reason } => write!(f, "invalid lock table options: {reason}"),
-            Error::NotALock {
-                lock,
-                table,
-                reason,
-            } => write!(
+            Error::NotALock { lock, table, reason } => write!(
                 f,
                 "the item at the key of lock {lock:?} in table {table:?} is not a lock ({reason}); give the lock another name"
             ),
             Error::TableNotFound { table } => write!(f, "table {table:?} was not found"),
             Error::KeySchemaMismatch { table, reason } => {
-                write!(
-                    f,
-                    "the key schema of table {table:?} does not fit: {reason}"
-                )
+                write!(f, "the key schema of table {table:?} does not fit: {reason}")
             }
-            Error::DynamoDb {
-                operation,
-                table,
-                code,
-                ..
-            } => match code {
+            Error::DynamoDb { operation, table, code, .. } => match code {
                 Some(code) => write!(f, "{operation} on table {table:?} failed with {code}"),
                 None => write!(f, "{operation} on table {table:?} failed"),
             },

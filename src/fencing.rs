@@ -8,9 +8,7 @@
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
-use aws_sdk_dynamodb::types::{
-    AttributeValue, CancellationReason, ConditionCheck, TransactWriteItem,
-};
+use aws_sdk_dynamodb::types::{AttributeValue, CancellationReason, ConditionCheck, TransactWriteItem};
 
 use crate::lease::Lease;
 use crate::store::dynamodb::{FENCE, OWNER, lock_key};
@@ -97,10 +95,7 @@ fn held_check(lease: &Lease) -> TransactWriteItem {
         .expression_attribute_names("#owner", OWNER)
         .expression_attribute_names("#fence", FENCE)
         .expression_attribute_values(":owner", AttributeValue::S(lease.owner().to_owned()))
-        .expression_attribute_values(
-            ":fence",
-            AttributeValue::N(lease.fencing_token().to_string()),
-        )
+        .expression_attribute_values(":fence", AttributeValue::N(lease.fencing_token().to_string()))
         .build()
         // Only a missing key, table name or condition fails the build, and all three are set.
         .expect("a condition check with key, table and condition builds");
@@ -138,10 +133,7 @@ impl HeldCheck {
     }
 
     /// The reason DynamoDB gave for the check, if `err` is a cancelled transaction.
-    pub fn reason<'e, R>(
-        &self,
-        err: &'e SdkError<TransactWriteItemsError, R>,
-    ) -> Option<&'e CancellationReason> {
+    pub fn reason<'e, R>(&self, err: &'e SdkError<TransactWriteItemsError, R>) -> Option<&'e CancellationReason> {
         let index = self.index?;
         match err.as_service_error()? {
             TransactWriteItemsError::TransactionCanceledException(cancelled) => {
@@ -154,8 +146,6 @@ impl HeldCheck {
     /// Whether `err` is a transaction cancelled because the check failed: the lease no longer
     /// holds its lock (another owner, another fencing token, or no lock item).
     pub fn lost_lease<R>(&self, err: &SdkError<TransactWriteItemsError, R>) -> bool {
-        self.reason(err)
-            .and_then(CancellationReason::code)
-            .is_some_and(|code| code == "ConditionalCheckFailed")
+        self.reason(err).and_then(CancellationReason::code).is_some_and(|code| code == "ConditionalCheckFailed")
     }
 }

@@ -69,9 +69,7 @@ pub struct SeededIds {
 impl SeededIds {
     /// Creates a source whose sequence is determined by `seed`.
     pub fn new(seed: u64) -> Self {
-        Self {
-            state: Mutex::new(seed),
-        }
+        Self { state: Mutex::new(seed) }
     }
 
     /// One step of splitmix64: a full-period sequence with well-mixed output.
@@ -98,8 +96,6 @@ impl IdSource for SeededIds {
         let mut bytes = [0u8; 16];
         bytes[..8].copy_from_slice(&high.to_be_bytes());
         bytes[8..].copy_from_slice(&low.to_be_bytes());
-        uuid::Builder::from_random_bytes(bytes)
-            .into_uuid()
-            .to_string()
+        uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
     }
 }

@@ -164,12 +164,8 @@ impl LeaseInner {
             }
         }
         let rvn = self.table.ids.next_id();
-        let grant = Grant {
-            owner: &self.owner,
-            rvn: &rvn,
-            lease: self.duration,
-            label: self.table.holder_label.as_deref(),
-        };
+        let grant =
+            Grant { owner: &self.owner, rvn: &rvn, lease: self.duration, label: self.table.holder_label.as_deref() };
         match self.table.store.renew(&self.name, &grant).await {
             Ok(RenewOutcome::Renewed) => {
                 let mut state = self.state();
@@ -371,12 +367,7 @@ impl Lease {
             owner,
             fence,
             duration,
-            state: Mutex::new(LeaseState {
-                sent_at,
-                rvn,
-                end: None,
-                releasing: false,
-            }),
+            state: Mutex::new(LeaseState { sent_at, rvn, end: None, releasing: false }),
             ended: CancellationToken::new(),
         });
         if inner.table.clock.monotonic() >= sent_at + duration {
@@ -528,11 +519,7 @@ impl Lease {
     /// # }
     /// ```
     pub async fn release(self) -> Result<(), Error> {
-        if self.inner.begin_release() {
-            self.inner.send_release().await
-        } else {
-            Ok(())
-        }
+        if self.inner.begin_release() { self.inner.send_release().await } else { Ok(()) }
     }
 }
 

@@ -55,12 +55,7 @@
 //! # Ok(())
 //! # }
 //! ```
-#![warn(
-    missing_docs,
-    unreachable_pub,
-    missing_debug_implementations,
-    rust_2018_idioms
-)]
+#![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
 mod clock;
 mod error;

@@ -69,9 +69,7 @@ impl Shared {
     /// Remembers `holder` as seen at `now`, unless the same owner and version were seen before.
     fn remember(&self, name: &str, holder: Holder, now: Duration) {
         let mut seen = self.seen();
-        let same = seen
-            .get(name)
-            .is_some_and(|s| s.holder.owner == holder.owner && s.holder.rvn == holder.rvn);
+        let same = seen.get(name).is_some_and(|s| s.holder.owner == holder.owner && s.holder.rvn == holder.rvn);
         if !same {
             seen.insert(name.to_owned(), Seen { holder, since: now });
         }
@@ -88,9 +86,7 @@ impl Shared {
             *refusals.entry(name.to_owned()).or_insert(0) += 1;
         });
         tracing::debug!(lock = %name, "the lock is held; waiting");
-        Attempt::Refused {
-            retry_in: (holder_lease / 3).min(MAX_POLL).min(until_due),
-        }
+        Attempt::Refused { retry_in: (holder_lease / 3).min(MAX_POLL).min(until_due) }
     }
 }
 
@@ -167,11 +163,7 @@ impl LockTable {
     /// # }
     /// ```
     pub fn new(table: TableRef, options: LockTableOptions) -> Result<LockTable, Error> {
-        let invalid = |reason: &str| {
-            Err(Error::InvalidOptions {
-                reason: reason.to_owned(),
-            })
-        };
+        let invalid = |reason: &str| Err(Error::InvalidOptions { reason: reason.to_owned() });
         if table.table.is_empty() {
             return invalid("the table name is empty");
         }
@@ -336,9 +328,7 @@ impl LockTable {
                 let now = shared.clock.monotonic();
                 match view {
                     LockView::Absent | LockView::Free { .. } => Expect::Free,
-                    LockView::Held(holder)
-                        if holder.owner == seen.holder.owner && holder.rvn == seen.holder.rvn =>
-                    {
+                    LockView::Held(holder) if holder.owner == seen.holder.owner && holder.rvn == seen.holder.rvn => {
                         let due = seen.since + holder.lease;
                         if now >= due {
                             Expect::Version(holder.rvn)
@@ -357,12 +347,7 @@ impl LockTable {
 
         let owner = shared.ids.next_id();
         let rvn = shared.ids.next_id();
-        let grant = Grant {
-            owner: &owner,
-            rvn: &rvn,
-            lease,
-            label: shared.holder_label.as_deref(),
-        };
+        let grant = Grant { owner: &owner, rvn: &rvn, lease, label: shared.holder_label.as_deref() };
         let sent_at = shared.clock.monotonic();
         match shared.store.acquire(name, &expect, &grant).await? {
             AcquireOutcome::Won { fence } => {
@@ -378,15 +363,7 @@ impl LockTable {
                         "took the lock over from a holder that stopped renewing it"
                     );
                 }
-                Ok(Attempt::Acquired(Lease::start(
-                    self.shared.clone(),
-                    name,
-                    owner,
-                    rvn,
-                    fence,
-                    lease,
-                    sent_at,
-                )))
+                Ok(Attempt::Acquired(Lease::start(self.shared.clone(), name, owner, rvn, fence, lease, sent_at)))
             }
             AcquireOutcome::Refused(LockView::Held(holder)) => {
                 let now = shared.clock.monotonic();
@@ -397,9 +374,7 @@ impl LockTable {
             AcquireOutcome::Refused(LockView::Absent | LockView::Free { .. }) => {
                 // The lock changed between the read and the write: look again at once.
                 shared.forget(name);
-                Ok(Attempt::Refused {
-                    retry_in: Duration::ZERO,
-                })
+                Ok(Attempt::Refused { retry_in: Duration::ZERO })
             }
         }
     }
@@ -413,10 +388,7 @@ impl LockTable {
 /// Checks the name and the lease duration of an acquire.
 pub(crate) fn check(name: &str, lease: Duration) -> Result<(), Error> {
     if name.is_empty() {
-        return Err(Error::InvalidLockName {
-            name: name.to_owned(),
-            reason: "a lock name must not be empty",
-        });
+        return Err(Error::InvalidLockName { name: name.to_owned(), reason: "a lock name must not be empty" });
     }
     if name.len() > MAX_NAME_BYTES {
         return Err(Error::InvalidLockName {

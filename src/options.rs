@@ -122,11 +122,7 @@ impl LockTableOptions {
     }
 
     /// Checks the options against the keys of the table, and fills in the defaults.
-    pub(crate) fn resolve(
-        self,
-        partition_key: &str,
-        sort_key: Option<&str>,
-    ) -> Result<Resolved, Error> {
+    pub(crate) fn resolve(self, partition_key: &str, sort_key: Option<&str>) -> Result<Resolved, Error> {
         if let Some(label) = &self.holder_label {
             let chars = label.chars().count();
             if chars == 0 || chars > Self::MAX_HOLDER_LABEL_CHARS {
@@ -146,23 +142,17 @@ impl LockTableOptions {
             }
             if attribute == partition_key || Some(attribute.as_str()) == sort_key {
                 return Err(Error::InvalidOptions {
-                    reason: format!(
-                        "the time to live attribute {attribute:?} is a key of the table"
-                    ),
+                    reason: format!("the time to live attribute {attribute:?} is a key of the table"),
                 });
             }
             if item::LOCK_ATTRIBUTES.contains(&attribute.as_str()) {
                 return Err(Error::InvalidOptions {
-                    reason: format!(
-                        "the time to live attribute {attribute:?} is an attribute of the lock"
-                    ),
+                    reason: format!("the time to live attribute {attribute:?} is an attribute of the lock"),
                 });
             }
             if *retention < Self::MIN_RETENTION {
                 return Err(Error::InvalidOptions {
-                    reason: format!(
-                        "the time to live retention {retention:?} is shorter than one day"
-                    ),
+                    reason: format!("the time to live retention {retention:?} is shorter than one day"),
                 });
             }
         }

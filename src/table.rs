@@ -45,12 +45,7 @@ impl TableRef {
         partition_key: impl Into<String>,
         sort_key: Option<&str>,
     ) -> Self {
-        Self {
-            client,
-            table: table.into(),
-            partition_key: partition_key.into(),
-            sort_key: sort_key.map(str::to_owned),
-        }
+        Self { client, table: table.into(), partition_key: partition_key.into(), sort_key: sort_key.map(str::to_owned) }
     }
 
     /// The client that sends the requests.

@@ -81,12 +81,7 @@ impl LockTable {
         let shared = self.shared();
         let owner = shared.ids.next_id();
         let rvn = shared.ids.next_id();
-        let grant = Grant {
-            owner: &owner,
-            rvn: &rvn,
-            lease,
-            label,
-        };
+        let grant = Grant { owner: &owner, rvn: &rvn, lease, label };
         shared.store.force_hold(name, &grant).await
     }
 
@@ -174,12 +169,9 @@ impl LockTable {
         check(name, crate::LockTable::MIN_LEASE)?;
         Ok(match self.shared().store.read(name).await? {
             LockView::Absent => None,
-            LockView::Free { fence } => Some(LockState {
-                is_held: false,
-                holder_label: None,
-                lease_duration: None,
-                fencing_token: fence,
-            }),
+            LockView::Free { fence } => {
+                Some(LockState { is_held: false, holder_label: None, lease_duration: None, fencing_token: fence })
+            }
             LockView::Held(holder) => Some(LockState {
                 is_held: true,
                 holder_label: holder.label,
@@ -225,10 +217,7 @@ impl LockTable {
         let name = name.to_owned();
         let before = refusals.borrow().get(&name).copied().unwrap_or(0);
         async move {
-            let refused = refusals
-                .wait_for(|counts| counts.get(&name).copied().unwrap_or(0) > before)
-                .await
-                .is_ok();
+            let refused = refusals.wait_for(|counts| counts.get(&name).copied().unwrap_or(0) > before).await.is_ok();
             if !refused {
                 // The LockTable is gone, so no try of it will be refused any more.
                 std::future::pending::<()>().await;

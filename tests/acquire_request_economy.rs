@@ -8,11 +8,7 @@ use dynalease::{LockTable, LockTableOptions};
 use support::{LEASE, fake, locks, requests, table};
 
 fn requests_of(fake: &dynalease_fake::FakeDynamoDb, client: &str) -> Vec<String> {
-    fake.request_log()
-        .iter()
-        .filter(|r| r.client.as_deref() == Some(client))
-        .map(support::describe)
-        .collect()
+    fake.request_log().iter().filter(|r| r.client.as_deref() == Some(client)).map(support::describe).collect()
 }
 
 #[tokio::test(start_paused = true)]
@@ -29,12 +25,11 @@ async fn acquiring_a_free_lock_is_one_request() {
 async fn a_waiting_contender_pays_one_failed_write_then_one_read_per_poll() {
     let fake = fake();
     let holder = locks(&fake);
-    let contender =
-        LockTable::new(table(fake.client_named("contender")), LockTableOptions::default()).unwrap();
+    let contender = LockTable::new(table(fake.client_named("contender")), LockTableOptions::default()).unwrap();
     let lease = holder.acquire("job", LEASE).await.unwrap();
 
     let waiting = tokio::spawn(async move { contender.acquire("job", LEASE).await });
-    tokio::time::sleep(Duration::from_secs(95)).await;
+    support::advance(Duration::from_secs(95)).await;
     let mut expected = vec!["UpdateItem:ConditionalCheckFailedException".to_owned()];
     expected.extend(std::iter::repeat_n("GetItem".to_owned(), 9));
     assert_eq!(requests_of(&fake, "contender"), expected, "a poll every 10 s");
@@ -58,7 +53,7 @@ async fn a_renewal_is_one_conditional_update() {
     assert_eq!(requests(&fake), ["UpdateItem"]);
 
     fake.clear_request_log();
-    tokio::time::sleep(LEASE / 3 + Duration::from_secs(1)).await;
+    support::advance(LEASE / 3 + Duration::from_secs(1)).await;
     assert_eq!(requests(&fake), ["UpdateItem"], "the heartbeat's renewal");
 }
 
@@ -84,15 +79,12 @@ async fn trying_a_held_lock_again_reads_instead_of_writing() {
     fake.clear_request_log();
     for _ in 0..3 {
         assert!(other.try_acquire("job", LEASE).await.unwrap().is_none());
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        support::advance(Duration::from_secs(1)).await;
     }
 
     let tries: Vec<String> = requests(&fake)
         .into_iter()
         .filter(|r| r != "UpdateItem") // the holder's heartbeat, if it ran
         .collect();
-    assert_eq!(
-        tries,
-        ["UpdateItem:ConditionalCheckFailedException", "GetItem", "GetItem"]
-    );
+    assert_eq!(tries, ["UpdateItem:ConditionalCheckFailedException", "GetItem", "GetItem"]);
 }

@@ -32,13 +32,10 @@ async fn a_contender_polls_every_third_of_the_holders_lease() {
 
     // The contender's own lease is longer; the holder's decides the polls.
     let waiting = tokio::spawn(async move { contender.acquire("job", LEASE).await });
-    tokio::time::sleep(Duration::from_secs(26)).await;
+    support::advance(Duration::from_secs(26)).await;
     waiting.abort();
 
-    assert_eq!(
-        times_ms(&fake, "contender", "GetItem", start),
-        [5_000, 10_000, 15_000, 20_000, 25_000]
-    );
+    assert_eq!(times_ms(&fake, "contender", "GetItem", start), [5_000, 10_000, 15_000, 20_000, 25_000]);
 }
 
 #[tokio::test(start_paused = true)]
@@ -50,13 +47,10 @@ async fn a_contender_polls_at_least_every_ten_seconds() {
     let start = fake.now();
 
     let waiting = tokio::spawn(async move { contender.acquire("job", LEASE).await });
-    tokio::time::sleep(Duration::from_secs(41)).await;
+    support::advance(Duration::from_secs(41)).await;
     waiting.abort();
 
-    assert_eq!(
-        times_ms(&fake, "contender", "GetItem", start),
-        [10_000, 20_000, 30_000, 40_000]
-    );
+    assert_eq!(times_ms(&fake, "contender", "GetItem", start), [10_000, 20_000, 30_000, 40_000]);
 }
 
 #[tokio::test(start_paused = true)]
@@ -69,10 +63,7 @@ async fn a_crashed_holder_is_taken_over_when_its_lease_is_due_not_at_the_next_re
 
     let lease = contender.acquire("job", LEASE).await.unwrap();
 
-    assert_eq!(
-        times_ms(&fake, "contender", "GetItem", start),
-        [10_000, 20_000, 30_000, 35_000]
-    );
+    assert_eq!(times_ms(&fake, "contender", "GetItem", start), [10_000, 20_000, 30_000, 35_000]);
     assert_eq!(
         times_ms(&fake, "contender", "UpdateItem", start),
         [0, 35_000],
@@ -86,17 +77,12 @@ async fn takeover_waits_a_whole_lease_on_the_contenders_own_clock_whatever_its_o
     let fake = fake();
     let admin = locks(&fake);
     // A machine whose clocks are a day ahead: only elapsed time on its own clock counts.
-    let skewed = OffsetClock::new(
-        Duration::from_secs(86_400),
-        SystemTime::UNIX_EPOCH + Duration::from_secs(4_000_000_000),
-    );
-    let contender = LockTable::new(
-        table(fake.client_named("contender")),
-        LockTableOptions::default().clock(skewed),
-    )
-    .unwrap();
+    let skewed =
+        OffsetClock::new(Duration::from_secs(86_400), SystemTime::UNIX_EPOCH + Duration::from_secs(4_000_000_000));
+    let contender =
+        LockTable::new(table(fake.client_named("contender")), LockTableOptions::default().clock(skewed)).unwrap();
     admin.simulate_holder("job", LEASE, None).await.unwrap();
-    let started = tokio::time::Instant::now();
+    let started = support::Stopwatch::start();
 
     let lease = contender.acquire("job", LEASE).await.unwrap();
 
@@ -112,7 +98,7 @@ async fn a_holder_that_keeps_renewing_is_never_taken_over() {
     let lease = holder.acquire("job", LEASE).await.unwrap();
 
     let waiting = tokio::spawn(async move { contender.acquire("job", LEASE).await });
-    tokio::time::sleep(Duration::from_secs(300)).await;
+    support::advance(Duration::from_secs(300)).await;
 
     assert!(!waiting.is_finished());
     assert!(!lease.ended().is_cancelled());
@@ -131,12 +117,9 @@ async fn two_contenders_due_at_once_take_over_only_one_lease() {
 
     let first = tokio::spawn(async move { a.acquire("job", LEASE).await });
     let second = tokio::spawn(async move { b.acquire("job", LEASE).await });
-    tokio::time::sleep(LEASE + SECOND).await;
+    support::advance(LEASE + SECOND).await;
 
-    assert!(
-        first.is_finished() ^ second.is_finished(),
-        "the takeover is conditional on the record version both saw"
-    );
+    assert!(first.is_finished() ^ second.is_finished(), "the takeover is conditional on the record version both saw");
     let state = admin.state("job").await.unwrap().unwrap();
     assert_eq!(state.fencing_token, 2);
     first.abort();
@@ -149,13 +132,13 @@ async fn try_acquire_never_waits_and_takes_over_only_after_seeing_the_holder_for
     let admin = locks(&fake);
     let contender = locks(&fake);
     admin.simulate_holder("job", LEASE, None).await.unwrap();
-    let started = tokio::time::Instant::now();
+    let started = support::Stopwatch::start();
 
     assert!(contender.try_acquire("job", LEASE).await.unwrap().is_none());
     assert_eq!(started.elapsed(), Duration::ZERO, "no wait");
-    tokio::time::sleep(Duration::from_secs(29)).await;
+    support::advance(Duration::from_secs(29)).await;
     assert!(contender.try_acquire("job", LEASE).await.unwrap().is_none());
-    tokio::time::sleep(SECOND).await;
+    support::advance(SECOND).await;
 
     let lease = contender.try_acquire("job", LEASE).await.unwrap().expect("due");
     assert_eq!(lease.fencing_token(), 2);
@@ -168,7 +151,7 @@ async fn try_acquire_once_per_process_never_takes_over() {
     admin.simulate_holder("job", LEASE, None).await.unwrap();
 
     for _ in 0..5 {
-        tokio::time::sleep(Duration::from_secs(60)).await;
+        support::advance(Duration::from_secs(60)).await;
         let short_lived = locks(&fake);
         assert!(short_lived.try_acquire("job", LEASE).await.unwrap().is_none());
     }
@@ -183,14 +166,9 @@ async fn dropping_an_acquire_stops_its_polls() {
 
     let gave_up = tokio::time::timeout(Duration::from_secs(25), contender.acquire("job", LEASE)).await;
     assert!(gave_up.is_err());
-    let sent = || {
-        fake.request_log()
-            .iter()
-            .filter(|r| r.client.as_deref() == Some("contender"))
-            .count()
-    };
+    let sent = || fake.request_log().iter().filter(|r| r.client.as_deref() == Some("contender")).count();
     assert_eq!(sent(), 3, "the failed write and two polls");
-    tokio::time::sleep(Duration::from_secs(120)).await;
+    support::advance(Duration::from_secs(120)).await;
 
     assert_eq!(sent(), 3, "nothing after the drop");
 }

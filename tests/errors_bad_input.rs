@@ -110,11 +110,8 @@ async fn a_lock_item_whose_attributes_went_bad_is_an_error_when_read() {
 #[tokio::test(start_paused = true)]
 async fn a_missing_table_is_table_not_found() {
     let fake = fake();
-    let locks = LockTable::new(
-        TableRef::new(fake.client(), "Nowhere", "pk", Some("sk")),
-        LockTableOptions::default(),
-    )
-    .unwrap();
+    let locks =
+        LockTable::new(TableRef::new(fake.client(), "Nowhere", "pk", Some("sk")), LockTableOptions::default()).unwrap();
 
     let err = locks.acquire("job", LEASE).await.unwrap_err();
 
@@ -129,28 +126,15 @@ async fn a_table_whose_keys_are_not_strings_is_a_key_schema_mismatch() {
         .create_table()
         .table_name("Numbers")
         .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("id")
-                .attribute_type(ScalarAttributeType::N)
-                .build()
-                .unwrap(),
+            AttributeDefinition::builder().attribute_name("id").attribute_type(ScalarAttributeType::N).build().unwrap(),
         )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("id")
-                .key_type(KeyType::Hash)
-                .build()
-                .unwrap(),
-        )
+        .key_schema(KeySchemaElement::builder().attribute_name("id").key_type(KeyType::Hash).build().unwrap())
         .billing_mode(BillingMode::PayPerRequest)
         .send()
         .await
         .unwrap();
-    let locks = LockTable::new(
-        TableRef::new(fake.client(), "Numbers", "id", None),
-        LockTableOptions::default(),
-    )
-    .unwrap();
+    let locks =
+        LockTable::new(TableRef::new(fake.client(), "Numbers", "id", None), LockTableOptions::default()).unwrap();
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
@@ -162,11 +146,8 @@ async fn a_table_whose_keys_are_not_strings_is_a_key_schema_mismatch() {
 async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_key_schema_mismatch() {
     let fake = dynalease_fake::FakeDynamoDb::new();
     fake.create_table("Locks", "id", None);
-    let locks = LockTable::new(
-        TableRef::new(fake.client(), "Locks", "id", Some("sk")),
-        LockTableOptions::default(),
-    )
-    .unwrap();
+    let locks =
+        LockTable::new(TableRef::new(fake.client(), "Locks", "id", Some("sk")), LockTableOptions::default()).unwrap();
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
@@ -176,7 +157,8 @@ async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_key_schema_mismatch() 
 #[test]
 fn a_table_ref_without_names_is_refused() {
     let fake = fake();
-    for (table, pk, sk) in [("", "pk", None), ("Shop", "", None), ("Shop", "pk", Some("")), ("Shop", "pk", Some("pk"))] {
+    for (table, pk, sk) in [("", "pk", None), ("Shop", "", None), ("Shop", "pk", Some("")), ("Shop", "pk", Some("pk"))]
+    {
         let result = LockTable::new(TableRef::new(fake.client(), table, pk, sk), LockTableOptions::default());
         assert!(matches!(result, Err(Error::InvalidOptions { .. })), "{table:?} {pk:?} {sk:?}");
     }
@@ -191,6 +173,8 @@ async fn a_throttled_acquire_is_a_transient_dynamodb_error() {
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
     assert!(err.is_transient(), "{err:?}");
-    assert!(matches!(&err, Error::DynamoDb { operation: "UpdateItem", code: Some(code), .. } if code == "ProvisionedThroughputExceededException"));
+    assert!(
+        matches!(&err, Error::DynamoDb { operation: "UpdateItem", code: Some(code), .. } if code == "ProvisionedThroughputExceededException")
+    );
     assert!(std::error::Error::source(&err).is_some());
 }

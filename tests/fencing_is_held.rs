@@ -64,13 +64,7 @@ async fn a_transaction_commits_while_the_lease_holds_the_lock() {
     let locks = locks(&fake);
     let lease = locks.acquire("order-sweeper", LEASE).await.unwrap();
 
-    client
-        .transact_write_items()
-        .is_held(&lease)
-        .transact_items(put_order("1", "shipped"))
-        .send()
-        .await
-        .unwrap();
+    client.transact_write_items().is_held(&lease).transact_items(put_order("1", "shipped")).send().await.unwrap();
 
     assert_eq!(status(&client, "1").await.as_deref(), Some("shipped"));
 }
@@ -123,12 +117,7 @@ async fn the_callers_own_failed_condition_is_not_a_lost_lease() {
     let client = fake.client();
     let locks = locks(&fake);
     let lease = locks.acquire("order-sweeper", LEASE).await.unwrap();
-    client
-        .transact_write_items()
-        .transact_items(put_order("7", "placed"))
-        .send()
-        .await
-        .unwrap();
+    client.transact_write_items().transact_items(put_order("7", "placed")).send().await.unwrap();
 
     let mut held = HeldCheck::default();
     let err = client

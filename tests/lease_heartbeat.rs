@@ -23,12 +23,9 @@ async fn a_lease_renews_every_third_of_its_duration() {
     let start = fake.now();
 
     let lease = locks.acquire("job", LEASE).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(65)).await;
+    support::advance(Duration::from_secs(65)).await;
 
-    assert_eq!(
-        update_times_ms(&fake, start),
-        [0, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000]
-    );
+    assert_eq!(update_times_ms(&fake, start), [0, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000]);
     assert!(!lease.ended().is_cancelled());
 }
 
@@ -41,7 +38,7 @@ async fn the_next_renewal_counts_from_the_send_of_the_last_not_its_answer() {
     fake.inject(FaultRule::new(Fault::Latency(Duration::from_secs(4))).operation("UpdateItem").after(1));
 
     let lease = locks.acquire("job", LEASE).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(45)).await;
+    support::advance(Duration::from_secs(45)).await;
 
     // The fake applies each renewal 4 s after it was sent: sent every 10 s, from 10 s on, and
     // not every 14 s, as counting from the answers would.
@@ -56,9 +53,9 @@ async fn an_explicit_renewal_moves_the_heartbeat() {
     let start = fake.now();
 
     let lease = locks.acquire("job", LEASE).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    support::advance(Duration::from_secs(4)).await;
     assert!(lease.renew().await.unwrap());
-    tokio::time::sleep(Duration::from_secs(21)).await;
+    support::advance(Duration::from_secs(21)).await;
 
     assert_eq!(update_times_ms(&fake, start), [0, 4_000, 14_000, 24_000]);
 }
@@ -85,7 +82,7 @@ async fn a_failed_renewal_is_retried_after_100_ms_doubling_up_to_a_sixth_of_the_
     fake.inject(FaultRule::new(Fault::InternalServerError).operation("UpdateItem").after(1).times(6));
 
     let lease = locks.acquire("job", Duration::from_secs(6)).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(7_600)).await;
+    support::advance(Duration::from_millis(7_600)).await;
 
     assert_eq!(
         update_times_ms(&fake, start),
@@ -100,7 +97,7 @@ async fn a_lease_runs_out_when_no_renewal_succeeds_in_time() {
     let fake = fake();
     let locks = LockTable::new(table(client_without_retries(&fake)), LockTableOptions::default()).unwrap();
     fake.inject(FaultRule::new(Fault::Throttle).operation("UpdateItem").after(1));
-    let started = tokio::time::Instant::now();
+    let started = support::Stopwatch::start();
 
     let lease = locks.acquire("job", Duration::from_secs(6)).await.unwrap();
     lease.ended().cancelled().await;
@@ -114,7 +111,7 @@ async fn a_renewal_unanswered_when_the_lease_runs_out_does_not_save_it() {
     let fake = fake();
     let locks = locks(&fake);
     fake.inject(FaultRule::new(Fault::Latency(Duration::from_secs(60))).operation("UpdateItem").after(1));
-    let started = tokio::time::Instant::now();
+    let started = support::Stopwatch::start();
 
     let lease = locks.acquire("job", LEASE).await.unwrap();
     lease.ended().cancelled().await;
@@ -131,7 +128,7 @@ async fn a_renewal_that_finds_another_owner_ends_the_lease_as_taken_over() {
     let ended = lease.ended();
 
     locks.simulate_holder("job", LEASE, "another-pod").await.unwrap();
-    tokio::time::sleep(LEASE / 3 + Duration::from_secs(1)).await;
+    support::advance(LEASE / 3 + Duration::from_secs(1)).await;
 
     assert!(ended.is_cancelled());
     assert_eq!(lease.loss_reason(), Some(LossReason::TakenOver));
@@ -183,7 +180,7 @@ async fn a_lease_ends_once_with_its_first_reason_and_stops_renewing() {
 
     locks.simulate_holder("job", LEASE, None).await.unwrap();
     fake.clear_request_log();
-    tokio::time::sleep(Duration::from_secs(120)).await;
+    support::advance(Duration::from_secs(120)).await;
 
     assert_eq!(lease.loss_reason(), Some(LossReason::Deleted));
     assert!(!lease.renew().await.unwrap(), "losing is final");
@@ -198,7 +195,7 @@ async fn a_loss_and_a_failed_renewal_are_logged_with_their_event_ids() {
     fake.inject(FaultRule::new(Fault::InternalServerError).operation("UpdateItem").after(1).times(1));
 
     let lease = locks.acquire("logged-job", LEASE).await.unwrap();
-    tokio::time::sleep(LEASE / 3 + Duration::from_secs(1)).await;
+    support::advance(LEASE / 3 + Duration::from_secs(1)).await;
     locks.simulate_delete("logged-job").await.unwrap();
     lease.ended().cancelled().await;
 

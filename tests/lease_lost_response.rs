@@ -30,7 +30,7 @@ async fn an_acquire_whose_answer_was_lost_finds_its_own_owner_and_keeps_the_leas
     let item = raw_item(&fake, "job").await.unwrap();
     assert_eq!(n(&item, "fence"), Some(lease.fencing_token()));
     assert!(holds(&fake.client(), &lease).await, "the lease is the one in the item");
-    tokio::time::sleep(LEASE * 2).await;
+    support::advance(LEASE * 2).await;
     assert_eq!(lease.loss_reason(), None, "and it renews");
 }
 
@@ -45,7 +45,7 @@ async fn a_takeover_whose_answer_was_lost_keeps_the_lease() {
     let lease = locks.acquire("job", LEASE).await.unwrap();
 
     assert!(holds(&fake.client(), &lease).await);
-    tokio::time::sleep(LEASE * 2).await;
+    support::advance(LEASE * 2).await;
     assert_eq!(lease.loss_reason(), None);
 }
 
@@ -57,7 +57,7 @@ async fn a_renewal_whose_answer_was_lost_keeps_the_lease() {
     fake.inject(FaultRule::new(Fault::LostResponse).operation("UpdateItem").times(1));
 
     assert!(lease.renew().await.unwrap());
-    tokio::time::sleep(Duration::from_secs(95)).await;
+    support::advance(Duration::from_secs(95)).await;
 
     assert_eq!(lease.loss_reason(), None);
     assert!(holds(&fake.client(), &lease).await);
@@ -70,7 +70,7 @@ async fn a_renewal_of_the_heartbeat_whose_answer_was_lost_keeps_the_lease() {
     fake.inject(FaultRule::new(Fault::LostResponse).operation("UpdateItem").after(1).times(3));
 
     let lease = locks.acquire("job", LEASE).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(95)).await;
+    support::advance(Duration::from_secs(95)).await;
 
     assert_eq!(lease.loss_reason(), None);
     let state = locks.state("job").await.unwrap().unwrap();

@@ -84,7 +84,7 @@ async fn dropping_a_lease_releases_it_in_the_background() {
 
     assert_eq!(requests(&fake), ["UpdateItem"]);
     assert!(!locks.state("job").await.unwrap().unwrap().is_held);
-    tokio::time::sleep(Duration::from_secs(60)).await;
+    support::advance(Duration::from_secs(60)).await;
     assert_eq!(requests(&fake).len(), 2, "the release and the state read; no renewal");
 }
 
@@ -99,7 +99,7 @@ async fn a_failed_release_is_an_error_and_the_lock_is_free_once_its_lease_runs_o
     assert!(err.is_transient());
 
     let other = support::locks(&fake);
-    let started = tokio::time::Instant::now();
+    let started = support::Stopwatch::start();
     let next = other.acquire("job", LEASE).await.unwrap();
     assert_eq!(started.elapsed(), LEASE, "taken over after a whole lease");
     assert_eq!(next.fencing_token(), 2);

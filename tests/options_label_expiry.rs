@@ -90,18 +90,13 @@ async fn the_time_to_live_is_the_wall_clock_plus_the_retention_on_every_write() 
     let wall = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     let clock = OffsetClock::new(Duration::ZERO, wall);
     let retention = 7 * DAY;
-    let locks = locks_with(
-        &fake,
-        LockTableOptions::default()
-            .time_to_live("expiresAt", retention)
-            .clock(clock),
-    );
+    let locks = locks_with(&fake, LockTableOptions::default().time_to_live("expiresAt", retention).clock(clock));
     let expected = |elapsed: u64| 1_700_000_000 + retention.as_secs() + elapsed;
 
     let lease = locks.acquire("job", LEASE).await.unwrap();
     assert_eq!(n(&raw_item(&fake, "job").await.unwrap(), "expiresAt"), Some(expected(0)));
 
-    tokio::time::sleep(Duration::from_secs(11)).await; // the heartbeat renewed at 10 s
+    support::advance(Duration::from_secs(11)).await; // the heartbeat renewed at 10 s
     assert_eq!(n(&raw_item(&fake, "job").await.unwrap(), "expiresAt"), Some(expected(10)));
 
     lease.release().await.unwrap();
@@ -164,12 +159,8 @@ async fn leases_are_timed_on_the_injected_clock() {
     let start = fake.now();
 
     let _lease = locks.acquire("job", LEASE).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(21)).await;
+    support::advance(Duration::from_secs(21)).await;
 
-    let renewals: Vec<u64> = fake
-        .request_log()
-        .iter()
-        .map(|r| r.at.duration_since(start).unwrap().as_secs())
-        .collect();
+    let renewals: Vec<u64> = fake.request_log().iter().map(|r| r.at.duration_since(start).unwrap().as_secs()).collect();
     assert_eq!(renewals, [0, 10, 20]);
 }

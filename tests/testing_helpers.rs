@@ -73,7 +73,7 @@ async fn simulate_holder_raises_the_token_like_an_acquire_and_is_taken_over_afte
 
     assert_eq!(locks.simulate_holder("job", LEASE, None).await.unwrap(), 1);
     assert_eq!(locks.simulate_holder("job", LEASE, "b").await.unwrap(), 2);
-    let started = tokio::time::Instant::now();
+    let started = support::Stopwatch::start();
     let lease = locks.acquire("job", LEASE).await.unwrap();
 
     assert_eq!(started.elapsed(), LEASE);
@@ -191,7 +191,7 @@ async fn wait_for_refusal_does_not_complete_on_an_acquire_that_succeeds() {
 
     let refused = tokio::spawn(locks.wait_for_refusal("job"));
     let _lease = locks.acquire("job", LEASE).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(60)).await;
+    support::advance(Duration::from_secs(60)).await;
 
     assert!(!refused.is_finished());
     refused.abort();
@@ -208,7 +208,7 @@ async fn wait_for_refusal_sees_the_polls_of_a_waiting_acquire() {
         async move { contender.acquire("job", LEASE).await }
     });
     contender.wait_for_refusal("job").await; // the first failed write
-    let started = tokio::time::Instant::now();
+    let started = support::Stopwatch::start();
 
     contender.wait_for_refusal("job").await; // the first poll
 

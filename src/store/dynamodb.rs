@@ -59,10 +59,7 @@ const TRANSIENT_CODES: [&str; 8] = [
 /// The key of the item of lock `name` in `table`.
 pub(crate) fn lock_key(table: &TableRef, name: &str) -> HashMap<String, AttributeValue> {
     let mut key = HashMap::with_capacity(2);
-    key.insert(
-        table.partition_key.clone(),
-        AttributeValue::S(format!("{KEY_PREFIX}{name}")),
-    );
+    key.insert(table.partition_key.clone(), AttributeValue::S(format!("{KEY_PREFIX}{name}")));
     if let Some(sort_key) = &table.sort_key {
         key.insert(sort_key.clone(), AttributeValue::S(LOCK.to_owned()));
     }
@@ -81,10 +78,9 @@ pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView,
     let number = |attr: &str| -> Result<Option<u64>, String> {
         match item.get(attr) {
             None => Ok(None),
-            Some(AttributeValue::N(n)) => n
-                .parse::<u64>()
-                .map(Some)
-                .map_err(|_| format!("its {attr} {n} is not a whole number")),
+            Some(AttributeValue::N(n)) => {
+                n.parse::<u64>().map(Some).map_err(|_| format!("its {attr} {n} is not a whole number"))
+            }
             Some(_) => Err(format!("its {attr} is not a number")),
         }
     };
@@ -100,32 +96,21 @@ pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView,
     }
     let fence = number(FENCE)?;
     let Some(owner) = owner else {
-        return Ok(LockView::Free {
-            fence: fence.unwrap_or(0),
-        });
+        return Ok(LockView::Free { fence: fence.unwrap_or(0) });
     };
 
     let rvn = string(RVN)?;
     let lease_ms = number(LEASE_MS)?;
-    let missing: Vec<&str> = [
-        (RVN, rvn.is_none()),
-        (FENCE, fence.is_none()),
-        (LEASE_MS, lease_ms.is_none()),
-    ]
-    .into_iter()
-    .filter_map(|(attr, absent)| absent.then_some(attr))
-    .collect();
+    let missing: Vec<&str> = [(RVN, rvn.is_none()), (FENCE, fence.is_none()), (LEASE_MS, lease_ms.is_none())]
+        .into_iter()
+        .filter_map(|(attr, absent)| absent.then_some(attr))
+        .collect();
     let (Some(rvn), Some(fence), Some(lease_ms)) = (rvn, fence, lease_ms) else {
-        return Err(format!(
-            "it has an {OWNER} but no {}",
-            missing.join(" and no ")
-        ));
+        return Err(format!("it has an {OWNER} but no {}", missing.join(" and no ")));
     };
     let lease = Duration::from_millis(lease_ms);
     if !(MIN_LEASE..=MAX_LEASE).contains(&lease) {
-        return Err(format!(
-            "its {LEASE_MS} {lease_ms} is outside the lease durations of a lock"
-        ));
+        return Err(format!("its {LEASE_MS} {lease_ms} is outside the lease durations of a lock"));
     }
     Ok(LockView::Held(super::Holder {
         owner: owner.clone(),
@@ -148,15 +133,13 @@ struct Update {
 
 impl Update {
     fn name(&mut self, placeholder: &str, attribute: &str) -> &mut Self {
-        self.names
-            .insert(placeholder.to_owned(), attribute.to_owned());
+        self.names.insert(placeholder.to_owned(), attribute.to_owned());
         self
     }
 
     fn set(&mut self, placeholder: &str, attribute: &str, value: AttributeValue) -> &mut Self {
         let value_placeholder = format!(":{}", &placeholder[1..]);
-        self.set
-            .push(format!("{placeholder} = {value_placeholder}"));
+        self.set.push(format!("{placeholder} = {value_placeholder}"));
         self.values.insert(value_placeholder, value);
         self.name(placeholder, attribute)
     }
@@ -203,24 +186,12 @@ pub(crate) struct DynamoStore {
 }
 
 impl DynamoStore {
-    pub(crate) fn new(
-        table: TableRef,
-        time_to_live: Option<(String, Duration)>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self {
-            table,
-            time_to_live,
-            clock,
-        }
+    pub(crate) fn new(table: TableRef, time_to_live: Option<(String, Duration)>, clock: Arc<dyn Clock>) -> Self {
+        Self { table, time_to_live, clock }
     }
 
     fn update(&self, name: &str) -> UpdateItemFluentBuilder {
-        self.table
-            .client
-            .update_item()
-            .table_name(&self.table.table)
-            .set_key(Some(lock_key(&self.table, name)))
+        self.table.client.update_item().table_name(&self.table.table).set_key(Some(lock_key(&self.table, name)))
     }
 
     /// Sets the time-to-live attribute, if configured, to the wall clock plus the retention.
@@ -233,13 +204,11 @@ impl DynamoStore {
 
     /// The attributes a holder writes on every acquire and renewal.
     fn holder_attributes(&self, update: &mut Update, grant: &Grant<'_>) {
-        update
-            .set("#rvn", RVN, AttributeValue::S(grant.rvn.to_owned()))
-            .set(
-                "#leaseMs",
-                LEASE_MS,
-                AttributeValue::N(grant.lease.as_millis().to_string()),
-            );
+        update.set("#rvn", RVN, AttributeValue::S(grant.rvn.to_owned())).set(
+            "#leaseMs",
+            LEASE_MS,
+            AttributeValue::N(grant.lease.as_millis().to_string()),
+        );
         match grant.label {
             Some(label) => update.set("#holder", HOLDER, AttributeValue::S(label.to_owned())),
             None => update.remove("#holder", HOLDER),
@@ -250,22 +219,18 @@ impl DynamoStore {
     /// The update of an acquire, without its condition.
     fn acquire_update(&self, grant: &Grant<'_>) -> Update {
         let mut update = Update::default();
-        update
-            .set("#type", TYPE, AttributeValue::S(LOCK.to_owned()))
-            .set("#owner", OWNER, AttributeValue::S(grant.owner.to_owned()));
+        update.set("#type", TYPE, AttributeValue::S(LOCK.to_owned())).set(
+            "#owner",
+            OWNER,
+            AttributeValue::S(grant.owner.to_owned()),
+        );
         self.holder_attributes(&mut update, grant);
         update.add.push(String::from("#fence :one"));
-        update
-            .name("#fence", FENCE)
-            .value(":one", AttributeValue::N(String::from("1")));
+        update.name("#fence", FENCE).value(":one", AttributeValue::N(String::from("1")));
         update
     }
 
-    fn decode_for(
-        &self,
-        name: &str,
-        item: &HashMap<String, AttributeValue>,
-    ) -> Result<LockView, Error> {
+    fn decode_for(&self, name: &str, item: &HashMap<String, AttributeValue>) -> Result<LockView, Error> {
         decode(item).map_err(|reason| Error::NotALock {
             lock: name.to_owned(),
             table: self.table.table.clone(),
@@ -281,29 +246,20 @@ impl DynamoStore {
     {
         match err.code() {
             Some("ResourceNotFoundException") => {
-                return Error::TableNotFound {
-                    table: self.table.table.clone(),
-                };
+                return Error::TableNotFound { table: self.table.table.clone() };
             }
             Some("ValidationException") => {
                 if let Some(reason) = self.key_schema_mismatch().await {
-                    return Error::KeySchemaMismatch {
-                        table: self.table.table.clone(),
-                        reason,
-                    };
+                    return Error::KeySchemaMismatch { table: self.table.table.clone(), reason };
                 }
             }
             _ => {}
         }
         let transient = match &err {
-            SdkError::TimeoutError(_)
-            | SdkError::DispatchFailure(_)
-            | SdkError::ResponseError(_) => true,
+            SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => true,
             SdkError::ServiceError(context) => {
                 context.raw().status().is_server_error()
-                    || err
-                        .code()
-                        .is_some_and(|code| TRANSIENT_CODES.contains(&code))
+                    || err.code().is_some_and(|code| TRANSIENT_CODES.contains(&code))
             }
             _ => false,
         };
@@ -319,35 +275,18 @@ impl DynamoStore {
     /// Describes the table and compares its keys with the [`TableRef`]. `None` when they fit
     /// or when the table cannot be described.
     async fn key_schema_mismatch(&self) -> Option<String> {
-        let described = self
-            .table
-            .client
-            .describe_table()
-            .table_name(&self.table.table)
-            .send()
-            .await
-            .ok()?;
+        let described = self.table.client.describe_table().table_name(&self.table.table).send().await.ok()?;
         let table = described.table()?;
         let key_named = |kind: KeyType| {
-            table
-                .key_schema()
-                .iter()
-                .find(|k| *k.key_type() == kind)
-                .map(|k| k.attribute_name().to_owned())
+            table.key_schema().iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name().to_owned())
         };
         let hash = key_named(KeyType::Hash);
         let range = key_named(KeyType::Range);
         if hash.as_deref() != Some(self.table.partition_key.as_str()) {
-            return Some(format!(
-                "its partition key is {hash:?}, not {:?}",
-                self.table.partition_key
-            ));
+            return Some(format!("its partition key is {hash:?}, not {:?}", self.table.partition_key));
         }
         if range != self.table.sort_key {
-            return Some(format!(
-                "its sort key is {range:?}, not {:?}",
-                self.table.sort_key
-            ));
+            return Some(format!("its sort key is {range:?}, not {:?}", self.table.sort_key));
         }
         for key in [hash, range].into_iter().flatten() {
             let kind = table
@@ -363,9 +302,7 @@ impl DynamoStore {
     }
 
     /// The item that a failed conditional update brought back (ALL_OLD).
-    fn old_item(
-        err: &SdkError<UpdateItemError, HttpResponse>,
-    ) -> Option<Option<&HashMap<String, AttributeValue>>> {
+    fn old_item(err: &SdkError<UpdateItemError, HttpResponse>) -> Option<Option<&HashMap<String, AttributeValue>>> {
         match err.as_service_error() {
             Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Some(failed.item()),
             _ => None,
@@ -423,9 +360,7 @@ impl LockStore for DynamoStore {
                 .apply(self.update(name))
                 .condition_expression(condition)
                 .return_values(ReturnValue::AllNew)
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
+                .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
                 .send()
                 .await;
             match answer {
@@ -436,9 +371,7 @@ impl LockStore for DynamoStore {
                     };
                     match view {
                         LockView::Held(holder) if holder.owner == grant.owner => {
-                            Ok(AcquireOutcome::Won {
-                                fence: holder.fence,
-                            })
+                            Ok(AcquireOutcome::Won { fence: holder.fence })
                         }
                         _ => Err(Error::NotALock {
                             lock: name.to_owned(),
@@ -460,15 +393,11 @@ impl LockStore for DynamoStore {
         Box::pin(async move {
             let mut update = Update::default();
             self.holder_attributes(&mut update, grant);
-            update
-                .name("#owner", OWNER)
-                .value(":owner", AttributeValue::S(grant.owner.to_owned()));
+            update.name("#owner", OWNER).value(":owner", AttributeValue::S(grant.owner.to_owned()));
             let answer = update
                 .apply(self.update(name))
                 .condition_expression("#owner = :owner")
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
+                .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
                 .send()
                 .await;
             match answer {
@@ -491,11 +420,7 @@ impl LockStore for DynamoStore {
                 .remove("#holder", HOLDER)
                 .value(":owner", AttributeValue::S(owner.to_owned()));
             self.expiry(&mut update);
-            let answer = update
-                .apply(self.update(name))
-                .condition_expression("#owner = :owner")
-                .send()
-                .await;
+            let answer = update.apply(self.update(name)).condition_expression("#owner = :owner").send().await;
             match answer {
                 Ok(_) => Ok(true),
                 Err(err) => match Self::old_item(&err) {
@@ -509,12 +434,8 @@ impl LockStore for DynamoStore {
     #[cfg(feature = "testing")]
     fn force_hold<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>) -> StoreFuture<'a, u64> {
         Box::pin(async move {
-            let answer = self
-                .acquire_update(grant)
-                .apply(self.update(name))
-                .return_values(ReturnValue::AllNew)
-                .send()
-                .await;
+            let answer =
+                self.acquire_update(grant).apply(self.update(name)).return_values(ReturnValue::AllNew).send().await;
             match answer {
                 Ok(output) => match output.attributes().map(|item| self.decode_for(name, item)) {
                     Some(Ok(LockView::Held(holder))) => Ok(holder.fence),
@@ -540,11 +461,7 @@ impl LockStore for DynamoStore {
                 .remove("#holder", HOLDER)
                 .name("#pk", &self.table.partition_key);
             // The condition only keeps the release from creating an item that is not there.
-            let answer = update
-                .apply(self.update(name))
-                .condition_expression("attribute_exists(#pk)")
-                .send()
-                .await;
+            let answer = update.apply(self.update(name)).condition_expression("attribute_exists(#pk)").send().await;
             match answer {
                 Ok(_) => Ok(()),
                 Err(err) if Self::old_item(&err).is_some() => Ok(()),
@@ -574,9 +491,7 @@ impl LockStore for DynamoStore {
 
 /// Seconds since the epoch of a wall time, for the time-to-live attribute.
 fn epoch_seconds(time: SystemTime) -> u64 {
-    time.duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs()
+    time.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs()
 }
 
 #[cfg(test)]
@@ -584,10 +499,7 @@ mod tests {
     use super::*;
 
     fn item(pairs: &[(&str, AttributeValue)]) -> HashMap<String, AttributeValue> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
-            .collect()
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
     }
 
     fn s(v: &str) -> AttributeValue {

@@ -36,19 +36,13 @@ pub fn locks_with(fake: &FakeDynamoDb, options: LockTableOptions) -> LockTable {
 
 /// A client that does not retry, so a test sees every attempt of the library itself.
 pub fn client_without_retries(fake: &FakeDynamoDb) -> Client {
-    let config = fake
-        .client()
-        .config()
-        .to_builder()
-        .retry_config(RetryConfig::disabled())
-        .build();
+    let config = fake.client().config().to_builder().retry_config(RetryConfig::disabled()).build();
     Client::from_conf(config)
 }
 
 /// The item of lock `name`, in a map ordered by attribute name.
 pub async fn raw_item(fake: &FakeDynamoDb, name: &str) -> Option<BTreeMap<String, AttributeValue>> {
-    let item = fake
-        .client()
+    fake.client()
         .get_item()
         .table_name(TABLE)
         .key("pk", AttributeValue::S(format!("LOCK#{name}")))
@@ -58,8 +52,7 @@ pub async fn raw_item(fake: &FakeDynamoDb, name: &str) -> Option<BTreeMap<String
         .await
         .expect("get item")
         .item
-        .map(|item| item.into_iter().collect());
-    item
+        .map(|item| item.into_iter().collect())
 }
 
 /// A string attribute of an item.
@@ -69,9 +62,7 @@ pub fn s<'a>(item: &'a BTreeMap<String, AttributeValue>, attr: &str) -> Option<&
 
 /// A number attribute of an item.
 pub fn n(item: &BTreeMap<String, AttributeValue>, attr: &str) -> Option<u64> {
-    item.get(attr)
-        .and_then(|v| v.as_n().ok())
-        .and_then(|v| v.parse().ok())
+    item.get(attr).and_then(|v| v.as_n().ok()).and_then(|v| v.parse().ok())
 }
 
 /// The requests since the log was last cleared, as `Operation` or `Operation:ErrorCode`.
@@ -113,11 +104,7 @@ pub struct OffsetClock {
 
 impl OffsetClock {
     pub fn new(monotonic_offset: Duration, wall_start: SystemTime) -> std::sync::Arc<Self> {
-        std::sync::Arc::new(Self {
-            inner: dynalease::TokioClock::new(),
-            monotonic_offset,
-            wall_start,
-        })
+        std::sync::Arc::new(Self { inner: dynalease::TokioClock::new(), monotonic_offset, wall_start })
     }
 }
 
@@ -158,13 +145,7 @@ impl EventIds {
 
     /// The event ids logged for `lock`, in order.
     pub fn of(&self, lock: &str) -> Vec<u64> {
-        self.0
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(l, _)| l == lock)
-            .map(|(_, id)| *id)
-            .collect()
+        self.0.lock().unwrap().iter().filter(|(l, _)| l == lock).map(|(_, id)| *id).collect()
     }
 }
 
@@ -202,5 +183,32 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for EventIds {
         if let (Some(id), Some(lock)) = (visit.id, visit.lock) {
             self.0.lock().unwrap().push((lock, id));
         }
+    }
+}
+
+/// Lets `duration` of virtual time pass, through the library's default clock (tokio's).
+pub async fn advance(duration: Duration) {
+    use dynalease::Clock;
+    dynalease::TokioClock::new().sleep(duration).await;
+}
+
+/// Measures virtual time elapsed, on the library's default clock (tokio's).
+#[derive(Debug)]
+pub struct Stopwatch {
+    clock: dynalease::TokioClock,
+    start: Duration,
+}
+
+impl Stopwatch {
+    pub fn start() -> Self {
+        use dynalease::Clock;
+        let clock = dynalease::TokioClock::new();
+        let start = clock.monotonic();
+        Self { clock, start }
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        use dynalease::Clock;
+        self.clock.monotonic() - self.start
     }
 }
