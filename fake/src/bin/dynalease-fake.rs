@@ -60,6 +60,9 @@ struct ServeArgs {
     /// Apply the faults above only to requests that name this table.
     #[arg(long, value_name = "TABLE")]
     fault_table: Option<String>,
+    /// Apply each of the faults above at most this many times, then stop.
+    #[arg(long, value_name = "COUNT")]
+    fault_times: Option<u64>,
     /// How often time-to-live sweeps delete expired items, in seconds (0: never).
     #[arg(long, default_value_t = 600)]
     ttl_sweep_interval_secs: u64,
@@ -146,6 +149,9 @@ fn fake(args: &ServeArgs) -> FakeDynamoDb {
         }
         if let Some(table) = &args.fault_table {
             rule = rule.table(table.as_str());
+        }
+        if let Some(count) = args.fault_times {
+            rule = rule.times(count);
         }
         fake.inject(rule);
     }

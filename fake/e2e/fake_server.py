@@ -1,0 +1,84 @@
+"""Starting and stopping `dynalease-fake serve` from Python, and boto3 clients for it.
+
+The binary comes from $DYNALEASE_FAKE_BIN if set; otherwise it is built with cargo (a no-op when
+it is up to date) and located from cargo's own report of the executable it produced.
+"""
+
+import functools
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import boto3
+from botocore.config import Config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@functools.cache
+def binary(release: bool = False) -> str:
+    """The path of the `dynalease-fake` executable, built if needed."""
+    explicit = os.environ.get("DYNALEASE_FAKE_BIN")
+    if explicit:
+        return explicit
+    command = ["cargo", "build", "-q", "-p", "dynalease-fake", "--bin", "dynalease-fake", "--message-format=json"]
+    if release:
+        command.append("--release")
+    out = subprocess.run(command, cwd=REPO, check=True, stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message.get("executable"):
+            if message["target"]["name"] == "dynalease-fake":
+                return message["executable"]
+    raise RuntimeError("cargo did not report the dynalease-fake executable")
+
+
+class FakeServer:
+    """`dynalease-fake serve --port 0 ARGS...`, running until `stop()`."""
+
+    def __init__(self, *args: str, release: bool = False, executable: str | None = None):
+        self.process = subprocess.Popen(
+            [executable or binary(release), "serve", "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = self.process.stdout.readline().strip()
+        prefix = "listening on "
+        if not line.startswith(prefix):
+            self.process.kill()
+            raise RuntimeError(f"unexpected first line from the server: {line!r}")
+        self.endpoint = line[len(prefix):]
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def client(self, max_attempts: int = 3):
+        """A boto3 DynamoDB client for this server; `max_attempts=1` disables retries."""
+        return boto3.client(
+            "dynamodb",
+            endpoint_url=self.endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="fake",
+            aws_secret_access_key="fake",
+            config=Config(retries={"mode": "standard", "total_max_attempts": max_attempts}),
+        )
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        """Sends `sig` and returns the exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        code = self.process.wait(timeout=30)
+        self.process.stdout.close()
+        return code
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
