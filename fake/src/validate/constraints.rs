@@ -11,7 +11,9 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value as Json};
 
 use super::path::{Path, Step};
-use super::shape::{Len, MapShape, Member, NumberRules, Shape, StringRules, StructShape};
+use super::rules;
+use super::shape::{Len, MapShape, Member, NumberRules, Resolved, Shape, StringRules, StructShape};
+use super::types::same_name;
 use crate::error::DynamoError;
 
 /// The most constraint violations one message reports.
@@ -28,7 +30,9 @@ impl Violations {
         self.messages.len() >= MAX_ERRORS
     }
 
-    fn push(&mut self, path: &Path<'_>, value: Option<&Json>, constraint: impl std::fmt::Display) {
+    #[cold]
+    #[inline(never)]
+    fn push(&mut self, path: &Path<'_>, value: Option<&Json>, constraint: std::fmt::Arguments<'_>) {
         if self.full() {
             return;
         }
@@ -96,9 +100,15 @@ pub(crate) fn integer_of(json: &Json) -> Option<i128> {
 }
 
 /// Checks every constraint of the body and reports the first ten violations.
-pub(crate) fn check_body(body: &Map<String, Json>, input: &StructShape) -> Result<(), DynamoError> {
+pub(crate) fn check_body(body: &Resolved<'_>, input: &StructShape) -> Result<(), DynamoError> {
     let mut violations = Violations::default();
-    check_struct(&mut violations, &Path::ROOT, body, input);
+    for (index, member) in input.members.iter().enumerate() {
+        if violations.full() {
+            break;
+        }
+        let value = body.get(index).copied().flatten();
+        check_member(&mut violations, &Path::ROOT.then(Step::Member(member.path)), value, member);
+    }
     violations.into_result()
 }
 
@@ -107,14 +117,17 @@ fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Map<String, Json>
         if v.full() {
             return;
         }
-        let value = members.get(member.name).filter(|json| !json.is_null());
+        if !member.required && !member.shape.has_rules() {
+            continue;
+        }
+        let value = rules::member(members, member.name).filter(|json| !json.is_null());
         check_member(v, &path.then(Step::Member(member.path)), value, member);
     }
 }
 
 fn check_member(v: &mut Violations, path: &Path<'_>, value: Option<&Json>, member: &Member) {
     match value {
-        None if member.required => v.push(path, None, "Member must not be null"),
+        None if member.required => v.push(path, None, format_args!("Member must not be null")),
         None => {}
         Some(json) => check_shape(v, path, json, &member.shape),
     }
@@ -144,7 +157,7 @@ fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json, shape: &Shape) 
 }
 
 fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json, s: &str, rules: &StringRules) {
-    if !rules.one_of.is_empty() && !rules.one_of.contains(&s) {
+    if !rules.one_of.is_empty() && !rules.one_of.iter().any(|allowed| same_name(allowed, s)) {
         v.push(path, Some(json), format_args!("Member must satisfy enum value set: [{}]", rules.one_of.join(", ")));
     }
     if let Some(pattern) = rules.pattern
@@ -154,7 +167,9 @@ fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json, s: &str, rules
         v.push(path, Some(json), message);
     }
     if rules.len.is_set() {
-        check_len(v, path, json, s.encode_utf16().count(), rules.len);
+        // ASCII, the common case, has as many UTF-16 units as bytes.
+        let len = if s.is_ascii() { s.len() } else { s.encode_utf16().count() };
+        check_len(v, path, json, len, rules.len);
     }
 }
 

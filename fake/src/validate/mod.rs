@@ -145,11 +145,11 @@ pub(crate) fn check(operation_name: &str, body: &Json) -> Result<(), DynamoError
     let Json::Object(request) = body else {
         return Err(unreadable_body());
     };
-    types::check_body(request, operation.input)?;
+    let members = types::check_body(request, operation.input)?;
     if operation.table_name_first {
         control::table_name_present(request)?;
     }
-    constraints::check_body(request, operation.input)?;
+    constraints::check_body(&members, operation.input)?;
     (operation.rules)(request)
 }
 

@@ -157,6 +157,14 @@ pub(crate) struct StructShape {
     pub(crate) members: &'static [Member],
 }
 
+/// The most members an operation's input may have: the top-level members are resolved into a
+/// stack array of this size.
+pub(crate) const MAX_MEMBERS: usize = 24;
+
+/// The values of the members of a request body, by their index in the schema; `None` for an
+/// absent or null member.
+pub(crate) type Resolved<'a> = [Option<&'a serde_json::Value>; MAX_MEMBERS];
+
 /// A member of a structure.
 #[derive(Debug)]
 pub(crate) struct Member {

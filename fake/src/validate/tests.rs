@@ -1147,9 +1147,10 @@ fn error_bodies_snapshot() {
 #[test]
 fn every_schema_names_its_members_as_messages_do() {
     use super::schema::{batch, items, reads, tables, transact};
-    use super::shape::{Shape, StructShape};
+    use super::shape::{MAX_MEMBERS, Shape, StructShape};
 
     fn walk(shape: &StructShape, seen: &mut Vec<&'static str>) {
+        assert!(shape.members.len() <= MAX_MEMBERS, "{}", shape.name);
         if seen.contains(&shape.name) {
             return;
         }

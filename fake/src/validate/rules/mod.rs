@@ -8,6 +8,7 @@
 use serde_json::{Map, Value as Json};
 
 use crate::error::DynamoError;
+use crate::validate::types::same_name;
 
 pub(crate) mod batch;
 pub(crate) mod control;
@@ -24,7 +25,18 @@ pub(crate) type Object = Map<String, Json>;
 
 /// The member, unless absent or null.
 pub(crate) fn field<'a>(object: &'a Object, name: &str) -> Option<&'a Json> {
-    object.get(name).filter(|json| !json.is_null())
+    member(object, name).filter(|json| !json.is_null())
+}
+
+/// Looks a member up. A request object has a handful of members, and most names asked for are
+/// absent: comparing the few keys beats hashing the name (the map keeps insertion order, so its
+/// entries are a vector).
+pub(crate) fn member<'a>(object: &'a Object, name: &str) -> Option<&'a Json> {
+    const LINEAR_UP_TO: usize = 16;
+    if object.len() > LINEAR_UP_TO {
+        return object.get(name);
+    }
+    object.iter().find_map(|(key, value)| same_name(key, name).then_some(value))
 }
 
 /// The member if it is a string.
