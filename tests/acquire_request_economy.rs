@@ -88,3 +88,53 @@ async fn trying_a_held_lock_again_reads_instead_of_writing() {
         .collect();
     assert_eq!(tries, ["UpdateItem:ConditionalCheckFailedException", "GetItem", "GetItem"]);
 }
+
+/// Records, for each request the client sends, its operation and whether it asks for a
+/// strongly consistent read.
+#[derive(Clone, Debug, Default)]
+struct ReadConsistency(std::sync::Arc<std::sync::Mutex<Vec<(String, bool)>>>);
+
+impl aws_sdk_dynamodb::config::Intercept for ReadConsistency {
+    fn name(&self) -> &'static str {
+        "ReadConsistency"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let request = context.request();
+        let operation = request
+            .headers()
+            .get("x-amz-target")
+            .unwrap_or_default()
+            .trim_start_matches("DynamoDB_20120810.")
+            .to_owned();
+        let body = String::from_utf8_lossy(request.body().bytes().unwrap_or_default()).into_owned();
+        let consistent = body.contains("\"ConsistentRead\":true");
+        self.0.lock().unwrap().push((operation, consistent));
+        Ok(())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_poll_is_a_strongly_consistent_read() {
+    let fake = fake();
+    let holder = locks(&fake);
+    let seen = ReadConsistency::default();
+    let config = fake.client().config().to_builder().interceptor(seen.clone()).build();
+    let contender =
+        LockTable::new(table(aws_sdk_dynamodb::Client::from_conf(config)), LockTableOptions::default()).unwrap();
+    let _lease = holder.acquire("job", LEASE).await.unwrap();
+
+    let waiting = tokio::spawn(async move { contender.acquire("job", LEASE).await });
+    support::advance(Duration::from_secs(35)).await;
+    waiting.abort();
+
+    let sent = seen.0.lock().unwrap().clone();
+    let reads: Vec<&(String, bool)> = sent.iter().filter(|(op, _)| op == "GetItem").collect();
+    assert_eq!(reads.len(), 3);
+    assert!(reads.iter().all(|(_, consistent)| *consistent), "{sent:?}");
+}
