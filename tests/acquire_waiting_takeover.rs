@@ -172,3 +172,16 @@ async fn dropping_an_acquire_stops_its_polls() {
 
     assert_eq!(sent(), 3, "nothing after the drop");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_takeover_is_logged_with_event_41() {
+    let events = support::EventIds::global();
+    let fake = fake();
+    let admin = locks(&fake);
+    let contender = support::locks_with(&fake, LockTableOptions::default().holder_label("pod-2"));
+    admin.simulate_holder("logged-takeover", LEASE, "pod-1").await.unwrap();
+
+    let _lease = contender.acquire("logged-takeover", LEASE).await.unwrap();
+
+    assert_eq!(events.of("logged-takeover"), [41]);
+}
