@@ -395,6 +395,9 @@ impl Lease {
     /// higher one. Hand it to a system outside DynamoDB that refuses writes with a lower token
     /// than it has seen. It starts at 1 again if the lock item is deleted.
     ///
+    /// An acquire that the client retried after its answer was lost applied its write twice,
+    /// and its token is then two above the last one: still higher, which is all fencing needs.
+    ///
     /// # Examples
     ///
     /// ```no_run

@@ -79,3 +79,16 @@ pub use options::LockTableOptions;
 pub use table::TableRef;
 #[cfg(feature = "testing")]
 pub use testing::LockState;
+
+#[cfg(test)]
+mod tests {
+    fn shareable<T: Send + Sync + 'static>() {}
+
+    #[test]
+    fn handles_can_move_between_tasks() {
+        shareable::<crate::LockTable>();
+        shareable::<crate::Lease>();
+        shareable::<crate::Error>();
+        shareable::<crate::LockTableOptions>();
+    }
+}
