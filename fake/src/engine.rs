@@ -54,6 +54,9 @@ pub(crate) struct Engine {
     pub(crate) tokens: BTreeMap<String, TokenEntry>,
     pub(crate) next_table_id: u64,
     pub(crate) seed: u64,
+    /// How many requests of the next batch may be processed before the rest is returned
+    /// unprocessed (set by a [`crate::Fault::Unprocessed`] for one request).
+    pub(crate) batch_budget: Option<usize>,
 }
 
 impl Engine {
@@ -65,6 +68,7 @@ impl Engine {
             tokens: BTreeMap::new(),
             next_table_id: 0,
             seed,
+            batch_budget: None,
         }
     }
 
@@ -90,7 +94,10 @@ impl Engine {
             "DeleteItem" => ops::items::delete_item(self, body),
             "TransactWriteItems" => ops::transact::transact_write_items(self, body, now),
             "TransactGetItems" => ops::transact::transact_get_items(self, body),
-            "Query" | "Scan" | "BatchGetItem" | "BatchWriteItem" => ops::read::dispatch(self, operation, body),
+            "Query" => ops::query::query(self, body),
+            "Scan" => ops::scan::scan(self, body),
+            "BatchGetItem" => ops::batch::batch_get_item(self, body),
+            "BatchWriteItem" => ops::batch::batch_write_item(self, body),
             _ => Err(DynamoError::unknown_operation()),
         }
     }

@@ -312,7 +312,12 @@ impl FakeDynamoDb {
         if let Some(cutoff) = lock(&self.shared.sweeps).due(now) {
             sweep(&mut engine, cutoff);
         }
+        engine.batch_budget = match failure {
+            Some(Fault::Unprocessed(processed)) => Some(*processed),
+            _ => None,
+        };
         let result = engine.handle(operation, &json, now);
+        engine.batch_budget = None;
         drop(engine);
         if let Err(error) = &result {
             record.error = Some(error.code().to_owned());

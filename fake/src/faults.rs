@@ -19,6 +19,11 @@ pub enum Fault {
     LostResponse,
     /// The table answers `ResourceNotFoundException`, as if it were gone; nothing is applied.
     ResourceNotFound,
+    /// A BatchWriteItem or BatchGetItem processes only its first `n` requests (or keys) and
+    /// answers the others as `UnprocessedItems` (or `UnprocessedKeys`), as DynamoDB does when it
+    /// throttles part of a batch; with `n` = 0 nothing is processed and the answer is
+    /// `ProvisionedThroughputExceededException`. Other operations are not affected.
+    Unprocessed(usize),
 }
 
 impl Fault {
@@ -31,6 +36,7 @@ impl Fault {
             Fault::Latency(_) => "Latency",
             Fault::LostResponse => "LostResponse",
             Fault::ResourceNotFound => "ResourceNotFound",
+            Fault::Unprocessed(_) => "Unprocessed",
         }
     }
 }

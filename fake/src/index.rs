@@ -1,11 +1,19 @@
 //! Secondary indexes: their definition and the keys of the items they hold, in index order.
 //! An index stores keys only; its items are the table's items, projected when read.
+//!
+//! - [`Index`]: one global or local index; [`Table::put`] and [`Table::remove`] keep it up to
+//!   date on every write (single writes, batches, transactions, time-to-live deletions);
+//! - [`IndexEntry`]: the position of an item in an index, ordered as DynamoDB orders it: by the
+//!   placement hash of the index's partition key, the index key, then the hash of the table key
+//!   (see [`crate::partition`]);
+//! - [`Projection`]: which attributes a read of the index returns.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value as Json, json};
 
 use crate::error::DynamoError;
+use crate::partition::{partition_of, tie_of};
 use crate::table::{Billing, KeySchema, KeyValue, PrimaryKey, Table};
 use crate::value::{Item, Value, item_size};
 
@@ -24,12 +32,29 @@ pub(crate) enum Projection {
     Include(Vec<String>),
 }
 
-/// The position of an item in an index: index key, then table key for uniqueness.
+/// The position of an item in an index: the placement hash of its index partition key, the index
+/// key, the hash of its table key (DynamoDB's order among equal index keys), then the table key
+/// itself, which makes the entry unique.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct IndexEntry {
+    pub(crate) partition: u32,
     pub(crate) hash: KeyValue,
     pub(crate) range: Option<KeyValue>,
+    pub(crate) tie: u32,
     pub(crate) table_key: PrimaryKey,
+}
+
+impl IndexEntry {
+    /// The entry of an item with this index key and this table key.
+    pub(crate) fn new(hash: KeyValue, range: Option<KeyValue>, table_key: PrimaryKey) -> IndexEntry {
+        IndexEntry {
+            partition: partition_of(&hash),
+            hash,
+            range,
+            tie: tie_of(&table_key.hash, table_key.range.as_ref()),
+            table_key,
+        }
+    }
 }
 
 /// One secondary index.
@@ -41,8 +66,8 @@ pub(crate) struct Index {
     pub(crate) projection: Projection,
     pub(crate) throughput: Option<(i64, i64)>,
     pub(crate) entries: BTreeSet<IndexEntry>,
-    /// The index key of each table key present, to find an item's entry without a scan.
-    pub(crate) by_table_key: BTreeMap<PrimaryKey, (KeyValue, Option<KeyValue>)>,
+    /// The entry of each table key present, to find an item's entry without a scan.
+    pub(crate) by_table_key: BTreeMap<PrimaryKey, IndexEntry>,
 }
 
 impl Index {
@@ -71,24 +96,45 @@ impl Index {
         Ok(())
     }
 
-    fn entry(&self, table_key: &PrimaryKey, item: &Item) -> Option<IndexEntry> {
-        let key = self.key.key_of(item)?;
-        Some(IndexEntry { hash: key.hash, range: key.range, table_key: table_key.clone() })
+    /// True for a global secondary index.
+    pub(crate) fn is_global(&self) -> bool {
+        self.kind == IndexKind::Global
     }
 
-    /// Records (or moves) an item in the index; items without the index key are left out.
+    fn entry(&self, table_key: &PrimaryKey, item: &Item) -> Option<IndexEntry> {
+        let key = self.key.key_of(item)?;
+        Some(IndexEntry::new(key.hash, key.range, table_key.clone()))
+    }
+
+    /// Records (or moves) an item in the index; items without the index key (or with a key
+    /// attribute of another type) are left out, as DynamoDB leaves them out of a sparse index.
     pub(crate) fn put(&mut self, _table_key_schema: &KeySchema, table_key: &PrimaryKey, item: &Item) {
+        let entry = self.entry(table_key, item);
+        if entry.is_some() && self.by_table_key.get(table_key) == entry.as_ref() {
+            return;
+        }
         self.remove(table_key);
-        if let Some(entry) = self.entry(table_key, item) {
-            self.by_table_key.insert(table_key.clone(), (entry.hash.clone(), entry.range.clone()));
+        if let Some(entry) = entry {
+            self.by_table_key.insert(table_key.clone(), entry.clone());
             self.entries.insert(entry);
         }
     }
 
     /// Forgets an item.
     pub(crate) fn remove(&mut self, table_key: &PrimaryKey) {
-        if let Some((hash, range)) = self.by_table_key.remove(table_key) {
-            self.entries.remove(&IndexEntry { hash, range, table_key: table_key.clone() });
+        if let Some(entry) = self.by_table_key.remove(table_key) {
+            self.entries.remove(&entry);
+        }
+    }
+
+    /// True if a read of the index returns attribute `name` (a top-level attribute).
+    pub(crate) fn projects(&self, table_key: &KeySchema, name: &str) -> bool {
+        match &self.projection {
+            Projection::All => true,
+            Projection::KeysOnly => table_key.is_key(name) || self.key.is_key(name),
+            Projection::Include(list) => {
+                table_key.is_key(name) || self.key.is_key(name) || list.iter().any(|n| n == name)
+            }
         }
     }
 
@@ -98,11 +144,7 @@ impl Index {
             Projection::All => item.clone(),
             Projection::KeysOnly | Projection::Include(_) => item
                 .iter()
-                .filter(|(name, _)| {
-                    table_key.is_key(name)
-                        || self.key.is_key(name)
-                        || matches!(&self.projection, Projection::Include(list) if list.iter().any(|n| n == *name))
-                })
+                .filter(|(name, _)| self.projects(table_key, name))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         }

@@ -79,7 +79,7 @@ impl KeySchema {
             Some(r) => Some(KeyValue::from_value(item.get(&r.name)?)?),
             None => None,
         };
-        Some(PrimaryKey { hash, range })
+        Some(PrimaryKey::new(hash, range))
     }
 }
 
@@ -110,11 +110,20 @@ impl KeyValue {
     }
 }
 
-/// The full primary key of an item.
+/// The full primary key of an item. Keys order as DynamoDB stores items: by the placement hash
+/// of the partition key first (see [`crate::partition`]), so a table's map iterates in scan order.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct PrimaryKey {
+    pub(crate) partition: u32,
     pub(crate) hash: KeyValue,
     pub(crate) range: Option<KeyValue>,
+}
+
+impl PrimaryKey {
+    /// The key of these values, with its placement hash.
+    pub(crate) fn new(hash: KeyValue, range: Option<KeyValue>) -> PrimaryKey {
+        PrimaryKey { partition: crate::partition::partition_of(&hash), hash, range }
+    }
 }
 
 /// How a table is billed, as described back.
@@ -183,7 +192,7 @@ impl Table {
             None => None,
         };
         let hash = KeyValue::from_value(hash).ok_or_else(mismatch)?;
-        Ok(PrimaryKey { hash, range })
+        Ok(PrimaryKey::new(hash, range))
     }
 
     /// Checks that an item to be written carries the table's key attributes with their types,

@@ -29,6 +29,12 @@ pub(crate) fn parse_condition(
     Parser::new(text, label, Language::Condition, ctx).parse_condition()
 }
 
+/// Parses a KeyConditionExpression: the condition grammar, with mistakes reported in the order
+/// they appear. Whether it is a valid key condition is for the Query to decide.
+pub(crate) fn parse_key_condition(text: &str, ctx: &mut ExprContext) -> Result<Condition, DynamoError> {
+    Parser::new(text, "KeyConditionExpression", Language::Condition, ctx).reporting_in_order().parse_condition()
+}
+
 /// Parses an update expression.
 pub(crate) fn parse_update(text: &str, ctx: &mut ExprContext) -> Result<Vec<UpdateAction>, DynamoError> {
     Parser::new(text, "UpdateExpression", Language::Update, ctx).parse_update()

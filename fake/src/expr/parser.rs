@@ -104,6 +104,8 @@ pub(crate) struct Parser<'a> {
     operators: usize,
     update_paths: Vec<Path>,
     sections: Vec<&'static str>,
+    /// Report the first mistake met rather than the most important one (key conditions).
+    in_order: bool,
 }
 
 type PResult<T> = Result<T, DynamoError>;
@@ -122,7 +124,15 @@ impl<'a> Parser<'a> {
             operators: 0,
             update_paths: Vec::new(),
             sections: Vec::new(),
+            in_order: false,
         }
+    }
+
+    /// Reports the first mistake in the order the text has them, as DynamoDB does for a
+    /// KeyConditionExpression, instead of the most important one.
+    pub(crate) fn reporting_in_order(mut self) -> Self {
+        self.in_order = true;
+        self
     }
 
     fn fail(&self, detail: impl std::fmt::Display) -> DynamoError {
@@ -170,6 +180,11 @@ impl<'a> Parser<'a> {
 
     /// Reports the collected mistake that DynamoDB reports first, if any, and the operator limit.
     fn finish(&self) -> PResult<()> {
+        if self.in_order
+            && let Some((_, message)) = self.slots.first()
+        {
+            return Err(self.fail(message));
+        }
         for slot in self.language.priority() {
             if let Some((_, message)) = self.slots.iter().find(|(s, _)| s == slot) {
                 return Err(self.fail(message));

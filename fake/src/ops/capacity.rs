@@ -20,6 +20,18 @@ impl Halves {
         Halves(if consistent { 2 * units } else { units })
     }
 
+    /// Read units for the `bytes` of a whole Query or Scan page: one per started 4 KB, none for
+    /// nothing read, halved for eventually consistent reads.
+    pub(crate) fn read_total(bytes: usize, consistent: bool) -> Halves {
+        let units = bytes.div_ceil(4096) as u64;
+        Halves(if consistent { 2 * units } else { units })
+    }
+
+    /// The sum of two amounts.
+    pub(crate) fn plus(self, other: Halves) -> Halves {
+        Halves(self.0 + other.0)
+    }
+
     fn to_json(self) -> Json {
         if self.0 % 2 == 0 {
             json!(self.0 / 2)
@@ -43,6 +55,29 @@ pub(crate) fn describe(body: &Json, table: &str, units: Halves) -> Option<Json> 
         "INDEXES" => Some(
             json!({"TableName": table, "CapacityUnits": units.to_json(), "Table": {"CapacityUnits": units.to_json()}}),
         ),
+        _ => None,
+    }
+}
+
+/// The `ConsumedCapacity` of a read of a table or one of its indexes, if the request asked for
+/// it: the total, and with `INDEXES` the table's share and the index's.
+pub(crate) fn describe_read(
+    body: &Json,
+    table: &str,
+    table_units: Halves,
+    index: Option<(&str, bool, Halves)>,
+) -> Option<Json> {
+    let total = index.map_or(table_units, |(_, _, units)| table_units.plus(units));
+    match choice(body, "ReturnConsumedCapacity", "NONE") {
+        "TOTAL" => Some(json!({"TableName": table, "CapacityUnits": total.to_json()})),
+        "INDEXES" => {
+            let mut out = json!({"TableName": table, "CapacityUnits": total.to_json(), "Table": {"CapacityUnits": table_units.to_json()}});
+            if let Some((name, global, units)) = index {
+                let member = if global { "GlobalSecondaryIndexes" } else { "LocalSecondaryIndexes" };
+                out[member] = json!({ name: {"CapacityUnits": units.to_json()} });
+            }
+            Some(out)
+        }
         _ => None,
     }
 }

@@ -20,7 +20,7 @@ fn attributes(out: &mut Json, item: &Item) {
 
 /// PutItem.
 pub(crate) fn put_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
-    let plan = WritePlan::prepare(engine, "Put", body)?;
+    let plan = WritePlan::prepare_request(engine, "Put", body)?;
     let outcome = plan.execute(engine)?;
     let mut out = Json::Object(Map::new());
     if choice(body, "ReturnValues", "NONE") == "ALL_OLD"
@@ -35,7 +35,7 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoE
 
 /// DeleteItem.
 pub(crate) fn delete_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
-    let plan = WritePlan::prepare(engine, "Delete", body)?;
+    let plan = WritePlan::prepare_request(engine, "Delete", body)?;
     let outcome = plan.execute(engine)?;
     let mut out = Json::Object(Map::new());
     if choice(body, "ReturnValues", "NONE") == "ALL_OLD"
@@ -49,7 +49,7 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json) -> Result<Json, Dyna
 
 /// UpdateItem.
 pub(crate) fn update_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
-    let plan = WritePlan::prepare(engine, "Update", body)?;
+    let plan = WritePlan::prepare_request(engine, "Update", body)?;
     let outcome = plan.execute(engine)?;
     let mut out = Json::Object(Map::new());
     let paths: Vec<Path> = match &plan.kind {

@@ -1,8 +1,12 @@
 //! The operations, one module per family.
 
+pub(crate) mod batch;
 pub(crate) mod capacity;
 pub(crate) mod control;
 pub(crate) mod items;
+pub(crate) mod key_condition;
+pub(crate) mod query;
 pub(crate) mod read;
+pub(crate) mod scan;
 pub(crate) mod transact;
 pub(crate) mod write;

@@ -34,6 +34,8 @@ pub(crate) struct WritePlan {
     pub(crate) kind: WriteKind,
     pub(crate) condition: Option<Condition>,
     pub(crate) return_old_on_failure: bool,
+    /// The actions came from the legacy `AttributeUpdates`, whose type errors DynamoDB words differently.
+    pub(crate) legacy_updates: bool,
 }
 
 /// Why a prepared write did not happen.
@@ -62,18 +64,35 @@ pub(crate) fn read_condition(body: &Json, ctx: &mut ExprContext) -> Result<Optio
 }
 
 impl WritePlan {
-    /// Prepares a write from the members of a request (or of one transaction action).
+    /// Prepares a write from the members of one transaction action.
     /// `kind_name` is `Put`, `Update`, `Delete` or `ConditionCheck`.
     pub(crate) fn prepare(engine: &Engine, kind_name: &str, body: &Json) -> Result<WritePlan, DynamoError> {
+        Self::prepare_with(engine, kind_name, body, false)
+    }
+
+    /// Prepares a PutItem, UpdateItem or DeleteItem request (`kind_name` `Put`, `Update` or
+    /// `Delete`), which may also use the legacy `Expected` and `AttributeUpdates`.
+    pub(crate) fn prepare_request(engine: &Engine, kind_name: &str, body: &Json) -> Result<WritePlan, DynamoError> {
+        Self::prepare_with(engine, kind_name, body, true)
+    }
+
+    fn prepare_with(engine: &Engine, kind_name: &str, body: &Json, legacy: bool) -> Result<WritePlan, DynamoError> {
         let table_name = crate::request::table_name(body)?;
         let put_item = if kind_name == "Put" { Some(item(body, "Item")?) } else { None };
+        if let Some(put) = &put_item {
+            crate::limits::check_item_depth(put)?;
+        }
         let key_item = if kind_name == "Put" { Item::new() } else { item(body, "Key")? };
+        let legacy = if legacy { crate::legacy::LegacyWrite::read(body, kind_name)? } else { Default::default() };
         let mut ctx = expression_context(body)?;
         let actions = match (kind_name, string(body, "UpdateExpression")) {
             ("Update", Some(text)) => Some(parse_update(text, &mut ctx)?),
-            _ => None,
+            _ => legacy.updates.clone(),
         };
-        let condition = read_condition(body, &mut ctx)?;
+        let condition = match legacy.condition {
+            Some(condition) => Some(condition),
+            None => read_condition(body, &mut ctx)?,
+        };
         ctx.check_unused()?;
         let table = engine.table(table_name)?;
         let return_old_on_failure = string(body, "ReturnValuesOnConditionCheckFailure") == Some("ALL_OLD");
@@ -115,7 +134,15 @@ impl WritePlan {
                 (key, key_item, kind)
             }
         };
-        Ok(WritePlan { table: table_name.to_owned(), key, key_item, kind, condition, return_old_on_failure })
+        Ok(WritePlan {
+            table: table_name.to_owned(),
+            key,
+            key_item,
+            kind,
+            condition,
+            return_old_on_failure,
+            legacy_updates: legacy.updates.is_some(),
+        })
     }
 
     /// Evaluates the write against the current item, without changing anything.
@@ -135,7 +162,10 @@ impl WritePlan {
             WriteKind::Check => old.cloned(),
             WriteKind::Update(actions) => {
                 let base = old.cloned().unwrap_or_else(|| self.key_item.clone());
-                let updated = update::apply(&base, actions).map_err(Failure::Invalid)?;
+                let updated = update::apply(&base, actions).map_err(|error| match self.legacy_updates {
+                    true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
+                    false => Failure::Invalid(error),
+                })?;
                 if item_size(&updated) > MAX_ITEM_BYTES {
                     return Err(Failure::Invalid(DynamoError::validation(
                         "Item size to update has exceeded the maximum allowed size",

@@ -1,0 +1,58 @@
+//! DynamoDB's limits on the shape of what a request carries, beyond what the request schema says:
+//! how deep a document nests, and how large a key may be.
+
+use crate::error::DynamoError;
+use crate::table::KeyValue;
+use crate::value::{Item, Value};
+
+/// The deepest a document may nest, counting the attribute itself as the first level.
+pub(crate) const MAX_NESTING_LEVELS: usize = 32;
+/// The largest partition key value, in bytes.
+pub(crate) const MAX_HASH_KEY_BYTES: usize = 2048;
+/// The largest sort key value, in bytes.
+pub(crate) const MAX_RANGE_KEY_BYTES: usize = 1024;
+
+/// DynamoDB's error for a document nested deeper than [`MAX_NESTING_LEVELS`].
+pub(crate) fn nesting_error() -> DynamoError {
+    DynamoError::validation(
+        "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit",
+    )
+}
+
+/// Checks that no attribute of `item` nests deeper than DynamoDB stores.
+pub(crate) fn check_item_depth(item: &Item) -> Result<(), DynamoError> {
+    if item.values().any(|value| exceeds(value, 1)) { Err(nesting_error()) } else { Ok(()) }
+}
+
+/// True if `value`, found at `level`, nests beyond the limit. Iterative over siblings and
+/// recursive only in depth, which the JSON reader has already bounded.
+fn exceeds(value: &Value, level: usize) -> bool {
+    if level > MAX_NESTING_LEVELS {
+        return true;
+    }
+    match value {
+        Value::M(map) => map.values().any(|v| exceeds(v, level + 1)),
+        Value::L(list) => list.iter().any(|v| exceeds(v, level + 1)),
+        _ => false,
+    }
+}
+
+/// DynamoDB's error for a key value over its size limit, if `value` is one.
+pub(crate) fn key_size_error(value: &KeyValue, is_hash: bool) -> Option<DynamoError> {
+    let bytes = match value {
+        KeyValue::S(s) => s.len(),
+        KeyValue::B(b) => b.len(),
+        KeyValue::N(_) => return None,
+    };
+    if is_hash && bytes > MAX_HASH_KEY_BYTES {
+        return Some(DynamoError::invalid_parameter(
+            "Size of hashkey has exceeded the maximum size limit of2048 bytes",
+        ));
+    }
+    if !is_hash && bytes > MAX_RANGE_KEY_BYTES {
+        return Some(DynamoError::invalid_parameter(
+            "Aggregated size of all range keys has exceeded the size limit of 1024 bytes",
+        ));
+    }
+    None
+}

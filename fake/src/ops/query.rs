@@ -1,0 +1,273 @@
+//! Query: the items of one partition key value, in sort key order, of a table or an index.
+//!
+//! The checks come in DynamoDB's order: the legacy values, the starting key's values, the
+//! expressions and the shape of the key condition (all before the table is looked up); then the
+//! index, the starting key against the key schema interleaved with the key condition against it,
+//! the starting key against the condition's bounds, the projection and the filter.
+
+use std::ops::Bound;
+
+use serde_json::Value as Json;
+
+use super::items::read_projection;
+use super::key_condition::{RangeCondition, check_count, from_expression};
+use super::read::{
+    PagePlan, Position, Shown, Target, check_key_paths, check_start_key_piece, check_start_table_key, condition_paths,
+    invalid_start_key, max_key_value, max_primary_key, min_primary_key, page_response, read_page, read_start_key,
+};
+use crate::engine::Engine;
+use crate::error::DynamoError;
+use crate::expr::ast::Condition;
+use crate::expr::{parse_condition, parse_key_condition};
+use crate::index::{IndexEntry, Projection};
+use crate::legacy::{self, LegacyCondition, Operator};
+use crate::partition::partition_of;
+use crate::request::{expression_context, string, table_name};
+use crate::table::{KeyValue, PrimaryKey};
+use crate::validate;
+
+/// A boolean member as DynamoDB reads it, or its default.
+pub(crate) fn flag_or(body: &Json, key: &str, default: bool) -> bool {
+    body.get(key).and_then(validate::as_bool).unwrap_or(default)
+}
+
+/// `Limit`, if given.
+pub(crate) fn limit(body: &Json) -> Option<usize> {
+    body.get("Limit").and_then(validate::as_integer).map(|n| usize::try_from(n.max(1)).unwrap_or(usize::MAX))
+}
+
+/// Query.
+pub(crate) fn query(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let name = table_name(body)?;
+    let query_filter = legacy::read_filter(body.get("QueryFilter"))?;
+    legacy::check_conditional_operator(body, query_filter.as_deref())?;
+    validate::check_after_values("Query", body)?;
+    let start = read_start_key(body)?;
+    validate::check_expression_maps(body)?;
+    let mut ctx = expression_context(body)?;
+    let key_expression =
+        string(body, "KeyConditionExpression").map(|t| parse_key_condition(t, &mut ctx)).transpose()?;
+    let filter_expression =
+        string(body, "FilterExpression").map(|t| parse_condition(t, "FilterExpression", &mut ctx)).transpose()?;
+    let projection = read_projection(body, &mut ctx)?;
+    ctx.check_unused()?;
+    let conditions = match &key_expression {
+        Some(expression) => from_expression(expression)?,
+        None => legacy::read_filter(body.get("KeyConditions"))?.unwrap_or_default(),
+    };
+    if conditions.is_empty() || (conditions.len() > 2 && !engine.tables.contains_key(name)) {
+        check_count(conditions.len(), None)?;
+    }
+
+    let table = engine.table(name)?;
+    let target = Target::resolve(table, string(body, "IndexName"))?;
+    let consistent = flag_or(body, "ConsistentRead", false);
+    if target.is_global() && consistent {
+        return Err(DynamoError::validation("Consistent reads are not supported on global secondary indexes"));
+    }
+    let key = target.key();
+    check_count(conditions.len(), Some(key.attrs().count()))?;
+    if let Some(start) = &start
+        && start.len() != target.start_key_attrs().len()
+    {
+        return Err(invalid_start_key());
+    }
+    let mut hash_condition: Option<&LegacyCondition> = None;
+    let mut range_condition: Option<&LegacyCondition> = None;
+    for (i, attr) in key.attrs().enumerate() {
+        let is_hash = i == 0;
+        if let Some(start) = &start {
+            check_start_key_piece(start, attr, is_hash)?;
+        }
+        if is_hash && key.range.is_none() && conditions.len() > 1 {
+            return Err(DynamoError::validation("Query key condition not supported"));
+        }
+        let Some(condition) = conditions.iter().find(|c| c.attribute == attr.name) else {
+            if is_hash || conditions.len() > 1 {
+                return Err(DynamoError::validation(format!(
+                    "Query condition missed key schema element: {}",
+                    attr.name
+                )));
+            }
+            continue;
+        };
+        if matches!(
+            condition.operator,
+            Operator::Null
+                | Operator::NotNull
+                | Operator::Ne
+                | Operator::Contains
+                | Operator::NotContains
+                | Operator::In
+        ) {
+            return Err(DynamoError::validation("Attempted conditional constraint is not an indexable operation"));
+        }
+        if condition.values.iter().any(|v| !attr.kind.matches(v)) {
+            return Err(DynamoError::invalid_parameter("Condition parameter type does not match schema type"));
+        }
+        if is_hash && condition.operator != Operator::Eq {
+            return Err(DynamoError::validation("Query key condition not supported"));
+        }
+        if is_hash {
+            hash_condition = Some(condition);
+        } else {
+            range_condition = Some(condition);
+        }
+    }
+    let hash_value = hash_condition
+        .and_then(|c| c.values.first())
+        .and_then(KeyValue::from_value)
+        .ok_or_else(|| DynamoError::validation("Query key condition not supported"))?;
+    let range = range_condition.map(RangeCondition::new);
+
+    let mut position = None;
+    if let Some(start) = &start {
+        check_start_table_key(table, start)?;
+        let start_hash = start.get(&key.hash.name).and_then(KeyValue::from_value);
+        let same_hash = start_hash.as_ref() == Some(&hash_value);
+        match (&range, key.range.as_ref()) {
+            (Some(range), Some(range_attr)) => {
+                let start_range = start.get(&range_attr.name).and_then(KeyValue::from_value);
+                if !start_range.is_some_and(|v| range.matches(&v)) {
+                    return Err(DynamoError::validation(
+                        "The provided starting key does not match the range key predicate",
+                    ));
+                }
+                if !same_hash {
+                    return Err(DynamoError::validation(
+                        "The query can return at most one row and cannot be restarted",
+                    ));
+                }
+            }
+            _ if !same_hash => {
+                return Err(DynamoError::validation(
+                    "The provided starting key is outside query boundaries based on provided conditions",
+                ));
+            }
+            _ => {}
+        }
+        position = target.start_position(start);
+    }
+
+    if let Some(paths) = &projection {
+        check_key_paths(table, paths)?;
+    }
+    let (filter_heads, filter_label): (Vec<&str>, &str) = match (&query_filter, &filter_expression) {
+        (Some(conditions), _) => (conditions.iter().map(|c| c.attribute.as_str()).collect(), "QueryFilter"),
+        (None, Some(filter)) => (condition_paths(filter).into_iter().map(|p| p.head()).collect(), "Filter Expression"),
+        (None, None) => (Vec::new(), ""),
+    };
+    if let Some(attr) = key.attrs().find(|a| filter_heads.contains(&a.name.as_str())) {
+        return Err(DynamoError::validation(format!(
+            "{filter_label} can only contain non-primary key attributes: Primary key attribute: {}",
+            attr.name
+        )));
+    }
+    check_select_on_global(body, target)?;
+    if let Some(filter) = &filter_expression {
+        check_key_paths(table, condition_paths(filter))?;
+    }
+
+    let filter: Option<Condition> = match (filter_expression, &query_filter) {
+        (Some(filter), _) => Some(filter),
+        (None, Some(conditions)) => legacy::to_condition(body, conditions),
+        (None, None) => None,
+    };
+    let shown = Shown::read(body, projection, target.index.is_some());
+    let plan = PagePlan {
+        target,
+        limit: limit(body),
+        filter: filter.as_ref(),
+        shown: &shown,
+        fetch: PagePlan::needs_fetch(target, &shown, filter.as_ref()),
+    };
+    let forward = flag_or(body, "ScanIndexForward", true);
+    let partition = partition_of(&hash_value);
+    let page = match target.index {
+        None => {
+            let at = |range: Option<KeyValue>| PrimaryKey { partition, hash: hash_value.clone(), range };
+            let mut low = Bound::Included(at(range.as_ref().and_then(|r| r.low().cloned())));
+            let mut high = match range.as_ref().and_then(RangeCondition::high) {
+                Some((v, true)) => Bound::Included(at(Some(v.clone()))),
+                Some((v, false)) => Bound::Excluded(at(Some(v.clone()))),
+                None => Bound::Included(at(Some(max_key_value()))),
+            };
+            if let Some(Position::Table(start)) = position {
+                if forward { low = Bound::Excluded(start) } else { high = Bound::Excluded(start) }
+            }
+            match super::read::bounded(low, high) {
+                None => read_page(&plan, std::iter::empty()),
+                Some(bounds) => {
+                    let entries = table.items.range(bounds).map(|(k, _)| k);
+                    let entries: Box<dyn Iterator<Item = &PrimaryKey>> =
+                        if forward { Box::new(entries) } else { Box::new(entries.rev()) };
+                    read_page(&plan, within(entries, forward, range.as_ref(), |k| k.range.as_ref()))
+                }
+            }
+        }
+        Some(index) => {
+            let at = |range: Option<KeyValue>, tie: u32, table_key: PrimaryKey| IndexEntry {
+                partition,
+                hash: hash_value.clone(),
+                range,
+                tie,
+                table_key,
+            };
+            let floor = |range: Option<KeyValue>| at(range, 0, min_primary_key());
+            let ceiling = |range: Option<KeyValue>| at(range, u32::MAX, max_primary_key());
+            let mut low = Bound::Included(match range.as_ref().and_then(RangeCondition::low) {
+                Some(v) => floor(Some(v.clone())),
+                None => floor(None),
+            });
+            let mut high = match range.as_ref().and_then(RangeCondition::high) {
+                Some((v, true)) => Bound::Included(ceiling(Some(v.clone()))),
+                Some((v, false)) => Bound::Excluded(floor(Some(v.clone()))),
+                None => Bound::Included(ceiling(Some(max_key_value()))),
+            };
+            if let Some(Position::Index(start)) = position {
+                if forward { low = Bound::Excluded(start) } else { high = Bound::Excluded(start) }
+            }
+            match super::read::bounded(low, high) {
+                None => read_page(&plan, std::iter::empty()),
+                Some(bounds) => {
+                    let entries = index.entries.range(bounds);
+                    let entries: Box<dyn Iterator<Item = &IndexEntry>> =
+                        if forward { Box::new(entries) } else { Box::new(entries.rev()) };
+                    let entries = within(entries, forward, range.as_ref(), |e| e.range.as_ref());
+                    read_page(&plan, entries.map(|e| &e.table_key))
+                }
+            }
+        }
+    };
+    Ok(page_response(body, target, page, &shown, consistent))
+}
+
+/// The entries whose sort key value meets the range condition, stopping once none further can.
+fn within<'k, T: 'k>(
+    entries: impl Iterator<Item = &'k T> + 'k,
+    forward: bool,
+    range: Option<&'k RangeCondition>,
+    sort_value: impl Fn(&T) -> Option<&KeyValue> + Copy + 'k,
+) -> impl Iterator<Item = &'k T> + 'k {
+    entries
+        .take_while(move |entry| match (range, sort_value(entry)) {
+            (Some(range), Some(value)) if forward => !range.past(value),
+            (Some(range), Some(value)) => !range.before(value),
+            _ => true,
+        })
+        .filter(move |entry| range.is_none_or(|range| sort_value(entry).is_some_and(|v| range.matches(v))))
+}
+
+/// `Select: ALL_ATTRIBUTES` needs every attribute, which a global index that does not project
+/// them all cannot give.
+pub(crate) fn check_select_on_global(body: &Json, target: Target<'_>) -> Result<(), DynamoError> {
+    if body.get("Select").and_then(Json::as_str) == Some("ALL_ATTRIBUTES")
+        && let Some(index) = target.index.filter(|i| i.is_global() && i.projection != Projection::All)
+    {
+        return Err(DynamoError::invalid_parameter(format!(
+            "Select type ALL_ATTRIBUTES is not supported for global secondary index {} because its projection type is not ALL",
+            index.name
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! Scan: every item of a table or an index, in DynamoDB's storage order, one page at a time,
+//! optionally one segment of a parallel scan.
+//!
+//! Items are stored by the placement hash of their partition key ([`crate::partition`]), so a
+//! scan returns them in the order DynamoDB does, and segment `s` of `t` reads the hashes whose
+//! first 12 bits fall in its share: every item is in exactly one segment, whatever `t` is.
+
+use std::ops::Bound;
+
+use serde_json::Value as Json;
+
+use super::items::read_projection;
+use super::query::{check_select_on_global, flag_or, limit};
+use super::read::{
+    PagePlan, Position, Shown, Target, check_key_paths, check_start_key_piece, check_start_table_key, condition_paths,
+    index_floor, index_keys, invalid_start_key, min_key_value, page_response, read_page, read_start_key, table_keys,
+};
+use crate::engine::Engine;
+use crate::error::DynamoError;
+use crate::expr::ast::Condition;
+use crate::expr::parse_condition;
+use crate::legacy;
+use crate::partition::{SEGMENT_SPACE, segment_bounds, segment_of};
+use crate::request::{expression_context, string, table_name};
+use crate::table::PrimaryKey;
+use crate::validate;
+
+/// Scan.
+pub(crate) fn scan(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+    let name = table_name(body)?;
+    let scan_filter = legacy::read_filter(body.get("ScanFilter"))?;
+    legacy::check_conditional_operator(body, scan_filter.as_deref())?;
+    let start = read_start_key(body)?;
+    validate::check_after_values("Scan", body)?;
+    validate::check_expression_maps(body)?;
+    let mut ctx = expression_context(body)?;
+    let filter_expression =
+        string(body, "FilterExpression").map(|t| parse_condition(t, "FilterExpression", &mut ctx)).transpose()?;
+    let projection = read_projection(body, &mut ctx)?;
+    ctx.check_unused()?;
+
+    let table = engine.table(name)?;
+    let target = Target::resolve(table, string(body, "IndexName"))?;
+    let consistent = flag_or(body, "ConsistentRead", false);
+    if target.is_global() && consistent {
+        return Err(DynamoError::validation("Consistent reads are not supported on global secondary indexes"));
+    }
+    if let Some(start) = &start
+        && start.len() != target.start_key_attrs().len()
+    {
+        return Err(match target.index {
+            Some(_) => invalid_start_key(),
+            None => DynamoError::validation(
+                "The provided starting key is invalid: The provided key element does not match the schema",
+            ),
+        });
+    }
+    if let (Some(start), Some(index)) = (&start, target.index) {
+        for (i, attr) in index.key.attrs().enumerate() {
+            check_start_key_piece(start, attr, i == 0)?;
+        }
+    }
+    check_select_on_global(body, target)?;
+    if let Some(start) = &start {
+        check_start_table_key(table, start)?;
+    }
+
+    let segment = body.get("Segment").and_then(validate::as_integer).map(|n| n.max(0) as u64);
+    let total = body.get("TotalSegments").and_then(validate::as_integer).map(|n| n.max(1) as u64);
+    let share = match (segment, total) {
+        (Some(segment), Some(total)) => segment_bounds(segment, total),
+        _ => 0..SEGMENT_SPACE,
+    };
+    let position = start.as_ref().and_then(|start| target.start_position(start));
+    if let (Some(position), Some(segment), Some(total)) = (&position, segment, total)
+        && total > 1
+        && !share.contains(&segment_of(position.partition()))
+    {
+        return Err(DynamoError::validation(format!(
+            "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: {total} Segment: {segment}"
+        )));
+    }
+    if let Some(paths) = &projection {
+        check_key_paths(table, paths)?;
+    }
+    if let Some(filter) = &filter_expression {
+        check_key_paths(table, condition_paths(filter))?;
+    }
+
+    let filter: Option<Condition> = match (filter_expression, &scan_filter) {
+        (Some(filter), _) => Some(filter),
+        (None, Some(conditions)) => legacy::to_condition(body, conditions),
+        (None, None) => None,
+    };
+    let shown = Shown::read(body, projection, target.index.is_some());
+    let plan = PagePlan {
+        target,
+        limit: limit(body),
+        filter: filter.as_ref(),
+        shown: &shown,
+        fetch: PagePlan::needs_fetch(target, &shown, filter.as_ref()),
+    };
+    // The first placement hash of the share, and the first one past it.
+    let (first, past) = ((share.start << 12) as u32, (share.end << 12) as u32);
+    let page = match (target.index, position) {
+        (None, position) => {
+            let floor = |partition| PrimaryKey { partition, hash: min_key_value(), range: None };
+            let low = match position {
+                Some(Position::Table(start)) => Bound::Excluded(start),
+                _ => Bound::Included(floor(first)),
+            };
+            read_page(&plan, table_keys(table, low, Bound::Excluded(floor(past)), true))
+        }
+        (Some(index), position) => {
+            let low = match position {
+                Some(Position::Index(start)) => Bound::Excluded(start),
+                _ => Bound::Included(index_floor(first)),
+            };
+            read_page(&plan, index_keys(&index.entries, low, Bound::Excluded(index_floor(past)), true))
+        }
+    };
+    Ok(page_response(body, target, page, &shown, consistent))
+}
