@@ -157,7 +157,6 @@ pub(crate) fn check(operation_name: &str, body: &Json) -> Result<(), DynamoError
 /// expressions: `ReturnValues` of `PutItem`/`DeleteItem`, duplicates in `AttributesToGet`, the
 /// key condition of `Query`, the segments of `Scan`. Call it once [`check`] passed and the
 /// values were read.
-#[allow(dead_code, reason = "wired into the engine as notes/requests-from-validation.md asks")]
 pub(crate) fn check_after_values(operation_name: &str, body: &Json) -> Result<(), DynamoError> {
     match (operation(operation_name), body) {
         (Some(operation), Json::Object(request)) => (operation.after_values)(request),
@@ -169,7 +168,6 @@ pub(crate) fn check_after_values(operation_name: &str, body: &Json) -> Result<()
 /// of `BatchGetItem`, or of an action of a transaction: if present, not empty, and keyed by
 /// placeholders (`#name`, `:value`). Call it right before reading the values of
 /// `ExpressionAttributeValues` and parsing the expressions.
-#[allow(dead_code, reason = "wired into the engine as notes/requests-from-validation.md asks")]
 pub(crate) fn check_expression_maps(request: &Json) -> Result<(), DynamoError> {
     match request {
         Json::Object(request) => expressions::check_maps(request),
@@ -179,7 +177,6 @@ pub(crate) fn check_expression_maps(request: &Json) -> Result<(), DynamoError> {
 
 /// A boolean member as DynamoDB reads it: `true`/`false`, or a string such as `"TRUE"`,
 /// `"no"` or `"1"` (the type check has refused every other string).
-#[allow(dead_code, reason = "wired into the engine as notes/requests-from-validation.md asks")]
 pub(crate) fn as_bool(json: &Json) -> Option<bool> {
     match json {
         Json::Bool(b) => Some(*b),
@@ -189,7 +186,6 @@ pub(crate) fn as_bool(json: &Json) -> Option<bool> {
 }
 
 /// An integer member as DynamoDB reads it: a decimal is rounded down; beyond `i64` it saturates.
-#[allow(dead_code, reason = "wired into the engine as notes/requests-from-validation.md asks")]
 pub(crate) fn as_integer(json: &Json) -> Option<i64> {
     constraints::integer_of(json).map(|n| i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }))
 }
