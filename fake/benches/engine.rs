@@ -1,0 +1,115 @@
+//! Cost per operation of the fake: the engine alone (JSON in, JSON out) and through the real SDK
+//! client in-process. Run with `cargo bench -p dynalease-fake --bench engine`.
+#![allow(clippy::disallowed_methods)] // A benchmark measures real time.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use dynalease_fake::FakeDynamoDb;
+
+const OPS: u64 = 50_000;
+
+fn report(name: &str, elapsed: Duration, ops: u64) {
+    let per_op = elapsed.as_nanos() as f64 / ops as f64 / 1000.0;
+    println!("{name:<44} {per_op:>8.2} us/op  ({ops} ops)");
+}
+
+fn engine_alone(fake: &FakeDynamoDb) {
+    let put = |i: u64| {
+        format!(
+            r##"{{"TableName":"Bench","Item":{{"pk":{{"S":"k{i}"}},"owner":{{"S":"me"}},"n":{{"N":"1"}}}},
+               "ConditionExpression":"attribute_not_exists(pk) OR #o = :me",
+               "ExpressionAttributeNames":{{"#o":"owner"}},"ExpressionAttributeValues":{{":me":{{"S":"me"}}}}}}"##
+        )
+    };
+    let bodies: Vec<String> = (0..1000).map(put).collect();
+    let start = Instant::now();
+    for i in 0..OPS {
+        let (status, _) = fake.handle_json("PutItem", bodies[(i % 1000) as usize].as_bytes());
+        assert_eq!(status, 200);
+    }
+    report("engine alone: conditional PutItem", start.elapsed(), OPS);
+
+    let gets: Vec<String> = (0..1000)
+        .map(|i| format!(r#"{{"TableName":"Bench","Key":{{"pk":{{"S":"k{i}"}}}},"ConsistentRead":true}}"#))
+        .collect();
+    let start = Instant::now();
+    for i in 0..OPS {
+        let (status, body) = fake.handle_json("GetItem", gets[(i % 1000) as usize].as_bytes());
+        assert_eq!(status, 200);
+        black_box(body);
+    }
+    report("engine alone: consistent GetItem", start.elapsed(), OPS);
+
+    let updates: Vec<String> = (0..1000)
+        .map(|i| {
+            format!(
+                r#"{{"TableName":"Bench","Key":{{"pk":{{"S":"k{i}"}}}},"UpdateExpression":"ADD n :one",
+                   "ExpressionAttributeValues":{{":one":{{"N":"1"}}}}}}"#
+            )
+        })
+        .collect();
+    let start = Instant::now();
+    for i in 0..OPS {
+        let (status, _) = fake.handle_json("UpdateItem", updates[(i % 1000) as usize].as_bytes());
+        assert_eq!(status, 200);
+    }
+    report("engine alone: UpdateItem with ADD", start.elapsed(), OPS);
+}
+
+async fn through_sdk(fake: &FakeDynamoDb) {
+    let client = fake.client();
+    let ops = OPS / 5;
+    let start = Instant::now();
+    for i in 0..ops {
+        client
+            .put_item()
+            .table_name("Bench")
+            .item("pk", AttributeValue::S(format!("s{}", i % 1000)))
+            .item("owner", AttributeValue::S("me".into()))
+            .condition_expression("attribute_not_exists(pk) OR #o = :me")
+            .expression_attribute_names("#o", "owner")
+            .expression_attribute_values(":me", AttributeValue::S("me".into()))
+            .send()
+            .await
+            .unwrap();
+    }
+    report("through the SDK: conditional PutItem", start.elapsed(), ops);
+    let start = Instant::now();
+    for i in 0..ops {
+        let out = client
+            .get_item()
+            .table_name("Bench")
+            .key("pk", AttributeValue::S(format!("s{}", i % 1000)))
+            .consistent_read(true)
+            .send()
+            .await
+            .unwrap();
+        black_box(out);
+    }
+    report("through the SDK: consistent GetItem", start.elapsed(), ops);
+    let start = Instant::now();
+    for i in 0..ops {
+        client
+            .update_item()
+            .table_name("Bench")
+            .key("pk", AttributeValue::S(format!("s{}", i % 1000)))
+            .update_expression("ADD n :one")
+            .expression_attribute_values(":one", AttributeValue::N("1".into()))
+            .send()
+            .await
+            .unwrap();
+    }
+    report("through the SDK: UpdateItem with ADD", start.elapsed(), ops);
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let fake = FakeDynamoDb::builder().seed(1).build();
+        fake.create_table("Bench", "pk", None);
+        engine_alone(&fake);
+        through_sdk(&fake).await;
+    });
+}

@@ -1,0 +1,171 @@
+//! The control plane through the SDK: CreateTable, DescribeTable, ListTables, DeleteTable.
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex, Projection,
+    ProjectionType, ProvisionedThroughput, ScalarAttributeType, TableStatus,
+};
+use dynalease_fake::FakeDynamoDb;
+
+fn def(name: &str, kind: ScalarAttributeType) -> AttributeDefinition {
+    AttributeDefinition::builder().attribute_name(name).attribute_type(kind).build().unwrap()
+}
+
+fn key(name: &str, kind: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder().attribute_name(name).key_type(kind).build().unwrap()
+}
+
+fn all() -> Projection {
+    Projection::builder().projection_type(ProjectionType::All).build()
+}
+
+async fn create_orders(client: &Client) {
+    client
+        .create_table()
+        .table_name("Orders")
+        .attribute_definitions(def("id", ScalarAttributeType::N))
+        .attribute_definitions(def("at", ScalarAttributeType::B))
+        .attribute_definitions(def("status", ScalarAttributeType::S))
+        .key_schema(key("id", KeyType::Hash))
+        .key_schema(key("at", KeyType::Range))
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("byStatus")
+                .key_schema(key("status", KeyType::Hash))
+                .projection(all())
+                .build()
+                .unwrap(),
+        )
+        .local_secondary_indexes(
+            LocalSecondaryIndex::builder()
+                .index_name("byStatusLocal")
+                .key_schema(key("id", KeyType::Hash))
+                .key_schema(key("status", KeyType::Range))
+                .projection(Projection::builder().projection_type(ProjectionType::KeysOnly).build())
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_and_describe_a_table_with_number_and_binary_keys_and_indexes() {
+    let fake = FakeDynamoDb::new();
+    let client = fake.client();
+    create_orders(&client).await;
+    let table = client.describe_table().table_name("Orders").send().await.unwrap().table.unwrap();
+    assert_eq!(table.table_status(), Some(&TableStatus::Active));
+    assert_eq!(table.key_schema().len(), 2);
+    assert_eq!(table.key_schema()[1].attribute_name(), "at");
+    assert_eq!(table.billing_mode_summary().unwrap().billing_mode(), Some(&BillingMode::PayPerRequest));
+    assert_eq!(table.global_secondary_indexes()[0].index_name(), Some("byStatus"));
+    assert_eq!(
+        table.local_secondary_indexes()[0].projection().unwrap().projection_type(),
+        Some(&ProjectionType::KeysOnly)
+    );
+    assert!(table.table_arn().unwrap().ends_with(":table/Orders"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_table_validates_like_dynamodb() {
+    let fake = FakeDynamoDb::new();
+    let client = fake.client();
+    create_orders(&client).await;
+    let again = client
+        .create_table()
+        .table_name("Orders")
+        .attribute_definitions(def("id", ScalarAttributeType::S))
+        .key_schema(key("id", KeyType::Hash))
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(again.is_resource_in_use_exception());
+    assert_eq!(again.message(), Some("Table already exists: Orders"));
+
+    let undefined = client
+        .create_table()
+        .table_name("Other")
+        .attribute_definitions(def("a", ScalarAttributeType::S))
+        .key_schema(key("b", KeyType::Hash))
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert_eq!(undefined.code(), Some("ValidationException"));
+    assert_eq!(
+        undefined.message(),
+        Some(
+            "One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [b], AttributeDefinitions: [a]"
+        )
+    );
+
+    let no_throughput = client
+        .create_table()
+        .table_name("Other")
+        .attribute_definitions(def("a", ScalarAttributeType::S))
+        .key_schema(key("a", KeyType::Hash))
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert_eq!(
+        no_throughput.message(),
+        Some(
+            "One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
+        )
+    );
+
+    client
+        .create_table()
+        .table_name("Provisioned")
+        .attribute_definitions(def("a", ScalarAttributeType::S))
+        .key_schema(key("a", KeyType::Hash))
+        .provisioned_throughput(
+            ProvisionedThroughput::builder().read_capacity_units(5).write_capacity_units(7).build().unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let table = client.describe_table().table_name("Provisioned").send().await.unwrap().table.unwrap();
+    assert_eq!(table.provisioned_throughput().unwrap().write_capacity_units(), Some(7));
+}
+
+#[tokio::test(start_paused = true)]
+async fn list_tables_pages_in_name_order() {
+    let fake = FakeDynamoDb::new();
+    for name in ["ccc", "aaa", "bbb", "ddd", "eee"] {
+        fake.create_table(name, "pk", None);
+    }
+    let client = fake.client();
+    let first = client.list_tables().limit(2).send().await.unwrap();
+    assert_eq!(first.table_names(), ["aaa", "bbb"]);
+    assert_eq!(first.last_evaluated_table_name(), Some("bbb"));
+    let second = client.list_tables().limit(2).exclusive_start_table_name("bbb").send().await.unwrap();
+    assert_eq!(second.table_names(), ["ccc", "ddd"]);
+    let last = client.list_tables().limit(2).exclusive_start_table_name("ddd").send().await.unwrap();
+    assert_eq!(last.table_names(), ["eee"]);
+    assert_eq!(last.last_evaluated_table_name(), None);
+    let pages: Vec<_> = client.list_tables().limit(2).into_paginator().items().send().collect::<Vec<_>>().await;
+    assert_eq!(pages.len(), 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn delete_table_removes_it_and_its_items() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    let out = client.delete_table().table_name("Shop").send().await.unwrap();
+    assert_eq!(out.table_description().unwrap().table_status(), Some(&TableStatus::Deleting));
+    let err = client.describe_table().table_name("Shop").send().await.unwrap_err().into_service_error();
+    assert!(err.is_resource_not_found_exception());
+    assert_eq!(err.message(), Some("Requested resource not found: Table: Shop not found"));
+    let err = client.delete_table().table_name("Shop").send().await.unwrap_err().into_service_error();
+    assert!(err.is_resource_not_found_exception());
+}

@@ -1,0 +1,172 @@
+//! The item rules: keys, sizes, sets, empty values, all ten types, DeleteItem.
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use dynalease_fake::FakeDynamoDb;
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn setup() -> (FakeDynamoDb, Client) {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", Some("sk"));
+    let client = fake.client();
+    (fake, client)
+}
+
+async fn put_error(client: &Client, item: Vec<(&str, AttributeValue)>) -> String {
+    let mut req = client.put_item().table_name("Shop");
+    for (k, v) in item {
+        req = req.item(k, v);
+    }
+    let err = req.send().await.unwrap_err().into_service_error();
+    assert_eq!(err.code(), Some("ValidationException"));
+    err.message().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(start_paused = true)]
+async fn keys_must_be_complete_typed_and_not_empty() {
+    let (_fake, client) = setup();
+    assert_eq!(
+        put_error(&client, vec![("pk", s("a"))]).await,
+        "One or more parameter values were invalid: Missing the key sk in the item"
+    );
+    assert_eq!(
+        put_error(&client, vec![("pk", s("a")), ("sk", s(""))]).await,
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: sk"
+    );
+    let err = client.get_item().table_name("Shop").key("pk", s("a")).send().await.unwrap_err().into_service_error();
+    assert_eq!(err.message(), Some("The provided key element does not match the schema"));
+    let err = client
+        .get_item()
+        .table_name("Shop")
+        .key("pk", s("a"))
+        .key("sk", s("b"))
+        .key("extra", s("c"))
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert_eq!(err.message(), Some("The provided key element does not match the schema"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn items_over_400_kb_are_refused() {
+    let (_fake, client) = setup();
+    let big = "x".repeat(400 * 1024);
+    assert_eq!(
+        put_error(&client, vec![("pk", s("a")), ("sk", s("b")), ("blob", s(&big))]).await,
+        "Item size has exceeded the maximum allowed size"
+    );
+    let fits = "x".repeat(400 * 1024 - 100);
+    client
+        .put_item()
+        .table_name("Shop")
+        .item("pk", s("a"))
+        .item("sk", s("b"))
+        .item("blob", s(&fits))
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn set_and_null_rules() {
+    let (_fake, client) = setup();
+    let base = || vec![("pk", s("a")), ("sk", s("b"))];
+    let with = |extra: AttributeValue| {
+        let mut item = base();
+        item.push(("x", extra));
+        item
+    };
+    assert!(put_error(&client, with(AttributeValue::Ss(vec![]))).await.contains("may not be empty"));
+    assert!(
+        put_error(&client, with(AttributeValue::Ss(vec!["a".into(), "a".into()])))
+            .await
+            .contains("contains duplicates")
+    );
+    assert_eq!(
+        put_error(&client, with(AttributeValue::Ns(vec!["1".into(), "1.0".into()]))).await,
+        "Input collection contains duplicates"
+    );
+    assert_eq!(
+        put_error(&client, with(AttributeValue::Null(false))).await,
+        "One or more parameter values were invalid: Null attribute value types must have the value of true"
+    );
+    assert_eq!(
+        put_error(&client, with(AttributeValue::N("1e126".into()))).await,
+        "Number overflow. Attempting to store a number with magnitude larger than supported range"
+    );
+    assert_eq!(
+        put_error(&client, with(AttributeValue::N("1.23456789012345678901234567890123456789".into()))).await,
+        "Attempting to store more than 38 significant digits in a Number"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn all_ten_types_and_empty_non_key_strings_round_trip() {
+    let (_fake, client) = setup();
+    let values = [
+        ("s", s("")),
+        ("n", AttributeValue::N("-0.5".into())),
+        ("b", AttributeValue::B(Blob::new(vec![]))),
+        ("bool", AttributeValue::Bool(false)),
+        ("null", AttributeValue::Null(true)),
+        ("m", AttributeValue::M([("k".into(), s("v"))].into())),
+        ("l", AttributeValue::L(vec![s("v"), AttributeValue::N("1".into())])),
+        ("ss", AttributeValue::Ss(vec!["v".into()])),
+        ("ns", AttributeValue::Ns(vec!["1".into()])),
+        ("bs", AttributeValue::Bs(vec![Blob::new(vec![1, 2])])),
+    ];
+    let mut put = client.put_item().table_name("Shop").item("pk", s("a")).item("sk", s("b"));
+    for (k, v) in &values {
+        put = put.item(*k, v.clone());
+    }
+    put.send().await.unwrap();
+    let item =
+        client.get_item().table_name("Shop").key("pk", s("a")).key("sk", s("b")).send().await.unwrap().item.unwrap();
+    for (k, v) in values {
+        assert_eq!(item[k], v, "{k}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn delete_item_with_condition_and_all_old() {
+    let (_fake, client) = setup();
+    client.put_item().table_name("Shop").item("pk", s("a")).item("sk", s("b")).item("v", s("1")).send().await.unwrap();
+    let err = client
+        .delete_item()
+        .table_name("Shop")
+        .key("pk", s("a"))
+        .key("sk", s("b"))
+        .condition_expression("v = :two")
+        .expression_attribute_values(":two", s("2"))
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_conditional_check_failed_exception());
+    let out = client
+        .delete_item()
+        .table_name("Shop")
+        .key("pk", s("a"))
+        .key("sk", s("b"))
+        .return_values(ReturnValue::AllOld)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.attributes().unwrap()["v"], s("1"));
+    let again = client
+        .delete_item()
+        .table_name("Shop")
+        .key("pk", s("a"))
+        .key("sk", s("b"))
+        .return_values(ReturnValue::AllOld)
+        .send()
+        .await
+        .unwrap();
+    assert!(again.attributes().is_none(), "deleting a missing item succeeds with no attributes");
+}
