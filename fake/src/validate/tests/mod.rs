@@ -9,6 +9,7 @@ use crate::error::DynamoError;
 mod body;
 mod catalogue;
 mod constraints;
+mod no_panic;
 mod requests;
 mod tables;
 mod types;
