@@ -115,9 +115,14 @@ impl AsyncSleep for ClockAdapter {
     }
 }
 
-/// A client for the fake: no environment, no files, no network, deterministic given `seed`.
-pub(crate) fn build_client(http: FakeHttpClient, clock: Arc<dyn FakeClock>, seed: u64) -> aws_sdk_dynamodb::Client {
-    let config = aws_sdk_dynamodb::Config::builder()
+/// A client configuration for the fake: no environment, no files, no network, deterministic given
+/// `seed`. Callers may replace any part (the HTTP client, the time source, the sleep) before building.
+pub(crate) fn client_config(
+    http: FakeHttpClient,
+    clock: Arc<dyn FakeClock>,
+    seed: u64,
+) -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .auth_scheme_resolver(NoAuth)
@@ -129,6 +134,4 @@ pub(crate) fn build_client(http: FakeHttpClient, clock: Arc<dyn FakeClock>, seed
         .retry_partition(RetryPartition::new(format!("dynalease-fake-{seed:016x}")))
         .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
         .invocation_id_generator(aws_runtime::invocation_id::DefaultInvocationIdGenerator::with_seed(seed))
-        .build();
-    aws_sdk_dynamodb::Client::from_conf(config)
 }

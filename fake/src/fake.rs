@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value as Json;
 
 use crate::clock::{FakeClock, TokioClock};
-use crate::connector::{FakeHttpClient, build_client};
+use crate::connector::{FakeHttpClient, client_config};
 use crate::engine::{Engine, OPERATIONS, table_of};
 use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
@@ -165,12 +165,30 @@ impl FakeDynamoDb {
 
     /// An SDK client wired to this fake: no credentials, no network, the fake's clock.
     pub fn client(&self) -> aws_sdk_dynamodb::Client {
-        build_client(self.http_client(), self.shared.clock.clone(), self.next_client_seed())
+        aws_sdk_dynamodb::Client::from_conf(self.client_config().build())
     }
 
     /// Like [`client`](Self::client), with requests tagged with `name` for fault rules and the log.
     pub fn client_named(&self, name: &str) -> aws_sdk_dynamodb::Client {
-        build_client(self.http_client_named(name), self.shared.clock.clone(), self.next_client_seed())
+        let config = client_config(self.http_client_named(name), self.shared.clock.clone(), self.next_client_seed());
+        aws_sdk_dynamodb::Client::from_conf(config.build())
+    }
+
+    /// The configuration [`client`](Self::client) builds from, to change before building: for
+    /// example an HTTP client that wraps [`http_client`](Self::http_client) with delays of your
+    /// own, or the time source and sleep of a simulated process.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use aws_sdk_dynamodb::config::retry::RetryConfig;
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let config = fake.client_config().retry_config(RetryConfig::disabled()).build();
+    /// let client = aws_sdk_dynamodb::Client::from_conf(config);
+    /// # let _ = client;
+    /// # }
+    /// ```
+    pub fn client_config(&self) -> aws_sdk_dynamodb::config::Builder {
+        client_config(self.http_client(), self.shared.clock.clone(), self.next_client_seed())
     }
 
     /// The fake as the SDK's HTTP client, to plug into a configuration of your own.
