@@ -10,6 +10,7 @@ use crate::error::DynamoError;
 use crate::index::{Index, IndexKind, Projection};
 use crate::request::{string, table_name};
 use crate::table::{Billing, KeyAttr, KeySchema, KeyType, Table, TtlSetting};
+use crate::validate;
 
 fn key_schema(json: Option<&Json>, definitions: &[(String, KeyType)]) -> Result<KeySchema, DynamoError> {
     let elements = json.and_then(Json::as_array).cloned().unwrap_or_default();
@@ -172,13 +173,79 @@ pub(crate) fn list_tables(engine: &mut Engine, body: &Json) -> Result<Json, Dyna
     Ok(out)
 }
 
-/// UpdateTable: billing mode, throughput, stream, deletion protection, and GSIs added or removed.
+/// One change to the global secondary indexes of a table, checked and ready to apply.
+enum IndexChange {
+    Create(Index),
+    Delete(String),
+    Throughput(String, Option<(i64, i64)>),
+}
+
+/// UpdateTable: billing mode, throughput, deletion protection, and global secondary indexes
+/// created (and filled from the items already there), deleted, or given new throughput.
+/// Every change is checked before any is applied: a refused request changes nothing.
 pub(crate) fn update_table(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
     let name = table_name(body)?;
-    let table = engine.table_mut(name)?;
+    let table = engine.table(name)?;
+    let mut requested: Vec<(String, KeyType)> = Vec::new();
     for def in body.get("AttributeDefinitions").and_then(Json::as_array).into_iter().flatten() {
         let attr = string(def, "AttributeName").unwrap_or_default().to_owned();
         let kind = string(def, "AttributeType").and_then(KeyType::parse).unwrap_or(KeyType::S);
+        requested.push((attr, kind));
+    }
+    let mut changes = Vec::new();
+    for update in body.get("GlobalSecondaryIndexUpdates").and_then(Json::as_array).into_iter().flatten() {
+        if let Some(create) = update.get("Create").filter(|c| !c.is_null()) {
+            let index_name = string(create, "IndexName").unwrap_or_default();
+            if table.indexes.iter().any(|i| i.name == index_name) {
+                return Err(DynamoError::invalid_parameter(format!("Table already has an index named {index_name}")));
+            }
+            let keys: Vec<&str> = create
+                .get("KeySchema")
+                .and_then(Json::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|k| string(k, "AttributeName"))
+                .collect();
+            if keys.iter().any(|key| !requested.iter().any(|(n, _)| n == key)) {
+                let defined: Vec<&str> = requested.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(DynamoError::invalid_parameter(format!(
+                    "Some index key attributes are not defined in AttributeDefinitions. Keys: [{}], AttributeDefinitions: [{}]",
+                    keys.join(", "),
+                    defined.join(", ")
+                )));
+            }
+            for (attr, kind) in &requested {
+                if table.definition_of(attr).is_some_and(|existing| existing != *kind) {
+                    return Err(DynamoError::invalid_parameter(format!(
+                        "Cannot change the type of attribute {attr} from {} to {}",
+                        table.definition_of(attr).map_or("", KeyType::name),
+                        kind.name()
+                    )));
+                }
+            }
+            changes.push(IndexChange::Create(build_index(create, IndexKind::Global, &requested)?));
+        } else if let Some(delete) = update.get("Delete").filter(|d| !d.is_null()) {
+            let index_name = string(delete, "IndexName").unwrap_or_default();
+            if !table.indexes.iter().any(|i| i.kind == IndexKind::Global && i.name == index_name) {
+                return Err(DynamoError::resource_not_found_msg(format!(
+                    "Requested resource not found: Index: {index_name} not found"
+                )));
+            }
+            changes.push(IndexChange::Delete(index_name.to_owned()));
+        } else if let Some(change) = update.get("Update").filter(|u| !u.is_null()) {
+            let index_name = string(change, "IndexName").unwrap_or_default();
+            if !table.indexes.iter().any(|i| i.kind == IndexKind::Global && i.name == index_name) {
+                return Err(DynamoError::resource_not_found_msg(format!(
+                    "Requested resource not found: Index: {index_name} not found"
+                )));
+            }
+            changes
+                .push(IndexChange::Throughput(index_name.to_owned(), throughput(change.get("ProvisionedThroughput"))));
+        }
+    }
+
+    let table = engine.table_mut(name)?;
+    for (attr, kind) in requested {
         if table.definition_of(&attr).is_none() {
             table.attribute_definitions.push((attr, kind));
         }
@@ -192,41 +259,34 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json) -> Result<Json, Dyn
         }
         Some(_) => {}
     }
-    if let Some(protect) = body.get("DeletionProtectionEnabled").and_then(Json::as_bool) {
+    if let Some(protect) = body.get("DeletionProtectionEnabled").and_then(validate::as_bool) {
         table.deletion_protection = protect;
     }
-    for update in body.get("GlobalSecondaryIndexUpdates").and_then(Json::as_array).into_iter().flatten() {
-        if let Some(create) = update.get("Create") {
-            let index_name = string(create, "IndexName").unwrap_or_default();
-            if table.indexes.iter().any(|i| i.name == index_name) {
-                return Err(DynamoError::validation(format!(
-                    "One or more parameter values were invalid: Table already has an index named {index_name}"
-                )));
+    for change in changes {
+        match change {
+            IndexChange::Create(mut index) => {
+                let key = table.key.clone();
+                for (pk, item) in &table.items {
+                    index.put(&key, pk, item);
+                }
+                table.indexes.push(index);
             }
-            let mut index = build_index(create, IndexKind::Global, &table.attribute_definitions)?;
-            let key = table.key.clone();
-            for (pk, item) in &table.items {
-                index.put(&key, pk, item);
+            IndexChange::Delete(index_name) => {
+                table.indexes.retain(|i| !(i.kind == IndexKind::Global && i.name == index_name));
+                let used: Vec<String> = table
+                    .key
+                    .attrs()
+                    .chain(table.indexes.iter().flat_map(|i| i.key.attrs()))
+                    .map(|a| a.name.clone())
+                    .collect();
+                table.attribute_definitions.retain(|(attr, _)| used.contains(attr));
             }
-            table.indexes.push(index);
-        } else if let Some(delete) = update.get("Delete") {
-            let index_name = string(delete, "IndexName").unwrap_or_default();
-            let before = table.indexes.len();
-            table.indexes.retain(|i| !(i.kind == IndexKind::Global && i.name == index_name));
-            if table.indexes.len() == before {
-                return Err(DynamoError::resource_not_found_msg(format!(
-                    "Requested resource not found: Index: {index_name} not found"
-                )));
-            }
-        } else if let Some(change) = update.get("Update") {
-            let index_name = string(change, "IndexName").unwrap_or_default();
-            let Some(index) = table.indexes.iter_mut().find(|i| i.name == index_name) else {
-                return Err(DynamoError::resource_not_found_msg(format!(
-                    "Requested resource not found: Index: {index_name} not found"
-                )));
-            };
-            if let Some(t) = throughput(change.get("ProvisionedThroughput")) {
-                index.throughput = Some(t);
+            IndexChange::Throughput(index_name, provisioned) => {
+                if let (Some(index), Some(provisioned)) =
+                    (table.indexes.iter_mut().find(|i| i.name == index_name), provisioned)
+                {
+                    index.throughput = Some(provisioned);
+                }
             }
         }
     }

@@ -14,6 +14,9 @@ use crate::legacy::{LegacyCondition, Operator};
 use crate::table::KeyValue;
 use crate::value::Value;
 
+/// DynamoDB's answer to two conditions on one key attribute.
+pub(crate) const ONE_CONDITION_PER_KEY: &str = "KeyConditionExpressions must only contain one condition per key";
+
 fn invalid_operator(name: &str) -> DynamoError {
     DynamoError::validation(format!("Invalid operator used in KeyConditionExpression: {name}"))
 }
@@ -82,7 +85,7 @@ fn walk(condition: &Condition, out: &mut Vec<LegacyCondition>) -> Result<(), Dyn
         return Err(invalid_condition("No key attribute specified"));
     };
     if out.iter().any(|c| c.attribute == name) {
-        return Err(DynamoError::validation("KeyConditionExpressions must only contain one condition per key"));
+        return Err(DynamoError::validation(ONE_CONDITION_PER_KEY));
     }
     let operator = match condition {
         Condition::Between(..) => Operator::Between,

@@ -10,7 +10,7 @@ use std::ops::Bound;
 use serde_json::Value as Json;
 
 use super::items::read_projection;
-use super::key_condition::{RangeCondition, check_count, from_expression};
+use super::key_condition::{ONE_CONDITION_PER_KEY, RangeCondition, check_count, from_expression};
 use super::read::{
     PagePlan, Position, Shown, Target, check_key_paths, check_start_key_piece, check_start_table_key, condition_paths,
     invalid_start_key, max_key_value, max_primary_key, min_primary_key, page_response, read_page, read_start_key,
@@ -51,11 +51,18 @@ pub(crate) fn query(engine: &mut Engine, body: &Json) -> Result<Json, DynamoErro
         string(body, "FilterExpression").map(|t| parse_condition(t, "FilterExpression", &mut ctx)).transpose()?;
     let projection = read_projection(body, &mut ctx)?;
     ctx.check_unused()?;
+    let table_exists = engine.tables.contains_key(name);
     let conditions = match &key_expression {
-        Some(expression) => from_expression(expression)?,
+        Some(expression) => from_expression(expression).map_err(|error| match table_exists {
+            // Against a table that exists, the service words this one as an expression error.
+            true if error.message == ONE_CONDITION_PER_KEY => {
+                DynamoError::validation(format!("Invalid KeyConditionExpression: {ONE_CONDITION_PER_KEY}"))
+            }
+            _ => error,
+        })?,
         None => legacy::read_filter(body.get("KeyConditions"))?.unwrap_or_default(),
     };
-    if conditions.is_empty() || (conditions.len() > 2 && !engine.tables.contains_key(name)) {
+    if conditions.is_empty() || (conditions.len() > 2 && !table_exists) {
         check_count(conditions.len(), None)?;
     }
 
