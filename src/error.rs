@@ -84,6 +84,18 @@ pub enum Error {
         /// How the schema differs.
         reason: String,
     },
+    /// [`TransactWriteExt::is_held_current`](crate::TransactWriteExt::is_held_current) found no
+    /// current lease: the code does not run inside the work of
+    /// [`LockTable::run_as_leader`](crate::LockTable::run_as_leader), or runs in a task that
+    /// the work spawned. Pass the lease to [`is_held`](crate::TransactWriteExt::is_held).
+    NoCurrentLease,
+    /// A token of [`ProcessLocks`](crate::ProcessLocks) that is not one: not made by
+    /// [`ProcessLocks::create`](crate::ProcessLocks::create), cut short or edited.
+    #[non_exhaustive]
+    InvalidToken {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Any other failure of a request to DynamoDB, after the retries of the client.
     #[non_exhaustive]
     DynamoDb {
@@ -115,6 +127,24 @@ impl Error {
     pub fn is_transient(&self) -> bool {
         matches!(self, Error::DynamoDb { transient: true, .. })
     }
+
+    /// The class of the error as metrics label it (`error.type`): the error code DynamoDB
+    /// answered with, the kind of failure when it did not answer (`timeout`,
+    /// `dispatch_failure`, ...), or a name of this library's own.
+    pub(crate) fn error_type(&self) -> &str {
+        match self {
+            Error::DynamoDb { code: Some(code), .. } => code,
+            Error::DynamoDb { code: None, source, .. } => crate::store::dynamodb::failure_kind(source.as_ref()),
+            Error::TableNotFound { .. } => "ResourceNotFoundException",
+            Error::KeySchemaMismatch { .. } => "ValidationException",
+            Error::NotALock { .. } => "not_a_lock",
+            Error::InvalidLeaseDuration { .. }
+            | Error::InvalidLockName { .. }
+            | Error::InvalidOptions { .. }
+            | Error::InvalidToken { .. }
+            | Error::NoCurrentLease => "invalid_argument",
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -135,6 +165,10 @@ impl fmt::Display for Error {
             Error::KeySchemaMismatch { table, reason } => {
                 write!(f, "the key schema of table {table:?} does not fit: {reason}")
             }
+            Error::NoCurrentLease => f.write_str(
+                "no lease is current: pass the lease to is_held, or run this code inside the work of LockTable::run_as_leader",
+            ),
+            Error::InvalidToken { reason } => write!(f, "invalid lock token: {reason}"),
             Error::DynamoDb { operation, table, code, .. } => match code {
                 Some(code) => write!(f, "{operation} on table {table:?} failed with {code}"),
                 None => write!(f, "{operation} on table {table:?} failed"),

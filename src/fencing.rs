@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, CancellationReason, ConditionCheck, TransactWriteItem};
 
+use crate::error::Error;
 use crate::lease::Lease;
 use crate::store::dynamodb::{FENCE, OWNER, lock_key};
 
@@ -71,6 +72,78 @@ pub trait TransactWriteExt: Sized {
     /// Appends a check that `lease` still holds its lock, and records in `marker` where it
     /// sits, for [`HeldCheck::lost_lease`].
     fn is_held_marked(self, lease: &Lease, marker: &mut HeldCheck) -> Self;
+
+    /// Appends a check that the [current](Lease::current) lease still holds its lock: the
+    /// lease of the leader term this code runs in, so that the work of
+    /// [`LockTable::run_as_leader`](crate::LockTable::run_as_leader) need not pass its lease
+    /// down to the code that writes.
+    ///
+    /// Fails with [`Error::NoCurrentLease`] outside the work of a term, and in tasks the work
+    /// spawned, where the lease does not flow (see [`Lease::current`]): pass the lease to
+    /// [`is_held`](Self::is_held) there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+    /// use dynalease::{LockTable, LockTableOptions, TableRef, TransactWriteExt};
+    /// use tokio_util::sync::CancellationToken;
+    ///
+    /// async fn ship(client: &aws_sdk_dynamodb::Client, order: &str) -> Result<(), Box<dyn std::error::Error>> {
+    ///     let put = Put::builder()
+    ///         .table_name("Shop")
+    ///         .item("pk", AttributeValue::S(format!("ORDER#{order}")))
+    ///         .item("sk", AttributeValue::S("ORDER".into()))
+    ///         .item("status", AttributeValue::S("shipped".into()))
+    ///         .build()?;
+    ///     client
+    ///         .transact_write_items()
+    ///         .is_held_current()?
+    ///         .transact_items(TransactWriteItem::builder().put(put).build())
+    ///         .send()
+    ///         .await?;
+    ///     Ok(())
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// fake.create_table("Shop", "pk", Some("sk"));
+    /// let client = fake.client();
+    /// let locks = LockTable::new(TableRef::new(client.clone(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    ///
+    /// assert!(ship(&client, "1").await.is_err(), "no lease is current outside a term");
+    /// let stop = CancellationToken::new();
+    /// let shipped = locks.run_as_leader("order-sweeper", Duration::from_secs(30), stop, |_, _| ship(&client, "1")).await;
+    /// assert!(shipped.is_ok(), "the work of a term has a current lease");
+    /// # Ok(())
+    /// # }
+    /// ```
+    fn is_held_current(self) -> Result<Self, Error> {
+        let lease = Lease::current().ok_or(Error::NoCurrentLease)?;
+        Ok(self.is_held(&lease))
+    }
+
+    /// [`is_held_current`](Self::is_held_current), recording in `marker` where the check sits.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use dynalease::{HeldCheck, TransactWriteExt};
+    /// # async fn f(client: aws_sdk_dynamodb::Client) -> Result<(), dynalease::Error> {
+    /// let mut held = HeldCheck::default();
+    /// let sent = client.transact_write_items().is_held_current_marked(&mut held)?.send().await;
+    /// if sent.as_ref().is_err_and(|err| held.lost_lease(err)) {
+    ///     return Ok(()); // the term is over: leave the rest to the next leader
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    fn is_held_current_marked(self, marker: &mut HeldCheck) -> Result<Self, Error> {
+        let lease = Lease::current().ok_or(Error::NoCurrentLease)?;
+        Ok(self.is_held_marked(&lease, marker))
+    }
 }
 
 impl TransactWriteExt for TransactWriteItemsFluentBuilder {

@@ -11,8 +11,9 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::error::Error;
-use crate::lock_table::Shared;
+use crate::lock_table::{Shared, Won};
 use crate::store::{Grant, RenewOutcome};
+use crate::telemetry;
 
 /// The first wait after a failed renewal of the heartbeat; each next wait doubles, up to a
 /// sixth of the lease.
@@ -105,6 +106,8 @@ pub(crate) struct LeaseInner {
     duration: Duration,
     state: Mutex<LeaseState>,
     ended: CancellationToken,
+    /// The span of the acquire, which every renewal span follows from.
+    acquired_in: Option<tracing::Id>,
 }
 
 impl fmt::Debug for LeaseInner {
@@ -143,8 +146,10 @@ impl LeaseInner {
                 table = %self.table.store.table_name(),
                 reason = reason.as_str(),
                 fencing_token = self.fence,
+                holder = self.table.holder_label.as_deref().unwrap_or(""),
                 "the lease was lost"
             );
+            telemetry::loss(self.table.store.table_name(), reason);
         }
         self.ended.cancel();
     }
@@ -166,7 +171,17 @@ impl LeaseInner {
         let rvn = self.table.ids.next_id();
         let grant =
             Grant { owner: &self.owner, rvn: &rvn, lease: self.duration, label: self.table.holder_label.as_deref() };
-        match self.table.store.renew(&self.name, &grant).await {
+        let answer = self.table.store.renew(&self.name, &grant).await;
+        let table = self.table.store.table_name();
+        match &answer {
+            Ok(RenewOutcome::Renewed) => telemetry::renewal(table, None),
+            // DynamoDB answered the conditional update with a failed condition.
+            Ok(RenewOutcome::TakenOver | RenewOutcome::Deleted) => {
+                telemetry::renewal(table, Some("ConditionalCheckFailedException"));
+            }
+            Err(err) => telemetry::renewal(table, Some(err.error_type())),
+        }
+        match answer {
             Ok(RenewOutcome::Renewed) => {
                 let mut state = self.state();
                 if state.end.is_some() {
@@ -220,12 +235,7 @@ impl LeaseInner {
                     self.end(End::Lost(LossReason::Expired));
                     return;
                 }
-                let span = tracing::info_span!(
-                    parent: None,
-                    "Lock.Renew",
-                    db.collection.name = %self.table.store.table_name(),
-                    dynalease.lock.name = %self.name,
-                );
+                let span = self.renew_span(true);
                 let answer = tokio::select! {
                     biased;
                     () = ended.cancelled() => return,
@@ -277,11 +287,36 @@ impl LeaseInner {
         needed
     }
 
+    /// The span of a renewal, following from the span of the acquire: a root span for the
+    /// heartbeat, which runs for the life of the lease and joins no caller's trace.
+    fn renew_span(&self, root: bool) -> tracing::Span {
+        let table = self.table.store.table_name();
+        let span = if root {
+            tracing::info_span!(
+                parent: None,
+                "Lock.Renew",
+                db.collection.name = %table,
+                dynalease.lock.name = %self.name,
+                dynalease.lock.fencing_token = self.fence,
+            )
+        } else {
+            tracing::info_span!(
+                "Lock.Renew",
+                db.collection.name = %table,
+                dynalease.lock.name = %self.name,
+                dynalease.lock.fencing_token = self.fence,
+            )
+        };
+        span.follows_from(self.acquired_in.clone());
+        span
+    }
+
     async fn send_release(&self) -> Result<(), Error> {
         let span = tracing::info_span!(
             "Lock.Release",
             db.collection.name = %self.table.store.table_name(),
             dynalease.lock.name = %self.name,
+            dynalease.lock.fencing_token = self.fence,
         );
         async {
             let ours = self.table.store.release(&self.name, &self.owner).await?;
@@ -293,6 +328,31 @@ impl LeaseInner {
         .instrument(span)
         .await
     }
+
+    /// Sends the release, and logs its failure (43) instead of returning it.
+    async fn send_release_or_log(&self) {
+        if let Err(err) = self.send_release().await {
+            log_release_failure(&self.name, self.table.store.table_name(), Some(&err));
+        }
+    }
+}
+
+fn log_release_failure(name: &str, table: &str, err: Option<&Error>) {
+    match err {
+        Some(err) => tracing::warn!(
+            event_id = 43,
+            lock = %name,
+            table = %table,
+            error = %err,
+            "a release failed; the lock is free once its lease runs out"
+        ),
+        None => tracing::warn!(
+            event_id = 43,
+            lock = %name,
+            table = %table,
+            "a lease was dropped outside a tokio runtime and not released; the lock is free once its lease runs out"
+        ),
+    }
 }
 
 /// A lease on a named lock, from [`LockTable::acquire`](crate::LockTable::acquire) or
@@ -302,6 +362,11 @@ impl LeaseInner {
 /// [`ended`](Self::ended) is cancelled once it is no longer held; pass it to the work that
 /// needs the lock. Dropping the lease releases the lock in the background; [`release`](Self::release)
 /// does it and waits for the answer.
+///
+/// Clones share one lease: [`release`](Self::release) on any of them releases it for all, and
+/// dropping the last one releases it in the background. The work of
+/// [`LockTable::run_as_leader`](crate::LockTable::run_as_leader) gets a clone, and the election
+/// releases the lease when the term ends, whatever clones the work kept.
 ///
 /// A lease can run out while its process is paused without knowing it. Writes that must not
 /// happen then go through [`TransactWriteExt::is_held`](crate::TransactWriteExt::is_held), or
@@ -334,9 +399,16 @@ impl LeaseInner {
 /// # Ok(())
 /// # }
 /// ```
+#[derive(Clone)]
 pub struct Lease {
     inner: Arc<LeaseInner>,
+    /// Shared by the clones of this lease and by no one else: dropping the last releases it.
+    _holds: Arc<Holds>,
 }
+
+/// Releases the lease when the last clone of a [`Lease`] is dropped. The heartbeat holds the
+/// [`LeaseInner`] only, so it never keeps a lease from being released.
+struct Holds(Arc<LeaseInner>);
 
 impl fmt::Debug for Lease {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -355,12 +427,11 @@ impl Lease {
     pub(crate) fn start(
         table: Arc<Shared>,
         name: &str,
-        owner: String,
-        rvn: String,
-        fence: u64,
+        won: Won,
         duration: Duration,
-        sent_at: Duration,
+        acquired_in: Option<tracing::Id>,
     ) -> Lease {
+        let Won { owner, rvn, fence, sent_at, .. } = won;
         let inner = Arc::new(LeaseInner {
             table,
             name: name.to_owned(),
@@ -369,13 +440,14 @@ impl Lease {
             duration,
             state: Mutex::new(LeaseState { sent_at, rvn, end: None, releasing: false }),
             ended: CancellationToken::new(),
+            acquired_in,
         });
         if inner.table.clock.monotonic() >= sent_at + duration {
             inner.end(End::Lost(LossReason::Expired));
         } else {
             tokio::spawn(inner.clone().heartbeat());
         }
-        Lease { inner }
+        Lease { _holds: Arc::new(Holds(inner.clone())), inner }
     }
 
     /// The name of the lock.
@@ -487,11 +559,7 @@ impl Lease {
     /// # }
     /// ```
     pub async fn renew(&self) -> Result<bool, Error> {
-        let span = tracing::info_span!(
-            "Lock.Renew",
-            db.collection.name = %self.inner.table.store.table_name(),
-            dynalease.lock.name = %self.inner.name,
-        );
+        let span = self.inner.renew_span(false);
         self.inner.renew_once().instrument(span).await
     }
 
@@ -526,38 +594,31 @@ impl Lease {
     }
 }
 
-impl Drop for Lease {
+impl Drop for Holds {
     fn drop(&mut self) {
-        if !self.inner.begin_release() {
+        let inner = &self.0;
+        if !inner.begin_release() {
             return;
         }
-        let inner = self.inner.clone();
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
-                runtime.spawn(async move {
-                    if let Err(err) = inner.send_release().await {
-                        tracing::warn!(
-                            event_id = 43,
-                            lock = %inner.name,
-                            table = %inner.table.store.table_name(),
-                            error = %err,
-                            "a release failed; the lock is free once its lease runs out"
-                        );
-                    }
-                });
+                let inner = inner.clone();
+                runtime.spawn(async move { inner.send_release_or_log().await });
             }
-            Err(_) => tracing::warn!(
-                event_id = 43,
-                lock = %inner.name,
-                table = %inner.table.store.table_name(),
-                "a lease was dropped outside a tokio runtime and not released; the lock is free once its lease runs out"
-            ),
+            Err(_) => log_release_failure(&inner.name, inner.table.store.table_name(), None),
         }
     }
 }
 
-/// Parts of a lease that fencing reads.
+/// Parts of a lease that fencing and the election read.
 impl Lease {
+    /// Releases the lease, and logs a failure (43) instead of returning it.
+    pub(crate) async fn release_or_log(self) {
+        if self.inner.begin_release() {
+            self.inner.send_release_or_log().await;
+        }
+    }
+
     pub(crate) fn owner(&self) -> &str {
         &self.inner.owner
     }

@@ -10,10 +10,19 @@
 //!   [`ended`](Lease::ended) token and its [`LossReason`].
 //! - [`TransactWriteExt`] and [`HeldCheck`]: a transaction that commits only while a lease
 //!   holds its lock.
+//! - [`LockTable::run_as_leader`], [`LeaderError`] and [`Lease::current`]: leader election,
+//!   one term per lease.
+//! - [`ProcessLocks`] and [`ProcessLockScope`]: the shape of a simple process lock, held
+//!   through a token string, over the same leases.
 //! - [`Clock`] and [`IdSource`]: where time and ids come from, injected for tests and
 //!   simulations.
 //! - With the feature `testing`: [`LockTable::simulate_holder`] and the other helpers that act
 //!   as another process, and [`LockState`].
+//!
+//! The library reports through the ecosystem's facades: `tracing` spans (`Lock.TryAcquire`,
+//! `Lock.Acquire`, `Lock.Renew`, `Lock.Release`) and log events with an `event_id` field from
+//! 40 to 49, and counters of the `metrics` crate (`dynalease.lock.acquisitions`,
+//! `dynalease.lock.renewals`, `dynalease.lock.losses`, `dynalease.lock.contention_retries`).
 //!
 //! A process that waits for a lock measures the wait on its own monotonic clock, and the
 //! holder counts its lease from when it sent its write, so no two machines' clocks are ever
@@ -61,11 +70,14 @@ mod clock;
 mod error;
 mod fencing;
 mod ids;
+mod leader;
 mod lease;
 mod lock_table;
 mod options;
+mod process;
 mod store;
 mod table;
+mod telemetry;
 #[cfg(feature = "testing")]
 mod testing;
 
@@ -73,9 +85,11 @@ pub use clock::{Clock, Sleep, TokioClock};
 pub use error::Error;
 pub use fencing::{HeldCheck, TransactWriteExt};
 pub use ids::{IdSource, RandomIds, SeededIds};
+pub use leader::LeaderError;
 pub use lease::{Lease, LossReason};
 pub use lock_table::LockTable;
 pub use options::LockTableOptions;
+pub use process::{ProcessLockScope, ProcessLocks};
 pub use table::TableRef;
 #[cfg(feature = "testing")]
 pub use testing::LockState;
@@ -90,5 +104,8 @@ mod tests {
         shareable::<crate::Lease>();
         shareable::<crate::Error>();
         shareable::<crate::LockTableOptions>();
+        shareable::<crate::ProcessLocks>();
+        shareable::<crate::ProcessLockScope>();
+        shareable::<crate::LeaderError<std::io::Error>>();
     }
 }

@@ -79,6 +79,15 @@ impl Shared {
         self.seen().remove(name)
     }
 
+    /// Remembers `holder` as seen now, and says whether it is still within its lease as far
+    /// as this table can tell: `false` once the same record version was seen for a whole lease.
+    pub(crate) fn observe(&self, name: &str, holder: Holder) -> bool {
+        let now = self.clock.monotonic();
+        let lease = holder.lease;
+        self.remember(name, holder, now);
+        self.seen().get(name).is_none_or(|seen| now < seen.since + lease)
+    }
+
     /// Records that a try found the lock held, and says when to look again.
     fn refuse(&self, name: &str, holder_lease: Duration, until_due: Duration) -> Attempt {
         #[cfg(feature = "testing")]
@@ -90,10 +99,53 @@ impl Shared {
     }
 }
 
+/// A write that won a lock: what a lease, or a token of the process-lock shape, starts from.
+#[derive(Debug)]
+pub(crate) struct Won {
+    pub(crate) owner: String,
+    pub(crate) rvn: String,
+    pub(crate) fence: u64,
+    /// When the write was sent, on the monotonic clock: the lease counts from here.
+    pub(crate) sent_at: Duration,
+    /// Whether it took the lock over from a holder that stopped renewing.
+    pub(crate) takeover: bool,
+}
+
 /// The outcome of one try.
-enum Attempt {
-    Acquired(Lease),
+#[derive(Debug)]
+pub(crate) enum Attempt {
+    Won(Won),
     Refused { retry_in: Duration },
+}
+
+/// The span of an acquire, with the fields its outcome fills in.
+macro_rules! acquire_span {
+    ($name:literal, $table:expr, $lock:expr) => {
+        tracing::info_span!(
+            $name,
+            db.collection.name = %$table,
+            dynalease.lock.name = %$lock,
+            dynalease.lock.acquired = tracing::field::Empty,
+            dynalease.lock.takeover = tracing::field::Empty,
+            dynalease.lock.fencing_token = tracing::field::Empty,
+            "error.type" = tracing::field::Empty,
+        )
+    };
+}
+pub(crate) use acquire_span;
+
+/// Fills in the outcome of an acquire on its span: whether it got a lease and which.
+pub(crate) fn record_outcome(span: &tracing::Span, won: Option<&Won>) {
+    span.record("dynalease.lock.acquired", won.is_some());
+    if let Some(won) = won {
+        span.record("dynalease.lock.takeover", won.takeover);
+        span.record("dynalease.lock.fencing_token", won.fence);
+    }
+}
+
+/// Fills in the error an acquire failed with on its span.
+pub(crate) fn record_error(span: &tracing::Span, err: &Error) {
+    span.record("error.type", err.error_type());
 }
 
 /// The locks of one DynamoDB table, each a named item, and the leases on them.
@@ -178,6 +230,7 @@ impl LockTable {
             _ => {}
         }
         let options = options.resolve(&table.partition_key, table.sort_key.as_deref())?;
+        crate::telemetry::describe();
         let store = DynamoStore::new(table.clone(), options.time_to_live, options.clock.clone());
         Ok(LockTable {
             shared: Arc::new(Shared {
@@ -239,25 +292,36 @@ impl LockTable {
     /// # }
     /// ```
     pub async fn try_acquire(&self, name: &str, lease: Duration) -> Result<Option<Lease>, Error> {
-        check(name, lease)?;
-        let span = tracing::info_span!(
-            "Lock.TryAcquire",
-            db.collection.name = %self.shared.table.table,
-            dynalease.lock.name = %name,
-        );
-        async {
+        let (tried, span) = self.try_win(name, lease).await;
+        Ok(tried?.map(|won| self.lease(name, lease, won, &span)))
+    }
+
+    /// The writes of [`try_acquire`](Self::try_acquire), in its span: the write that won, if
+    /// any, and the span to follow from.
+    pub(crate) async fn try_win(&self, name: &str, lease: Duration) -> (Result<Option<Won>, Error>, tracing::Span) {
+        let span = acquire_span!("Lock.TryAcquire", self.shared.table.table, name);
+        if let Err(err) = check(name, lease) {
+            record_error(&span, &err);
+            return (Err(err), span);
+        }
+        let tried = async {
             // A lock that changed between the read and the write is looked at again, once.
             for _ in 0..2 {
                 match self.attempt(name, lease).await? {
-                    Attempt::Acquired(lease) => return Ok(Some(lease)),
+                    Attempt::Won(won) => return Ok(Some(won)),
                     Attempt::Refused { retry_in } if retry_in.is_zero() => continue,
                     Attempt::Refused { .. } => return Ok(None),
                 }
             }
             Ok(None)
         }
-        .instrument(span)
-        .await
+        .instrument(span.clone())
+        .await;
+        match &tried {
+            Ok(won) => record_outcome(&span, won.as_ref()),
+            Err(err) => record_error(&span, err),
+        }
+        (tried, span)
     }
 
     /// Acquires the lock `name` for `lease`, waiting as long as another process holds it.
@@ -299,26 +363,37 @@ impl LockTable {
     /// ```
     pub async fn acquire(&self, name: &str, lease: Duration) -> Result<Lease, Error> {
         check(name, lease)?;
-        let span = tracing::info_span!(
-            "Lock.Acquire",
-            db.collection.name = %self.shared.table.table,
-            dynalease.lock.name = %name,
-        );
-        async {
+        let span = acquire_span!("Lock.Acquire", self.shared.table.table, name);
+        let acquired = async {
             loop {
                 match self.attempt(name, lease).await? {
-                    Attempt::Acquired(lease) => return Ok(lease),
+                    Attempt::Won(won) => return Ok(won),
                     Attempt::Refused { retry_in } => self.shared.clock.sleep(retry_in).await,
                 }
             }
         }
-        .instrument(span)
-        .await
+        .instrument(span.clone())
+        .await;
+        match acquired {
+            Ok(won) => {
+                record_outcome(&span, Some(&won));
+                Ok(self.lease(name, lease, won, &span))
+            }
+            Err(err) => {
+                record_error(&span, &err);
+                Err(err)
+            }
+        }
+    }
+
+    /// The lease of a write that won, whose renewals follow from `span`.
+    pub(crate) fn lease(&self, name: &str, duration: Duration, won: Won, span: &tracing::Span) -> Lease {
+        Lease::start(self.shared.clone(), name, won, duration, span.id())
     }
 
     /// One try: a read first if the lock was seen held, then a conditional write when the
     /// lock is free or due.
-    async fn attempt(&self, name: &str, lease: Duration) -> Result<Attempt, Error> {
+    pub(crate) async fn attempt(&self, name: &str, lease: Duration) -> Result<Attempt, Error> {
         let shared = &self.shared;
         let seen = shared.seen().get(name).cloned();
         let expect = match seen {
@@ -352,7 +427,8 @@ impl LockTable {
         match shared.store.acquire(name, &expect, &grant).await? {
             AcquireOutcome::Won { fence } => {
                 let previous = shared.forget(name);
-                if let (Expect::Version(_), Some(previous)) = (&expect, previous) {
+                let takeover = matches!(expect, Expect::Version(_));
+                if let (true, Some(previous)) = (takeover, previous) {
                     tracing::info!(
                         event_id = 41,
                         lock = %name,
@@ -363,7 +439,8 @@ impl LockTable {
                         "took the lock over from a holder that stopped renewing it"
                     );
                 }
-                Ok(Attempt::Acquired(Lease::start(self.shared.clone(), name, owner, rvn, fence, lease, sent_at)))
+                crate::telemetry::acquisition(&shared.table.table, takeover);
+                Ok(Attempt::Won(Won { owner, rvn, fence, sent_at, takeover }))
             }
             AcquireOutcome::Refused(LockView::Held(holder)) => {
                 let now = shared.clock.monotonic();
@@ -379,7 +456,6 @@ impl LockTable {
         }
     }
 
-    #[cfg(feature = "testing")]
     pub(crate) fn shared(&self) -> &Arc<Shared> {
         &self.shared
     }

@@ -12,6 +12,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{
@@ -487,6 +489,25 @@ impl LockStore for DynamoStore {
             }
         })
     }
+}
+
+/// The kind of a failed request that DynamoDB did not answer with an error code, for the
+/// `error.type` of metrics: the request timed out, was not sent or delivered, or its response
+/// could not be read.
+pub(crate) fn failure_kind(source: &(dyn StdError + 'static)) -> &'static str {
+    fn kind<E: StdError + 'static>(source: &(dyn StdError + 'static)) -> Option<&'static str> {
+        Some(match source.downcast_ref::<SdkError<E, HttpResponse>>()? {
+            SdkError::TimeoutError(_) => "timeout",
+            SdkError::DispatchFailure(_) => "dispatch_failure",
+            SdkError::ResponseError(_) => "response_error",
+            SdkError::ConstructionFailure(_) => "construction_failure",
+            _ => "_OTHER",
+        })
+    }
+    kind::<GetItemError>(source)
+        .or_else(|| kind::<UpdateItemError>(source))
+        .or_else(|| kind::<DeleteItemError>(source))
+        .unwrap_or("_OTHER")
 }
 
 /// Seconds since the epoch of a wall time, for the time-to-live attribute.
