@@ -2,6 +2,8 @@
 //! readers of the request log and of raw items.
 #![allow(dead_code)]
 
+pub mod telemetry;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
@@ -122,67 +124,20 @@ impl dynalease::Clock for OffsetClock {
     }
 }
 
-/// The log events of the library, as `(lock, event_id)`, collected by a global subscriber so
-/// that tests running in parallel threads all see their events. Tests tell theirs apart by
-/// the name of the lock.
-#[derive(Clone, Debug, Default)]
-pub struct EventIds(std::sync::Arc<std::sync::Mutex<Vec<(String, u64)>>>);
+/// The event ids of the library's log events, per lock, from the global collector of the
+/// test binary ([`telemetry::Telemetry`]).
+#[derive(Clone, Debug)]
+pub struct EventIds(telemetry::Telemetry);
 
 impl EventIds {
     /// The collector of this test binary, installed on first use.
     pub fn global() -> Self {
-        static GLOBAL: std::sync::OnceLock<EventIds> = std::sync::OnceLock::new();
-        GLOBAL
-            .get_or_init(|| {
-                use tracing_subscriber::layer::SubscriberExt;
-                let ids = EventIds::default();
-                let subscriber = tracing_subscriber::registry().with(ids.clone());
-                tracing::subscriber::set_global_default(subscriber).expect("one global subscriber");
-                ids
-            })
-            .clone()
+        EventIds(telemetry::Telemetry::global())
     }
 
     /// The event ids logged for `lock`, in order.
     pub fn of(&self, lock: &str) -> Vec<u64> {
-        self.0.lock().unwrap().iter().filter(|(l, _)| l == lock).map(|(_, id)| *id).collect()
-    }
-}
-
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for EventIds {
-    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
-        #[derive(Default)]
-        struct Visit {
-            id: Option<u64>,
-            lock: Option<String>,
-        }
-        impl tracing::field::Visit for Visit {
-            fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
-                if field.name() == "event_id" {
-                    self.id = Some(value);
-                }
-            }
-            fn record_i64(&mut self, field: &tracing::field::Field, value: i64) {
-                if field.name() == "event_id" {
-                    self.id = u64::try_from(value).ok();
-                }
-            }
-            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
-                if field.name() == "lock" {
-                    self.lock = Some(value.to_owned());
-                }
-            }
-            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-                if field.name() == "lock" {
-                    self.lock = Some(format!("{value:?}"));
-                }
-            }
-        }
-        let mut visit = Visit::default();
-        event.record(&mut visit);
-        if let (Some(id), Some(lock)) = (visit.id, visit.lock) {
-            self.0.lock().unwrap().push((lock, id));
-        }
+        self.0.event_ids(lock)
     }
 }
 
