@@ -2,7 +2,7 @@
 //! how deep a document nests, and how large a key may be.
 
 use crate::error::DynamoError;
-use crate::table::KeyValue;
+use crate::table::{KeyValue, PrimaryKey};
 use crate::value::{Item, Value};
 
 /// The deepest a document may nest, counting the attribute itself as the first level.
@@ -55,4 +55,13 @@ pub(crate) fn key_size_error(value: &KeyValue, is_hash: bool) -> Option<DynamoEr
         ));
     }
     None
+}
+
+/// Checks the size of each part of a primary key.
+pub(crate) fn check_key_size(key: &PrimaryKey) -> Result<(), DynamoError> {
+    let pieces = std::iter::once((&key.hash, true)).chain(key.range.as_ref().map(|range| (range, false)));
+    match pieces.filter_map(|(value, is_hash)| key_size_error(value, is_hash)).next() {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
 }

@@ -192,7 +192,9 @@ impl Table {
             None => None,
         };
         let hash = KeyValue::from_value(hash).ok_or_else(mismatch)?;
-        Ok(PrimaryKey::new(hash, range))
+        let key = PrimaryKey::new(hash, range);
+        crate::limits::check_key_size(&key)?;
+        Ok(key)
     }
 
     /// Checks that an item to be written carries the table's key attributes with their types,
@@ -215,9 +217,12 @@ impl Table {
         for index in &self.indexes {
             index.check_item(item)?;
         }
-        self.key
+        let key = self
+            .key
             .key_of(item)
-            .ok_or_else(|| DynamoError::validation("The provided key element does not match the schema"))
+            .ok_or_else(|| DynamoError::validation("The provided key element does not match the schema"))?;
+        crate::limits::check_key_size(&key)?;
+        Ok(key)
     }
 
     /// Stores an item, keeping indexes and the size count up to date; returns the old item.

@@ -16,9 +16,9 @@ use crate::engine::Engine;
 use crate::error::DynamoError;
 use crate::expr::ast::Path;
 use crate::expr::project::project;
-use crate::limits::{check_item_depth, key_size_error};
+use crate::limits::check_item_depth;
 use crate::request::{choice, expression_context};
-use crate::table::{KeyValue, PrimaryKey};
+use crate::table::PrimaryKey;
 use crate::validate;
 use crate::value::{Item, item_from_json, item_size, item_to_json};
 
@@ -32,15 +32,6 @@ fn request_items(body: &Json) -> impl Iterator<Item = (&String, &Json)> {
 /// DynamoDB's answer to a key that appears twice in one batch.
 fn duplicates() -> DynamoError {
     DynamoError::validation("Provided list of item keys contains duplicates")
-}
-
-/// Checks the size of each key attribute of a key.
-fn check_key_sizes(key: &PrimaryKey) -> Result<(), DynamoError> {
-    let pieces = std::iter::once((&key.hash, true)).chain(key.range.as_ref().map(|r| (r, false)));
-    match pieces.filter_map(|(value, is_hash): (&KeyValue, bool)| key_size_error(value, is_hash)).next() {
-        Some(error) => Err(error),
-        None => Ok(()),
-    }
 }
 
 /// The answer when a fault leaves nothing of a batch processed.
@@ -87,7 +78,6 @@ pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json) -> Result<Json, D
         let mut keys = Vec::with_capacity(request.keys.len());
         for key in &request.keys {
             let primary = table.primary_key(key)?;
-            check_key_sizes(&primary)?;
             keys.push(primary);
         }
         resolved.push(keys);
@@ -191,7 +181,6 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json) -> Result<Json,
                     (*json, table.primary_key(key_item)?, key_item.clone(), WriteKind::Delete)
                 }
             };
-            check_key_sizes(&key)?;
             if seen.contains(&key) {
                 return Err(duplicates());
             }
