@@ -126,7 +126,7 @@ fn md5(input: &[u8]) -> [u8; 16] {
             *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
         }
         let [mut a, mut b, mut c, mut d] = state;
-        for i in 0..64 {
+        for (i, &shift) in SHIFTS.iter().enumerate() {
             let (f, g) = match i / 16 {
                 0 => ((b & c) | (!b & d), i),
                 1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
@@ -134,7 +134,7 @@ fn md5(input: &[u8]) -> [u8; 16] {
                 _ => (c ^ (b | !d), (7 * i) % 16),
             };
             let constant = md5_constant(i);
-            let rotated = a.wrapping_add(f).wrapping_add(constant).wrapping_add(words[g]).rotate_left(SHIFTS[i]);
+            let rotated = a.wrapping_add(f).wrapping_add(constant).wrapping_add(words[g]).rotate_left(shift);
             a = d;
             d = c;
             c = b;
