@@ -106,9 +106,11 @@ impl Telemetry {
         self.captured().spans.iter().filter(|s| s.name == name).cloned().collect()
     }
 
-    /// The log events of the library for lock `lock`, in order.
+    /// The numbered log events of the library (those with an `event_id`) for lock `lock`, in
+    /// order.
     pub fn events(&self, lock: &str) -> Vec<EventRecord> {
-        self.captured().events.iter().filter(|e| e.field("lock") == Some(lock)).cloned().collect()
+        let captured = self.captured();
+        captured.events.iter().filter(|e| e.field("lock") == Some(lock) && e.id().is_some()).cloned().collect()
     }
 
     /// The event ids logged for `lock`, in order.
