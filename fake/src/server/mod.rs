@@ -1,25 +1,26 @@
 //! The fake over real HTTP/1.1, for boto3, the AWS CLI and any SDK.
 //!
-//! - [`serve`]: answers DynamoDB's JSON protocol on a listener until a shutdown future completes,
-//!   then lets the requests in flight finish.
-//! - `exchange`: one request to one response: the target, the body limit, faults, the headers
-//!   an SDK checks (`x-amzn-RequestId`, `x-amz-crc32`).
-//!
-//! Everything runs on the caller's tokio runtime; a current-thread runtime is the cheapest, as
-//! every request takes the engine's lock anyway.
+//! - [`serve`]: accepts connections until a shutdown future completes, then lets the requests
+//!   in flight finish.
+//! - `connection`: one thread per connection, reading requests in turn.
+//! - `http`: the HTTP/1.1 that SDKs speak: request heads, bodies by length or chunked, answers.
+//! - `exchange`: one API call: operation, faults, the engine's answer.
 
+mod connection;
 mod exchange;
+mod http;
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::io;
+use std::net::Shutdown;
 use std::pin::pin;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::runtime::Handle;
+use tokio::sync::Notify;
 
 use crate::fake::FakeDynamoDb;
 
@@ -36,8 +37,13 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(20);
 /// a SigV4 `Authorization` header is accepted and not checked. Answers carry
 /// `Content-Type: application/x-amz-json-1.0`, `x-amzn-RequestId` and `x-amz-crc32`; DynamoDB
 /// errors are 400, injected server errors 500, and a body over DynamoDB's 16 MB request limit
-/// is refused with 413 without being buffered. A [`Fault::LostResponse`](crate::Fault) applies
-/// the request and closes the connection without an answer.
+/// is refused with 413 without being read. A [`Fault::LostResponse`](crate::Fault) applies
+/// the request and closes the connection without an answer. `GET /` answers like DynamoDB's
+/// health check.
+///
+/// Each connection is served on a thread of its own with blocking I/O: the cheapest way, in CPU
+/// time per request, to serve a client that waits for each answer. A latency fault waits on the
+/// fake's clock, driven by the runtime `serve` runs on.
 ///
 /// Once `shutdown` completes, no connection is accepted any more, idle keep-alive connections
 /// are closed, and requests in flight get their answers (for at most two seconds of the fake's
@@ -62,25 +68,25 @@ pub async fn serve<F>(fake: FakeDynamoDb, listener: TcpListener, shutdown: F)
 where
     F: Future<Output = ()>,
 {
+    let runtime = Handle::current();
+    let connections = Arc::new(Connections::default());
     let mut shutdown = pin!(shutdown);
-    // Every connection holds a receiver; `closed()` on the sender tells when all are gone.
-    let (stop, _) = watch::channel(false);
     loop {
         tokio::select! {
             biased;
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => spawn_connection(fake.clone(), stream, stop.subscribe()),
+                Ok((stream, _)) => connections.spawn(&fake, stream, &runtime),
                 Err(error) if is_per_connection(&error) => {}
                 Err(_) => fake.clock().sleep(ACCEPT_BACKOFF).await,
             },
         }
     }
     drop(listener);
-    stop.send_replace(true);
+    connections.close_reads();
     tokio::select! {
         biased;
-        () = stop.closed() => {}
+        () = connections.all_closed() => {}
         () = fake.clock().sleep(DRAIN_TIMEOUT) => {}
     }
 }
@@ -93,18 +99,80 @@ fn is_per_connection(error: &io::Error) -> bool {
     )
 }
 
-/// Serves one connection, keep-alive included, until the client closes it or the server stops.
-fn spawn_connection(fake: FakeDynamoDb, stream: TcpStream, mut stop: watch::Receiver<bool>) {
-    // Answers are small and written at once: Nagle's algorithm would only delay them.
-    let _ = stream.set_nodelay(true);
-    tokio::spawn(async move {
-        let service = service_fn(move |request| exchange::answer(fake.clone(), request));
-        let mut connection = pin!(http1::Builder::new().serve_connection(TokioIo::new(stream), service));
-        tokio::select! {
-            biased;
-            _ = connection.as_mut() => return,
-            _ = stop.changed() => connection.as_mut().graceful_shutdown(),
+/// The open connections, each a handle on its socket so that a shutdown can end its reads.
+#[derive(Debug, Default)]
+struct Connections {
+    open: Mutex<Open>,
+    closed: Notify,
+}
+
+#[derive(Debug, Default)]
+struct Open {
+    next_id: u64,
+    streams: BTreeMap<u64, std::net::TcpStream>,
+}
+
+impl Connections {
+    fn open(&self) -> MutexGuard<'_, Open> {
+        self.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Serves `stream` on a thread of its own.
+    fn spawn(self: &Arc<Self>, fake: &FakeDynamoDb, stream: TcpStream, runtime: &Handle) {
+        let Ok(stream) = stream.into_std() else { return };
+        if stream.set_nonblocking(false).is_err() {
+            return;
         }
-        let _ = connection.await;
-    });
+        // Answers are written at once: Nagle's algorithm would only delay them.
+        let _ = stream.set_nodelay(true);
+        let Ok(handle) = stream.try_clone() else { return };
+        let id = {
+            let mut open = self.open();
+            let id = open.next_id;
+            open.next_id += 1;
+            open.streams.insert(id, handle);
+            id
+        };
+        let registered = Registered { connections: self.clone(), id };
+        let (fake, runtime) = (fake.clone(), runtime.clone());
+        // If the thread cannot start, the closure is dropped: the stream closes and `registered`
+        // takes the connection off the list.
+        let _ = std::thread::Builder::new().name("dynalease-fake-connection".into()).spawn(move || {
+            let _registered = registered;
+            connection::run(&fake, stream, &runtime);
+        });
+    }
+
+    /// Ends the reads of every connection: an idle one sees the end of its stream and closes; one
+    /// with a request in flight answers it first.
+    fn close_reads(&self) {
+        for stream in self.open().streams.values() {
+            let _ = stream.shutdown(Shutdown::Read);
+        }
+    }
+
+    /// Completes once every connection has closed.
+    async fn all_closed(&self) {
+        loop {
+            let closed = self.closed.notified();
+            if self.open().streams.is_empty() {
+                return;
+            }
+            closed.await;
+        }
+    }
+}
+
+/// A connection on the list; it leaves the list when its thread ends, even by a panic.
+#[derive(Debug)]
+struct Registered {
+    connections: Arc<Connections>,
+    id: u64,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.connections.open().streams.remove(&self.id);
+        self.connections.closed.notify_one();
+    }
 }

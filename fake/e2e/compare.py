@@ -1,0 +1,219 @@
+"""The boto3 benchmark of bench_boto3.py against several DynamoDB fakes, side by side.
+
+Runs the same loop (conditional PutItem, consistent GetItem, UpdateItem with a condition) with one
+keep-alive boto3 client against each server, and prints a Markdown table of client ops/s and the
+server's CPU time per operation (read from /proc before and after the loop, every thread of the
+server process), so the numbers compare the servers, not the client.
+
+Servers:
+- `dynalease-fake serve` (release build; always);
+- `moto_server` (the `moto[server]` package) and `dynalite` (the npm package), when installed.
+  `--install` installs both into the scratch folder (`--scratch`, default
+  target/compare-fakes): moto into a virtualenv there, dynalite with npm, without its optional
+  LevelDB binding (it then keeps tables in memory, as the others do).
+
+Run (after .ci/install-python.sh):
+    .venv/bin/python fake/e2e/compare.py --install [--iterations 2000]
+"""
+
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import boto3
+from botocore.config import Config
+
+import bench_boto3
+import fake_server
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode} during startup")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("the server did not accept connections in time")
+
+
+def client_for(endpoint: str):
+    return boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="fake",
+        aws_secret_access_key="fake",
+        config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
+    )
+
+
+class Server:
+    """A server process on a port, stopped on exit."""
+
+    def __init__(self, name: str, command: list[str], port: int, env: dict | None = None):
+        self.name = name
+        self.port = port
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}
+        )
+        wait_for_port(port, self.process)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def moto_command(scratch: Path) -> list[str] | None:
+    local = scratch / "venv" / "bin" / "moto_server"
+    if local.exists():
+        return [str(local)]
+    found = shutil.which("moto_server")
+    return [found] if found else None
+
+
+def dynalite_command(scratch: Path) -> list[str] | None:
+    local = scratch / "node" / "node_modules" / ".bin" / "dynalite"
+    if local.exists():
+        return [str(local)]
+    found = shutil.which("dynalite")
+    return [found] if found else None
+
+
+def install(scratch: Path) -> None:
+    """Installs moto's server and dynalite into the scratch folder."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    venv = scratch / "venv"
+    if not (venv / "bin" / "moto_server").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "moto[server]"],
+            check=True,
+        )
+    node = scratch / "node"
+    if not (node / "node_modules" / ".bin" / "dynalite").exists() and shutil.which("npm"):
+        node.mkdir(exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--prefix", str(node), "--omit=optional", "--no-audit", "--no-fund", "--silent", "dynalite"],
+            check=True,
+        )
+
+
+def version_of(name: str, scratch: Path) -> str:
+    try:
+        if name == "moto_server":
+            pip = scratch / "venv" / "bin" / "python"
+            python = str(pip) if pip.exists() else sys.executable
+            out = subprocess.run(
+                [python, "-c", "import moto; print(moto.__version__)"], capture_output=True, text=True, check=True
+            )
+            return "moto " + out.stdout.strip()
+        if name == "dynalite":
+            package = scratch / "node" / "node_modules" / "dynalite" / "package.json"
+            if package.exists():
+                import json
+
+                return "dynalite " + json.loads(package.read_text())["version"]
+    except (OSError, subprocess.CalledProcessError, KeyError, ValueError):
+        pass
+    return name
+
+
+def measure(server: Server, iterations: int, warmup: int) -> dict:
+    client = client_for(server.endpoint)
+    client.create_table(
+        TableName=bench_boto3.TABLE,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    # dynalite creates tables asynchronously: wait until the table answers.
+    for _ in range(200):
+        status = client.describe_table(TableName=bench_boto3.TABLE)["Table"]["TableStatus"]
+        if status == "ACTIVE":
+            break
+        time.sleep(0.05)
+    bench_boto3.run_loop(client, warmup, 0)
+    ns_before = bench_boto3.cpu_ns(server.process.pid)
+    wall_start = time.perf_counter()
+    bench_boto3.run_loop(client, iterations, warmup)
+    wall = time.perf_counter() - wall_start
+    ns_after = bench_boto3.cpu_ns(server.process.pid)
+    ops = 3 * iterations
+    rss = bench_boto3.status_field(server.process.pid, "VmRSS")
+    return {"ops_per_s": ops / wall, "cpu_us_per_op": (ns_after - ns_before) / 1000 / ops, "rss": rss}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=2000, help="loop iterations of 3 operations each")
+    parser.add_argument("--warmup", type=int, default=200, help="iterations before the measurement")
+    parser.add_argument("--scratch", default=str(REPO / "target" / "compare-fakes"), help="where --install puts the others")
+    parser.add_argument("--install", action="store_true", help="install moto_server and dynalite into the scratch folder")
+    parser.add_argument("--binary", help="the dynalease-fake executable (default: cargo build --release)")
+    args = parser.parse_args()
+    scratch = Path(args.scratch)
+    if args.install:
+        install(scratch)
+
+    candidates = []
+    executable = args.binary or fake_server.binary(release=True)
+    candidates.append(("dynalease-fake serve", lambda port: [executable, "serve", "--port", str(port)], {}))
+    moto = moto_command(scratch)
+    if moto:
+        candidates.append((version_of("moto_server", scratch), lambda port: moto + ["-p", str(port)], {}))
+    dynalite = dynalite_command(scratch)
+    if dynalite:
+        candidates.append((version_of("dynalite", scratch), lambda port: dynalite + ["--port", str(port)], {}))
+
+    rows = []
+    for name, command, env in candidates:
+        port = free_port()
+        print(f"measuring {name} ...", file=sys.stderr)
+        with Server(name, command(port), port, env) as server:
+            result = measure(server, args.iterations, args.warmup)
+        rows.append((name, result))
+    missing = [n for n, c in (("moto_server", moto), ("dynalite", dynalite)) if not c]
+
+    print(f"{3 * args.iterations} operations (conditional PutItem, consistent GetItem, conditional UpdateItem), "
+          f"one boto3 client, after {3 * args.warmup} of warm-up")
+    print()
+    print("| server | ops/s (client) | server CPU per op | server RSS after |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, result in rows:
+        print(f"| {name} | {result['ops_per_s']:.0f} | {result['cpu_us_per_op']:.0f} µs | {result['rss']} |")
+    if missing:
+        print()
+        print(f"not installed, skipped: {', '.join(missing)} (use --install)")
+
+
+if __name__ == "__main__":
+    main()
