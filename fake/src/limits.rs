@@ -19,8 +19,12 @@ pub(crate) fn nesting_error() -> DynamoError {
     )
 }
 
-/// Checks that no attribute of `item` nests deeper than DynamoDB stores.
+/// Checks what DynamoDB checks of an item to store beyond its values: every attribute has a
+/// name, and none nests deeper than DynamoDB stores.
 pub(crate) fn check_item_depth(item: &Item) -> Result<(), DynamoError> {
+    if item.contains_key("") {
+        return Err(DynamoError::validation("Empty attribute name"));
+    }
     if item.values().any(|value| exceeds(value, 1)) { Err(nesting_error()) } else { Ok(()) }
 }
 

@@ -141,6 +141,26 @@ async fn documents_nest_thirty_two_levels_deep_and_no_deeper() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn an_attribute_needs_a_name() {
+    let fake = fake();
+    let message = invalid(
+        &fake,
+        "PutItem",
+        json!({"TableName": "hash", "Item": {"a": {"S": "k"}, "": {"S": "x"}, "d": deep_json(40)}}),
+    );
+    assert_eq!(message, "Empty attribute name");
+    let message = invalid(
+        &fake,
+        "TransactWriteItems",
+        json!({"TransactItems": [
+            {"Put": {"TableName": "absent", "Item": {"a": {"S": "k"}, "": {"S": "x"}}}},
+            {"Put": {"TableName": "absent", "Item": {"a": {"S": "j"}, "d": deep_json(40)}}},
+        ]}),
+    );
+    assert_eq!(message, "Empty attribute name");
+}
+
+#[tokio::test(start_paused = true)]
 async fn key_values_have_their_size_limits() {
     let fake = fake();
     let client = fake.client();
