@@ -55,13 +55,14 @@ tokio::task_local! {
 ///     Ok(()) => {}
 ///     Err(LeaderError::Work(fault)) => println!("the work failed: {fault}; pause and contend again"),
 ///     Err(LeaderError::Cancelled) => println!("stopped"),
-///     Err(other) => return Err(other.into_election().expect("an error of the election")),
+///     Err(LeaderError::Election(err)) => return Err(err), // contending again changes nothing
 /// }
 /// # Ok(())
 /// # }
 /// ```
+// Not `#[non_exhaustive]`: the three ends are the contract of an election, and a caller
+// matches them exhaustively to give each its answer.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum LeaderError<E> {
     /// The caller cancelled its token. The lease, if there was one, was released; whatever the
     /// work returned is dropped.

@@ -5,7 +5,7 @@ mod support;
 
 use std::time::Duration;
 
-use dynalease::{LockState, LockTable, LockTableOptions, LossReason, TableRef};
+use dynalease::{LeaderError, LockState, LockTable, LockTableOptions, LossReason, TableRef};
 use dynalease_fake::FakeDynamoDb;
 use support::{LEASE, fake, locks};
 use tokio_util::sync::CancellationToken;
@@ -52,17 +52,19 @@ async fn seed_example_a_second_instance_contends_and_waits() -> Result<(), dynal
     let election = tokio::spawn({
         let (follower, stop) = (follower.clone(), stop.clone());
         async move {
-            tokio::select! {
-                biased;
-                () = stop.cancelled() => None, // the caller cancelled
-                lease = follower.acquire("order-sweeper", Duration::from_secs(30)) => Some(lease),
-            }
+            follower
+                .run_as_leader("order-sweeper", Duration::from_secs(30), stop, |_lease, token| async move {
+                    token.cancelled().await;
+                    Ok::<(), std::io::Error>(())
+                })
+                .await
         }
     });
     refused.await; // the follower tried, found the lock held, and waits for the next poll
     stop.cancel();
+    let ended = election.await.unwrap(); // LeaderError::Cancelled: the caller cancelled
 
-    assert!(election.await.unwrap().is_none());
+    assert!(matches!(ended, Err(LeaderError::Cancelled)));
     Ok(())
 }
 
