@@ -104,12 +104,56 @@ async fn through_sdk(fake: &FakeDynamoDb) {
     report("through the SDK: UpdateItem with ADD", start.elapsed(), ops);
 }
 
+/// The SDK alone: a connector that answers every request with `{}` at once.
+async fn sdk_floor(fake: &FakeDynamoDb) {
+    use aws_smithy_runtime_api::client::http::{
+        HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
+    };
+    use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+    use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+    #[derive(Debug, Clone)]
+    struct Empty;
+    impl HttpConnector for Empty {
+        fn call(&self, _request: HttpRequest) -> HttpConnectorFuture {
+            let status = aws_smithy_runtime_api::http::StatusCode::try_from(200).unwrap();
+            HttpConnectorFuture::ready(Ok(HttpResponse::new(status, aws_smithy_types::body::SdkBody::from("{}"))))
+        }
+    }
+    impl HttpClient for Empty {
+        fn http_connector(&self, _: &HttpConnectorSettings, _: &RuntimeComponents) -> SharedHttpConnector {
+            SharedHttpConnector::new(self.clone())
+        }
+    }
+    let client = aws_sdk_dynamodb::Client::from_conf(fake.client_config().http_client(Empty).build());
+    let ops = OPS / 5;
+    let start = Instant::now();
+    for i in 0..ops {
+        let out = client
+            .get_item()
+            .table_name("Bench")
+            .key("pk", AttributeValue::S(format!("s{}", i % 1000)))
+            .consistent_read(true)
+            .send()
+            .await
+            .unwrap();
+        black_box(out);
+    }
+    report("the SDK alone (empty answers): GetItem", start.elapsed(), ops);
+}
+
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let fake = FakeDynamoDb::builder().seed(1).build();
         fake.create_table("Bench", "pk", None);
-        engine_alone(&fake);
-        through_sdk(&fake).await;
+        // `cargo bench -p dynalease-fake --bench engine -- engine` runs only the engine part.
+        let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+        if only.as_deref() != Some("sdk") {
+            engine_alone(&fake);
+        }
+        if only.as_deref() != Some("engine") {
+            sdk_floor(&fake).await;
+            through_sdk(&fake).await;
+        }
     });
 }

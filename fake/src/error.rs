@@ -123,7 +123,7 @@ impl DynamoError {
         body.insert("__type".into(), Json::String(self.type_name.to_owned()));
         // DynamoDB spells the member `Message` for the coral service errors and `message` elsewhere.
         let key = if self.type_name.starts_with("com.amazon.coral.service#") { "Message" } else { "message" };
-        if !(self.message.is_empty() && self.code() == "UnknownOperationException") {
+        if !self.message.is_empty() {
             body.insert(key.into(), Json::String(self.message.clone()));
         }
         for (k, v) in &self.extra {

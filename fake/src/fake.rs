@@ -302,17 +302,23 @@ impl FakeDynamoDb {
         failure: Option<&Fault>,
         record: &mut RequestRecord,
     ) -> Result<Json, DynamoError> {
-        if !OPERATIONS.contains(&operation) {
-            let error = DynamoError::unknown_operation();
-            record.error = Some(error.code().to_owned());
-            return Err(error);
-        }
-        let json = match parse_body(body) {
-            Ok(json) => json,
+        // DynamoDB reports a body it cannot read before an unknown target, but an empty body after.
+        let parsed = parse_body(body);
+        let json = match parsed {
+            Err(error) if !body.is_empty() => {
+                record.error = Some(error.code().to_owned());
+                return Err(error);
+            }
+            _ if !OPERATIONS.contains(&operation) => {
+                let error = DynamoError::unknown_operation();
+                record.error = Some(error.code().to_owned());
+                return Err(error);
+            }
             Err(error) => {
                 record.error = Some(error.code().to_owned());
                 return Err(error);
             }
+            Ok(json) => json,
         };
         record.table = table_of(operation, &json);
         let injected = match failure {

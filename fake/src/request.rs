@@ -16,7 +16,7 @@ pub(crate) fn string<'a>(body: &'a Json, key: &str) -> Option<&'a str> {
 
 /// A boolean member, false if absent.
 pub(crate) fn flag(body: &Json, key: &str) -> bool {
-    body.get(key).and_then(Json::as_bool).unwrap_or(false)
+    body.get(key).and_then(crate::validate::as_bool).unwrap_or(false)
 }
 
 /// The `TableName` member.

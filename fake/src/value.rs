@@ -284,10 +284,7 @@ fn expect_string<'a>(json: &'a Json, target: &str) -> Result<&'a str, DynamoErro
 }
 
 fn expect_bool(json: &Json) -> Result<bool, DynamoError> {
-    match json {
-        Json::Bool(b) => Ok(*b),
-        other => Err(type_mismatch(other, "Boolean")),
-    }
+    crate::validate::as_bool(json).ok_or_else(|| type_mismatch(json, "Boolean"))
 }
 
 fn expect_list(json: &Json) -> Result<&Vec<Json>, DynamoError> {

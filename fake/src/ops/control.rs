@@ -46,7 +46,7 @@ fn projection(json: Option<&Json>) -> Projection {
 
 fn throughput(json: Option<&Json>) -> Option<(i64, i64)> {
     let t = json?;
-    Some((t.get("ReadCapacityUnits")?.as_i64()?, t.get("WriteCapacityUnits")?.as_i64()?))
+    Some((crate::validate::as_integer(t.get("ReadCapacityUnits")?)?, crate::validate::as_integer(t.get("WriteCapacityUnits")?)?))
 }
 
 pub(crate) fn build_index(
@@ -114,10 +114,10 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json, now: SystemTime) ->
         bytes: 0,
         ttl: TtlSetting::default(),
         tags: read_tags(body.get("Tags")),
-        deletion_protection: body.get("DeletionProtectionEnabled").and_then(Json::as_bool).unwrap_or(false),
+        deletion_protection: body.get("DeletionProtectionEnabled").and_then(crate::validate::as_bool).unwrap_or(false),
         stream: body
             .get("StreamSpecification")
-            .filter(|s| s.get("StreamEnabled").and_then(Json::as_bool) == Some(true))
+            .filter(|s| s.get("StreamEnabled").and_then(crate::validate::as_bool) == Some(true))
             .map(|s| string(s, "StreamViewType").unwrap_or("NEW_AND_OLD_IMAGES").to_owned()),
         table_class: string(body, "TableClass").map(str::to_owned),
     };
@@ -160,7 +160,7 @@ pub(crate) fn describe_table(engine: &mut Engine, body: &Json) -> Result<Json, D
 
 /// ListTables, with `ExclusiveStartTableName` and `Limit` (at most 100 names a page).
 pub(crate) fn list_tables(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
-    let limit = body.get("Limit").and_then(Json::as_u64).unwrap_or(100).clamp(1, 100) as usize;
+    let limit = body.get("Limit").and_then(crate::validate::as_integer).unwrap_or(100).clamp(1, 100) as usize;
     let start = string(body, "ExclusiveStartTableName");
     let names: Vec<&String> =
         engine.tables.keys().filter(|name| start.is_none_or(|s| name.as_str() > s)).take(limit + 1).collect();
@@ -297,7 +297,7 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json) -> Result<Json, Dyn
 pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
     let name = table_name(body)?;
     let spec = body.get("TimeToLiveSpecification").cloned().unwrap_or(Json::Null);
-    let enabled = spec.get("Enabled").and_then(Json::as_bool).unwrap_or(false);
+    let enabled = spec.get("Enabled").and_then(crate::validate::as_bool).unwrap_or(false);
     let attribute = string(&spec, "AttributeName").unwrap_or_default().to_owned();
     let table = engine.table_mut(name)?;
     if enabled && table.ttl.enabled {

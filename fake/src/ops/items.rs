@@ -82,6 +82,8 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json) -> Result<Json, Dyna
 pub(crate) fn get_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
     let name = table_name(body)?;
     let key_item = item(body, "Key")?;
+    crate::validate::check_after_values("GetItem", body)?;
+    crate::validate::check_expression_maps(body)?;
     let mut ctx = expression_context(body)?;
     let projection = read_projection(body, &mut ctx)?;
     ctx.check_unused()?;

@@ -106,6 +106,7 @@ pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json) -> Result<Jso
         let get = action.get("Get").cloned().unwrap_or(Json::Null);
         let name = table_name(&get)?.to_owned();
         let key_item = item(&get, "Key")?;
+        crate::validate::check_expression_maps(&get)?;
         let mut ctx = expression_context(&get)?;
         let projection = read_projection(&get, &mut ctx)?;
         ctx.check_unused()?;

@@ -83,7 +83,16 @@ impl WritePlan {
             crate::limits::check_item_depth(put)?;
         }
         let key_item = if kind_name == "Put" { Item::new() } else { item(body, "Key")? };
+        if legacy {
+            let operation = match kind_name {
+                "Put" => "PutItem",
+                "Update" => "UpdateItem",
+                _ => "DeleteItem",
+            };
+            crate::validate::check_after_values(operation, body)?;
+        }
         let legacy = if legacy { crate::legacy::LegacyWrite::read(body, kind_name)? } else { Default::default() };
+        crate::validate::check_expression_maps(body)?;
         let mut ctx = expression_context(body)?;
         let actions = match (kind_name, string(body, "UpdateExpression")) {
             ("Update", Some(text)) => Some(parse_update(text, &mut ctx)?),
