@@ -1,0 +1,211 @@
+//! [`RunReport`]: what one run did and what the checker found, as text for people.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::check::{CheckReport, Violation};
+use crate::history::{Actor, Entry, Event, History, Nemesis, Outcome, Phase};
+use crate::scenario::{LockKind, Scenario};
+use crate::timeline::{Timeline, seconds};
+
+/// The longest timeline a violation prints.
+const EXCERPT_LINES: usize = 80;
+
+/// One run: its scenario, its history and the checker's verdict.
+#[derive(Debug)]
+pub struct RunReport {
+    scenario: Scenario,
+    history: History,
+    check: CheckReport,
+}
+
+impl RunReport {
+    pub(crate) fn new(scenario: Scenario, history: History, check: CheckReport) -> Self {
+        RunReport { scenario, history, check }
+    }
+
+    /// The scenario that ran.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The recorded history.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// The checker's verdict.
+    pub fn check(&self) -> &CheckReport {
+        &self.check
+    }
+
+    /// The broken invariants; empty for a good run.
+    pub fn violations(&self) -> &[Violation] {
+        &self.check.violations
+    }
+
+    /// The digest of the history, in hex: the same seed gives the same digest.
+    pub fn digest(&self) -> String {
+        format!("{:016x}", self.history.digest())
+    }
+
+    /// The command that replays this run.
+    pub fn replay_command(&self) -> String {
+        let lock = match self.scenario.lock {
+            LockKind::Library => "",
+            LockKind::Naive => " --lock naive",
+        };
+        format!("dynalease-sim run --seed {}{lock} --timeline", self.scenario.seed)
+    }
+
+    /// The whole history as a timeline.
+    pub fn timeline(&self) -> String {
+        Timeline::new(&self.history).render(|_| true)
+    }
+
+    /// The parameters of the run, what happened and what was checked, ending with the line
+    /// `digest: <hex>`.
+    pub fn summary(&self) -> String {
+        let mut out = self.scenario.describe();
+        let (mut ok, mut fail, mut info) = (0, 0, 0);
+        for entry in self.history.entries() {
+            if let Event::Complete { outcome, .. } = entry.event {
+                match outcome {
+                    Outcome::Ok => ok += 1,
+                    Outcome::Fail => fail += 1,
+                    Outcome::Info => info += 1,
+                }
+            }
+        }
+        let stats = &self.check.stats;
+        let _ = writeln!(
+            out,
+            "history: {} entries, {} operations ({ok} ok, {fail} fail, {info} info)",
+            self.history.entries().len(),
+            ok + fail + info
+        );
+        let failed = |kind| self.violations().iter().any(|v| v.kind == kind);
+        let verdict = |kind| if failed(kind) { "VIOLATED" } else { "ok" };
+        use crate::check::ViolationKind as K;
+        let _ = writeln!(out, "checks:");
+        let _ = writeln!(out, "  tokens rise        {} ({} grants)", verdict(K::TokenNotRising), stats.grants);
+        let _ = writeln!(
+            out,
+            "  exclusive beliefs  {} ({} leases believed, {} overlaps exempt: drift or pause)",
+            verdict(K::OverlappingBeliefs),
+            stats.beliefs,
+            stats.overlaps_exempt
+        );
+        let _ = writeln!(out, "  fencing            {} ({} fenced commits)", verdict(K::StaleFencedWrite), stats.commits);
+        let _ = writeln!(out, "  external store     {} ({} writes)", verdict(K::StoreAcceptedLower), stats.store_writes);
+        let liveness = match (stats.takeover, self.crashed_for_liveness()) {
+            (Some(took), _) => format!(
+                "{} (taken over {} after the crash, bound {})",
+                verdict(K::SlowTakeover),
+                seconds(took),
+                seconds(self.scenario.takeover_bound())
+            ),
+            (None, true) => format!("{} (no takeover)", verdict(K::SlowTakeover)),
+            (None, false) => String::from("not checked (no live holder of a lock with two leaders)"),
+        };
+        let _ = writeln!(out, "  liveness           {liveness}");
+        let _ = writeln!(out, "violations: {}", self.violations().len());
+        let _ = writeln!(out, "digest: {}", self.digest());
+        out
+    }
+
+    fn crashed_for_liveness(&self) -> bool {
+        self.history
+            .entries()
+            .iter()
+            .any(|e| matches!(e.event, Event::Phase(Phase::LivenessCrash { victim: Some(_), .. })))
+    }
+
+    /// Every violation with the seed, the two conflicting operations, the last good one, a
+    /// timeline of the lock around them, and the command that replays the run. Empty for a
+    /// good run.
+    pub fn failure_report(&self) -> String {
+        let timeline = Timeline::new(&self.history);
+        let mut out = String::new();
+        for violation in self.violations() {
+            self.write_violation(&mut out, &timeline, violation);
+        }
+        out
+    }
+
+    fn write_violation(&self, out: &mut String, timeline: &Timeline<'_>, violation: &Violation) {
+        let entries = self.history.entries();
+        let lock = self.history.lock_name(violation.lock);
+        let _ = writeln!(out, "VIOLATION: {} (seed {}, lock {lock})", violation.kind, self.scenario.seed);
+        let _ = writeln!(out, "  {}", violation.message);
+        let _ = writeln!(out, "  replay: {}", self.replay_command());
+        let section = |out: &mut String, title: &str, lines: &[usize]| {
+            let _ = writeln!(out, "  {title}:");
+            if lines.is_empty() {
+                let _ = writeln!(out, "      (none)");
+            }
+            for line in lines.iter().filter_map(|i| entries.get(*i)) {
+                let _ = writeln!(out, "    {}", timeline.line(line));
+            }
+        };
+        section(out, "first", &violation.first);
+        section(out, "second", &violation.second);
+        section(out, "last good", &violation.last_good);
+
+        let from = violation.window.0.saturating_sub(self.scenario.lease());
+        let to = violation.window.1 + Duration::from_secs(2);
+        let keep = |entry: &Entry| {
+            entry.at >= from
+                && entry.at <= to
+                && (timeline.lock_of(entry) == Some(violation.lock)
+                    || concerns(entry).is_some_and(|p| violation.processes.contains(&p))
+                    || matches!(
+                        entry.event,
+                        Event::Nemesis(Nemesis::TableOutage | Nemesis::TableBack | Nemesis::Throttle { process: None, .. })
+                            | Event::Phase(_)
+                    ))
+        };
+        let lines: Vec<String> = entries.iter().filter(|e| keep(e)).map(|e| timeline.line(e)).collect();
+        let processes: Vec<String> = violation.processes.iter().map(|p| format!("p{p}")).collect();
+        let _ = writeln!(
+            out,
+            "  timeline (lock {lock}, faults of {}, {} .. {}):",
+            processes.join(" "),
+            seconds(from),
+            seconds(to)
+        );
+        if lines.len() > EXCERPT_LINES {
+            let head = EXCERPT_LINES / 4;
+            let tail = EXCERPT_LINES - head;
+            for line in &lines[..head] {
+                let _ = writeln!(out, "    {line}");
+            }
+            let _ = writeln!(out, "    ... {} lines ...", lines.len() - head - tail);
+            for line in &lines[lines.len() - tail..] {
+                let _ = writeln!(out, "    {line}");
+            }
+        } else {
+            for line in &lines {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+        let _ = writeln!(out);
+    }
+}
+
+/// The process a fault concerns, if it concerns one.
+fn concerns(entry: &Entry) -> Option<u16> {
+    match (&entry.event, entry.actor) {
+        (Event::Nemesis(nemesis), _) => match nemesis {
+            Nemesis::Crash(p) | Nemesis::Restart(p) | Nemesis::Pause(p) | Nemesis::Suspend(p) | Nemesis::Resume(p) => {
+                Some(p.id)
+            }
+            Nemesis::Partition(p) | Nemesis::PartitionHealed(p) | Nemesis::LatencyHealed(p) => Some(*p),
+            Nemesis::Latency { process, .. } | Nemesis::ClockStep { process, .. } => Some(*process),
+            Nemesis::Throttle { process, .. } => *process,
+            _ => None,
+        },
+        (_, Actor::Process(_)) => None,
+        _ => None,
+    }
+}

@@ -1,0 +1,586 @@
+//! Workloads: what a simulated process does, and the handle it does it with.
+//!
+//! - [`Workload`]: the trait of a workload; the built-in ones are the [`Role`](crate::Role)s,
+//!   and you can put your own into the world with [`ProcessSpec::custom`](crate::ProcessSpec).
+//! - [`ProcessCtx`]: one incarnation of a process as its workload sees it: its clock, its SDK
+//!   client, its `LockTable`, and helpers that do a lock operation and record it in the
+//!   history, so that the checker sees it.
+//! - [`Held`]: a lease that the process believes it holds, recorded as a belief from when it
+//!   was acquired until the process learns that it ended.
+//!
+//! Everything a workload awaits must go through the process: its clock, its client, the
+//! helpers. A plain `tokio::time::sleep` would not stop while the process is paused.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+use dynalease::{HeldCheck, Lease, LockTable, TransactWriteExt};
+use tokio::task::AbortHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::clock::ProcessClock;
+use crate::external::ExternalStore;
+use crate::history::{BeliefId, Call, LockId, OpId, Outcome, ProcessRef, Recorder, Unheld, Value};
+use crate::naive::{NaiveLease, NaiveLocks};
+use crate::net::{Link, OP_HEADER};
+use crate::rng::SimRng;
+use crate::world::{PARTITION_KEY, SORT_KEY, TABLE};
+
+/// The future of a workload.
+pub type WorkloadFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// What a simulated process does.
+///
+/// [`run`](Workload::run) starts once per incarnation of the process, and its future is dropped
+/// when the process crashes, with whatever it held: like a process that is killed, it releases
+/// nothing, and nothing it sends afterwards arrives. Await only through the [`ProcessCtx`].
+///
+/// # Examples
+///
+/// A workload that takes a lock now and then, writes once under it and lets it go:
+///
+/// ```
+/// use std::time::Duration;
+/// use dynalease_sim::{ProcessCtx, Workload, WorkloadFuture};
+///
+/// #[derive(Debug)]
+/// struct Sweeper;
+///
+/// impl Workload for Sweeper {
+///     fn name(&self) -> String {
+///         String::from("sweeper")
+///     }
+///
+///     fn run(&self, ctx: ProcessCtx) -> WorkloadFuture {
+///         Box::pin(async move {
+///             loop {
+///                 ctx.sleep(Duration::from_secs(40)).await;
+///                 if let Some(held) = ctx.try_acquire("sweep").await {
+///                     ctx.fenced_write(&held).await;
+///                     ctx.release(held).await;
+///                 }
+///             }
+///         })
+///     }
+/// }
+/// ```
+pub trait Workload: Send + Sync + fmt::Debug + 'static {
+    /// A short name, for the summary of a run.
+    fn name(&self) -> String;
+
+    /// Runs in one incarnation of a process until it crashes or the run ends.
+    fn run(&self, ctx: ProcessCtx) -> WorkloadFuture;
+}
+
+/// The tasks of one incarnation, aborted together when it crashes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Tasks(Arc<Mutex<Vec<AbortHandle>>>);
+
+impl Tasks {
+    fn handles(&self) -> MutexGuard<'_, Vec<AbortHandle>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn spawn(&self, future: impl Future<Output = ()> + Send + 'static) {
+        let handle = tokio::spawn(future).abort_handle();
+        let mut handles = self.handles();
+        if handles.len() >= 64 {
+            handles.retain(|h| !h.is_finished());
+        }
+        handles.push(handle);
+    }
+
+    pub(crate) fn abort_all(&self) {
+        for handle in self.handles().drain(..) {
+            handle.abort();
+        }
+    }
+}
+
+/// The lock implementation the world runs.
+#[derive(Clone, Debug)]
+pub(crate) enum Locks {
+    Library,
+    Naive(NaiveLocks),
+}
+
+/// What one incarnation shares with its workloads.
+pub(crate) struct Incarnation {
+    pub(crate) process: ProcessRef,
+    pub(crate) clock: ProcessClock,
+    pub(crate) client: Client,
+    pub(crate) lock_table: LockTable,
+    pub(crate) locks: Locks,
+    pub(crate) link: Arc<Link>,
+    pub(crate) recorder: Recorder,
+    pub(crate) store: Arc<ExternalStore>,
+    pub(crate) tasks: Tasks,
+    pub(crate) lease: Duration,
+    pub(crate) seed: u64,
+}
+
+/// One incarnation of a process, as one of its workloads sees it. Cheap to clone.
+///
+/// The helpers ([`acquire`](Self::acquire), [`try_acquire`](Self::try_acquire),
+/// [`fenced_write`](Self::fenced_write), [`store_write`](Self::store_write),
+/// [`release`](Self::release)) use the lock the world runs (the library's, or the naive one
+/// with `--lock naive`) and record each operation in the history. Code that uses the
+/// [`lock_table`](Self::lock_table) directly records its leases with [`hold`](Self::hold) and
+/// its own operations with [`invoke`](Self::invoke) and [`complete`](Self::complete).
+#[derive(Clone)]
+pub struct ProcessCtx {
+    inner: Arc<Incarnation>,
+    workload: u16,
+}
+
+impl fmt::Debug for ProcessCtx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProcessCtx").field("process", &self.inner.process).field("workload", &self.workload).finish()
+    }
+}
+
+/// A lease that a process believes it holds.
+///
+/// Dropping it ends the belief; the lease of the library is then released in the background,
+/// as dropping a [`Lease`] does.
+pub struct Held {
+    lock: LockId,
+    name: String,
+    token: u64,
+    belief: BeliefId,
+    lease: HeldLease,
+    _dropped: DropGuard,
+}
+
+enum HeldLease {
+    Library(Lease),
+    Naive(NaiveLease),
+}
+
+impl fmt::Debug for Held {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Held").field("lock", &self.name).field("token", &self.token).finish_non_exhaustive()
+    }
+}
+
+impl Held {
+    /// The name of the lock.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The lock, as the history names it.
+    pub fn lock(&self) -> LockId {
+        self.lock
+    }
+
+    /// The fencing token of the lease.
+    pub fn token(&self) -> u64 {
+        self.token
+    }
+
+    /// Cancelled once the lease has ended, as far as this process knows.
+    pub fn ended(&self) -> CancellationToken {
+        match &self.lease {
+            HeldLease::Library(lease) => lease.ended(),
+            HeldLease::Naive(lease) => lease.ended(),
+        }
+    }
+
+    /// The lease of the library, unless the world runs the naive lock.
+    pub fn lease(&self) -> Option<&Lease> {
+        match &self.lease {
+            HeldLease::Library(lease) => Some(lease),
+            HeldLease::Naive(_) => None,
+        }
+    }
+}
+
+impl ProcessCtx {
+    pub(crate) fn new(inner: Arc<Incarnation>, workload: u16) -> Self {
+        ProcessCtx { inner, workload }
+    }
+
+    /// This incarnation of the process.
+    pub fn process(&self) -> ProcessRef {
+        self.inner.process
+    }
+
+    /// The clock of the process.
+    pub fn clock(&self) -> &ProcessClock {
+        &self.inner.clock
+    }
+
+    /// Waits `duration` on the clock of the process.
+    pub async fn sleep(&self, duration: Duration) {
+        self.inner.clock.sleep(duration).await;
+    }
+
+    /// The SDK client of the process, wired to the fake through the world's network.
+    pub fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
+    /// The name of the table of the locks, with partition key `pk` and sort key `sk`.
+    pub fn table_name(&self) -> &'static str {
+        TABLE
+    }
+
+    /// The `LockTable` of this incarnation (a new one after every restart).
+    pub fn lock_table(&self) -> &LockTable {
+        &self.inner.lock_table
+    }
+
+    /// The lease duration of the run.
+    pub fn lease(&self) -> Duration {
+        self.inner.lease
+    }
+
+    /// Whether the world runs the naive lock instead of the library's.
+    pub fn is_naive(&self) -> bool {
+        matches!(self.inner.locks, Locks::Naive(_))
+    }
+
+    /// A random stream of this workload in this incarnation, derived from the seed of the run,
+    /// the process, the incarnation and the workload. Each call starts the same stream over:
+    /// call it once.
+    pub fn rng(&self) -> SimRng {
+        let process = self.inner.process;
+        SimRng::derive(
+            self.inner.seed,
+            &[0x3011, u64::from(process.id), u64::from(process.incarnation), u64::from(self.workload)],
+        )
+    }
+
+    /// Runs `future` as a task of this incarnation: aborted when the process crashes.
+    pub fn spawn(&self, future: impl Future<Output = ()> + Send + 'static) {
+        self.inner.tasks.spawn(future);
+    }
+
+    /// The id of the lock `name` in the history.
+    pub fn lock_id(&self, name: &str) -> LockId {
+        self.inner.recorder.lock(name)
+    }
+
+    /// Records that this process starts `call`; complete it with [`complete`](Self::complete).
+    /// An operation still open when the process crashes completes as `Info`.
+    pub fn invoke(&self, call: Call) -> OpId {
+        self.inner.recorder.invoke(self.inner.process, call)
+    }
+
+    /// Records how `op` ended.
+    pub fn complete(&self, op: OpId, outcome: Outcome, value: Value) {
+        self.inner.recorder.complete(op, outcome, value);
+    }
+
+    /// Records that this process holds `lease` from now until it learns that the lease ended
+    /// (or drops the returned [`Held`]), and returns it as a [`Held`].
+    pub fn hold(&self, lease: Lease) -> Held {
+        let lock = self.lock_id(lease.name());
+        let token = lease.fencing_token();
+        let belief = self.inner.recorder.held(self.inner.process, lock, token);
+        let watched = lease.clone();
+        let dropped = self.watch(belief, lease.ended(), move || match watched.loss_reason() {
+            Some(reason) => Unheld::Lost(reason.as_str().to_owned()),
+            None => Unheld::Released,
+        });
+        Held { lock, name: lease.name().to_owned(), token, belief, lease: HeldLease::Library(lease), _dropped: dropped }
+    }
+
+    fn hold_naive(&self, name: &str, lease: NaiveLease) -> Held {
+        let lock = self.lock_id(name);
+        let token = lease.token();
+        let belief = self.inner.recorder.held(self.inner.process, lock, token);
+        let watched = lease.clone();
+        let dropped = self.watch(belief, lease.ended(), move || match watched.loss_reason() {
+            Some("released") | None => Unheld::Released,
+            Some(reason) => Unheld::Lost(reason.to_owned()),
+        });
+        Held { lock, name: name.to_owned(), token, belief, lease: HeldLease::Naive(lease), _dropped: dropped }
+    }
+
+    /// Records the end of `belief` when `ended` is cancelled or the `Held` is dropped.
+    fn watch(
+        &self,
+        belief: BeliefId,
+        ended: CancellationToken,
+        why: impl FnOnce() -> Unheld + Send + 'static,
+    ) -> DropGuard {
+        let dropped = CancellationToken::new();
+        let recorder = self.inner.recorder.clone();
+        let on_drop = dropped.clone();
+        self.spawn(async move {
+            tokio::select! {
+                biased;
+                () = ended.cancelled() => recorder.unheld(belief, why()),
+                () = on_drop.cancelled() => {
+                    // A lease that ended at this very instant is reported as lost, not dropped.
+                    let why = if ended.is_cancelled() { why() } else { Unheld::Released };
+                    recorder.unheld(belief, why);
+                }
+            }
+        });
+        dropped.drop_guard()
+    }
+
+    /// Acquires the lock `name` for the lease of the run, waiting while it is held, at most
+    /// `timeout` on the process's clock if one is given. Records the operation, and the belief
+    /// if it succeeds.
+    pub async fn acquire(&self, name: &str, timeout: Option<Duration>) -> Option<Held> {
+        let lock = self.lock_id(name);
+        let op = self.invoke(Call::Acquire { lock });
+        let lease = self.inner.lease;
+        match &self.inner.locks {
+            Locks::Library => {
+                let attempt = self.inner.lock_table.acquire(name, lease);
+                match self.within(timeout, attempt).await {
+                    None => self.complete(op, Outcome::Info, Value::Text(String::from("timed out"))),
+                    Some(Ok(lease)) => {
+                        self.complete(op, Outcome::Ok, Value::Token(lease.fencing_token()));
+                        return Some(self.hold(lease));
+                    }
+                    Some(Err(err)) => self.complete(op, library_outcome(&err), Value::Text(err.to_string())),
+                }
+            }
+            Locks::Naive(naive) => match self.within(timeout, naive.acquire(name, lease)).await {
+                None => self.complete(op, Outcome::Info, Value::Text(String::from("timed out"))),
+                Some(Ok(held)) => {
+                    self.complete(op, Outcome::Ok, Value::Token(held.token()));
+                    return Some(self.hold_naive(name, held));
+                }
+                Some(Err(err)) => self.complete(op, Outcome::Info, Value::Text(err)),
+            },
+        }
+        None
+    }
+
+    /// Tries once to acquire the lock `name` for the lease of the run. Records the operation
+    /// (`Fail` when the lock is held), and the belief if it succeeds.
+    pub async fn try_acquire(&self, name: &str) -> Option<Held> {
+        let lock = self.lock_id(name);
+        let op = self.invoke(Call::TryAcquire { lock });
+        let lease = self.inner.lease;
+        match &self.inner.locks {
+            Locks::Library => match self.inner.lock_table.try_acquire(name, lease).await {
+                Ok(Some(lease)) => {
+                    self.complete(op, Outcome::Ok, Value::Token(lease.fencing_token()));
+                    Some(self.hold(lease))
+                }
+                Ok(None) => {
+                    self.complete(op, Outcome::Fail, Value::Text(String::from("held")));
+                    None
+                }
+                Err(err) => {
+                    self.complete(op, library_outcome(&err), Value::Text(err.to_string()));
+                    None
+                }
+            },
+            Locks::Naive(naive) => match naive.try_acquire(name, lease).await {
+                Ok(Some(held)) => {
+                    self.complete(op, Outcome::Ok, Value::Token(held.token()));
+                    Some(self.hold_naive(name, held))
+                }
+                Ok(None) => {
+                    self.complete(op, Outcome::Fail, Value::Text(String::from("held")));
+                    None
+                }
+                Err(err) => {
+                    self.complete(op, Outcome::Info, Value::Text(err));
+                    None
+                }
+            },
+        }
+    }
+
+    /// `future`, or `None` if `timeout` passes first on the process's clock.
+    async fn within<T>(&self, timeout: Option<Duration>, future: impl Future<Output = T>) -> Option<T> {
+        let Some(timeout) = timeout else { return Some(future.await) };
+        tokio::select! {
+            biased;
+            value = future => Some(value),
+            () = self.inner.clock.sleep(timeout) => None,
+        }
+    }
+
+    /// Ends the belief in `held` and releases it. Records the operation.
+    pub async fn release(&self, held: Held) {
+        self.inner.recorder.unheld(held.belief, Unheld::Released);
+        let op = self.invoke(Call::Release { lock: held.lock, token: held.token });
+        let released = match held.lease {
+            HeldLease::Library(lease) => lease.release().await.map_err(|err| err.to_string()),
+            HeldLease::Naive(lease) => lease.release().await,
+        };
+        match released {
+            Ok(()) => self.complete(op, Outcome::Ok, Value::None),
+            Err(err) => self.complete(op, Outcome::Info, Value::Text(err)),
+        }
+    }
+
+    /// Writes the data item of the lock under the lease: with the library, a transaction that
+    /// commits only while the lease holds the lock (`is_held`); with the naive lock, a plain
+    /// put that only the process's belief guards. Records the operation; DynamoDB's commit is
+    /// recorded when it is applied.
+    pub async fn fenced_write(&self, held: &Held) -> Outcome {
+        let (lock, token) = (held.lock, held.token);
+        if held.ended().is_cancelled() {
+            return Outcome::Fail;
+        }
+        let op = self.invoke(Call::FencedWrite { lock, token });
+        let writer = self.inner.process.to_string();
+        let (outcome, value) = match &held.lease {
+            HeldLease::Library(lease) => self.transact(lease, &held.name, token, op, &writer).await,
+            HeldLease::Naive(_) => {
+                let Locks::Naive(naive) = &self.inner.locks else {
+                    unreachable!("a naive lease comes from the naive locks")
+                };
+                match naive.unguarded_write(&held.name, token, op.0, &writer).await {
+                    Ok(()) => (Outcome::Ok, Value::None),
+                    Err(err) => (Outcome::Info, Value::Text(err)),
+                }
+            }
+        };
+        self.complete(op, outcome, value);
+        outcome
+    }
+
+    async fn transact(&self, lease: &Lease, name: &str, token: u64, op: OpId, writer: &str) -> (Outcome, Value) {
+        let put = Put::builder()
+            .table_name(TABLE)
+            .item(PARTITION_KEY, AttributeValue::S(format!("DATA#{name}")))
+            .item(SORT_KEY, AttributeValue::S(String::from("DATA")))
+            .item("token", AttributeValue::N(token.to_string()))
+            .item("op", AttributeValue::N(op.0.to_string()))
+            .item("writer", AttributeValue::S(writer.to_owned()))
+            .build();
+        let put = match put {
+            Ok(put) => put,
+            Err(err) => return (Outcome::Fail, Value::Text(err.to_string())),
+        };
+        let mut held = HeldCheck::default();
+        let answer = self
+            .inner
+            .client
+            .transact_write_items()
+            .transact_items(TransactWriteItem::builder().put(put).build())
+            .is_held_marked(lease, &mut held)
+            .customize()
+            .mutate_request(move |request| {
+                request.headers_mut().insert(OP_HEADER, op.0.to_string());
+            })
+            .send()
+            .await;
+        match answer {
+            Ok(_) => (Outcome::Ok, Value::None),
+            Err(err) if held.lost_lease(&err) => (Outcome::Fail, Value::Text(String::from("lease lost"))),
+            Err(err) => match err.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(_)) => {
+                    (Outcome::Fail, Value::Text(String::from("cancelled")))
+                }
+                _ => (Outcome::Info, Value::Text(describe_sdk(&err))),
+            },
+        }
+    }
+
+    /// Writes to the external store with the fencing token of `held`, over the process's
+    /// network. Records the operation: `Fail` when the store refuses a token lower than one it
+    /// accepted.
+    pub async fn store_write(&self, held: &Held) -> Outcome {
+        let (lock, token) = (held.lock, held.token);
+        if held.ended().is_cancelled() {
+            return Outcome::Fail;
+        }
+        let op = self.invoke(Call::StoreWrite { lock, token });
+        let store = self.inner.store.clone();
+        let answer = self.inner.link.round_trip(true, || async move { store.apply(op, lock, token) }).await;
+        let (outcome, value) = match answer {
+            Ok(true) => (Outcome::Ok, Value::None),
+            Ok(false) => (Outcome::Fail, Value::Text(String::from("stale token"))),
+            Err(_) => (Outcome::Info, Value::Text(String::from("no answer"))),
+        };
+        self.complete(op, outcome, value);
+        outcome
+    }
+
+    /// Leads the lock `name` for as long as the process lives: `work` runs once per term with
+    /// the lease, until the lease is lost. With the library this is `run_as_leader`; with the
+    /// naive lock, acquire and hold. Each contention is recorded as an `Acquire` operation.
+    pub async fn lead<W, F>(&self, name: &str, work: W)
+    where
+        W: Fn(ProcessCtx, Held) -> F + Send + Sync + 'static,
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let lease = self.inner.lease;
+        let lock = self.lock_id(name);
+        match &self.inner.locks {
+            Locks::Library => {
+                let work = Arc::new(work);
+                let pending = Arc::new(Mutex::new(None::<OpId>));
+                loop {
+                    *lock_pending(&pending) = Some(self.invoke(Call::Acquire { lock }));
+                    let election = self.inner.lock_table.run_as_leader(name, lease, CancellationToken::new(), {
+                        let (ctx, pending, work) = (self.clone(), pending.clone(), work.clone());
+                        move |lease, _token| {
+                            let (ctx, pending, work) = (ctx.clone(), pending.clone(), work.clone());
+                            async move {
+                                if let Some(op) = lock_pending(&pending).take() {
+                                    ctx.complete(op, Outcome::Ok, Value::Token(lease.fencing_token()));
+                                }
+                                let held = ctx.hold(lease);
+                                work(ctx.clone(), held).await;
+                                *lock_pending(&pending) = Some(ctx.invoke(Call::Acquire { lock }));
+                                Ok::<(), Infallible>(())
+                            }
+                        }
+                    });
+                    let ended = election.await;
+                    if let Some(op) = lock_pending(&pending).take() {
+                        let text = match ended {
+                            Err(dynalease::LeaderError::Election(err)) => err.to_string(),
+                            Err(other) => other.to_string(),
+                            Ok(()) => String::from("the work returned"),
+                        };
+                        self.complete(op, Outcome::Fail, Value::Text(text));
+                    }
+                    self.sleep(lease / 3).await;
+                }
+            }
+            Locks::Naive(_) => loop {
+                match self.acquire(name, None).await {
+                    Some(held) => work(self.clone(), held).await,
+                    None => self.sleep(lease / 3).await,
+                }
+            },
+        }
+    }
+}
+
+fn lock_pending(pending: &Mutex<Option<OpId>>) -> MutexGuard<'_, Option<OpId>> {
+    pending.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `Fail` for errors after which nothing was written; `Info` when a write may have been
+/// applied before its answer was lost.
+fn library_outcome(err: &dynalease::Error) -> Outcome {
+    if err.is_transient() { Outcome::Info } else { Outcome::Fail }
+}
+
+/// The error code of an SDK error, or its kind when DynamoDB did not answer.
+fn describe_sdk<E, R>(err: &aws_sdk_dynamodb::error::SdkError<E, R>) -> String
+where
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+{
+    use aws_sdk_dynamodb::error::SdkError;
+    match err {
+        SdkError::ServiceError(service) => service.err().code().unwrap_or("service error").to_owned(),
+        SdkError::TimeoutError(_) => String::from("timeout"),
+        SdkError::DispatchFailure(_) => String::from("no answer"),
+        _ => String::from("failed"),
+    }
+}
