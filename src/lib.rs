@@ -16,8 +16,8 @@
 //!   through a token string, over the same leases.
 //! - [`Clock`] and [`IdSource`]: where time and ids come from, injected for tests and
 //!   simulations.
-//! - With the feature `testing`: [`LockTable::simulate_holder`] and the other helpers that act
-//!   as another process, and [`LockState`].
+//! - With the feature `testing`: `LockTable::simulate_holder` and the other helpers that act
+//!   as another process, and `LockState`.
 //!
 //! The library reports through the ecosystem's facades: `tracing` spans (`Lock.TryAcquire`,
 //! `Lock.Acquire`, `Lock.Renew`, `Lock.Release`) and log events with an `event_id` field from
