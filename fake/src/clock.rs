@@ -29,7 +29,9 @@ pub struct TokioClock {
 impl TokioClock {
     /// A clock whose wall reading starts at `start` now.
     pub fn starting_at(start: SystemTime) -> Self {
-        TokioClock { origin: tokio::time::Instant::now(), start }
+        #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
+        let origin = tokio::time::Instant::now();
+        TokioClock { origin, start }
     }
 
     /// A clock that starts at the real time of day: the one place the fake reads the system clock.
@@ -46,7 +48,9 @@ impl FakeClock for TokioClock {
     }
 
     fn sleep(&self, duration: Duration) -> Sleep {
-        Box::pin(tokio::time::sleep(duration))
+        #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
+        let sleep = tokio::time::sleep(duration);
+        Box::pin(sleep)
     }
 }
 

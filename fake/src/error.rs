@@ -98,11 +98,6 @@ impl DynamoError {
         error
     }
 
-    /// `LimitExceededException`.
-    pub fn limit_exceeded(message: impl Into<String>) -> Self {
-        Self::new("com.amazonaws.dynamodb.v20120810#LimitExceededException", message)
-    }
-
     /// The short error code, the text after `#`, as the SDK reports it.
     pub fn code(&self) -> &'static str {
         match self.type_name.rfind('#') {

@@ -98,7 +98,7 @@ impl FakeDynamoDbBuilder {
                 log: Mutex::new(Vec::new()),
                 faults: Mutex::new(FaultSet::new(self.seed)),
                 sweeps: Mutex::new(SweepSchedule::new(now, interval)),
-                request_ids: Mutex::new(SplitMix::new(self.seed ^ 0x5EED_1D5)),
+                request_ids: Mutex::new(SplitMix::new(self.seed ^ 0x05EE_D1D5)),
                 seed: self.seed,
                 clients: AtomicU64::new(0),
             }),

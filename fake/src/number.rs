@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use bigdecimal::BigDecimal;
+use bigdecimal::{BigDecimal, Zero};
 
 use crate::error::DynamoError;
 
@@ -155,7 +155,7 @@ impl Number {
 
     fn checked(value: BigDecimal) -> Result<Number, DynamoError> {
         let value = value.normalized();
-        if value == BigDecimal::from(0) {
+        if value.is_zero() {
             return Ok(Number::zero());
         }
         let magnitude = value.order_of_magnitude();
@@ -181,14 +181,6 @@ impl Number {
         Number::checked(&self.0 - &other.0)
     }
 
-    /// The number as a whole number, if it is one that fits an i64.
-    pub fn to_i64(&self) -> Option<i64> {
-        if !self.0.is_integer() {
-            return None;
-        }
-        i64::from_str(&self.0.to_plain_string()).ok()
-    }
-
     /// The number of significant digits.
     pub fn digit_count(&self) -> u64 {
         if self.is_zero() { 1 } else { self.0.digits() }
@@ -196,7 +188,7 @@ impl Number {
 
     /// True for zero.
     pub fn is_zero(&self) -> bool {
-        self.0 == BigDecimal::from(0)
+        self.0.is_zero()
     }
 
     /// The size DynamoDB charges for the number: one byte per two significant digits, plus one.

@@ -100,14 +100,6 @@ impl KeyValue {
             _ => None,
         }
     }
-
-    pub(crate) fn to_value(&self) -> Value {
-        match self {
-            KeyValue::S(s) => Value::S(s.clone()),
-            KeyValue::N(n) => Value::N(n.clone()),
-            KeyValue::B(b) => Value::B(b.clone()),
-        }
-    }
 }
 
 /// The full primary key of an item. Keys order as DynamoDB stores items: by the placement hash

@@ -54,22 +54,6 @@ impl Value {
         }
     }
 
-    /// The type name DynamoDB uses in expression error messages (`STRING`, `NUMBER`, ...).
-    pub fn operand_type_name(&self) -> &'static str {
-        match self {
-            Value::S(_) => "STRING",
-            Value::N(_) => "NUMBER",
-            Value::B(_) => "BINARY",
-            Value::Bool(_) => "BOOLEAN",
-            Value::Null => "NULL",
-            Value::M(_) => "MAP",
-            Value::L(_) => "LIST",
-            Value::SS(_) => "STRING_SET",
-            Value::NS(_) => "NUMBER_SET",
-            Value::BS(_) => "BINARY_SET",
-        }
-    }
-
     /// The size DynamoDB charges for the value, in bytes.
     pub fn size_bytes(&self) -> usize {
         match self {

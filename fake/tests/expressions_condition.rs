@@ -110,7 +110,8 @@ async fn functions() {
 #[tokio::test(start_paused = true)]
 async fn errors_have_dynamodb_texts() {
     let c = setup().await;
-    let cases: Vec<(&str, Vec<(&str, AttributeValue)>, &str)> = vec![
+    type Case = (&'static str, Vec<(&'static str, AttributeValue)>, &'static str);
+    let cases: Vec<Case> = vec![
         ("num = = :v", vec![(":v", n("1"))], "Invalid ConditionExpression: Syntax error; token: \"=\", near: \"= =\""),
         ("num =", vec![], "Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"=\""),
         ("num", vec![], "Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"num\""),

@@ -79,10 +79,6 @@ enum Raw {
 }
 
 impl Raw {
-    fn is_path(&self) -> bool {
-        matches!(self, Raw::Path(_))
-    }
-
     /// The type of the operand where it can be known without an item.
     fn static_type(&self) -> Option<&'static str> {
         match self {
