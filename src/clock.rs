@@ -15,6 +15,19 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 /// The future returned by [`Clock::sleep`].
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use dynalease::{Clock, Sleep, TokioClock};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let nap: Sleep = TokioClock::new().sleep(Duration::from_secs(1));
+/// nap.await;
+/// # }
+/// ```
 pub type Sleep = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// A source of time for one process.
@@ -97,6 +110,12 @@ pub struct TokioClock {
 
 impl TokioClock {
     /// Creates a clock whose origin is its first reading.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let clock = dynalease::TokioClock::new();
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }

@@ -201,11 +201,29 @@ pub struct HeldCheck {
 
 impl HeldCheck {
     /// The position of the check in the transaction, once it was added.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(dynalease::HeldCheck::default().index(), None, "not added to a transaction yet");
+    /// ```
     pub fn index(&self) -> Option<usize> {
         self.index
     }
 
     /// The reason DynamoDB gave for the check, if `err` is a cancelled transaction.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use dynalease::{HeldCheck, Lease, TransactWriteExt};
+    /// # async fn f(client: aws_sdk_dynamodb::Client, lease: Lease) {
+    /// let mut held = HeldCheck::default();
+    /// if let Err(err) = client.transact_write_items().is_held_marked(&lease, &mut held).send().await {
+    ///     println!("the check failed with {:?}", held.reason(&err).and_then(|r| r.code()));
+    /// }
+    /// # }
+    /// ```
     pub fn reason<'e, R>(&self, err: &'e SdkError<TransactWriteItemsError, R>) -> Option<&'e CancellationReason> {
         let index = self.index?;
         match err.as_service_error()? {
@@ -218,6 +236,19 @@ impl HeldCheck {
 
     /// Whether `err` is a transaction cancelled because the check failed: the lease no longer
     /// holds its lock (another owner, another fencing token, or no lock item).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use dynalease::{HeldCheck, Lease, TransactWriteExt};
+    /// # async fn f(client: aws_sdk_dynamodb::Client, lease: Lease) {
+    /// let mut held = HeldCheck::default();
+    /// let sent = client.transact_write_items().is_held_marked(&lease, &mut held).send().await;
+    /// if sent.as_ref().is_err_and(|err| held.lost_lease(err)) {
+    ///     return; // another process holds the lock now
+    /// }
+    /// # }
+    /// ```
     pub fn lost_lease<R>(&self, err: &SdkError<TransactWriteItemsError, R>) -> bool {
         self.reason(err).and_then(CancellationReason::code).is_some_and(|code| code == "ConditionalCheckFailed")
     }

@@ -68,6 +68,12 @@ pub struct SeededIds {
 
 impl SeededIds {
     /// Creates a source whose sequence is determined by `seed`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let ids = dynalease::SeededIds::new(42);
+    /// ```
     pub fn new(seed: u64) -> Self {
         Self { state: Mutex::new(seed) }
     }

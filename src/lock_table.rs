@@ -188,9 +188,21 @@ impl fmt::Debug for LockTable {
 
 impl LockTable {
     /// The shortest lease: one second.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(dynalease::LockTable::MIN_LEASE, std::time::Duration::from_secs(1));
+    /// ```
     pub const MIN_LEASE: Duration = MIN_LEASE;
 
     /// The longest lease: one day.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(dynalease::LockTable::MAX_LEASE, std::time::Duration::from_secs(24 * 3600));
+    /// ```
     pub const MAX_LEASE: Duration = MAX_LEASE;
 
     /// The locks in `table`, with `options`.

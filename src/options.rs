@@ -41,13 +41,33 @@ pub struct LockTableOptions {
 impl LockTableOptions {
     /// The retention that the seed of this library recommends for lock items with expiry:
     /// 30 days after their last write.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dynalease::LockTableOptions;
+    /// let options = LockTableOptions::default().time_to_live("expiresAt", LockTableOptions::DEFAULT_RETENTION);
+    /// ```
     pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
 
     /// The shortest retention [`time_to_live`](Self::time_to_live) accepts: one day, so that
     /// the item of a held lock, renewed at least every 8 hours, is never due.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dynalease::LockTableOptions;
+    /// assert!(LockTableOptions::DEFAULT_RETENTION >= LockTableOptions::MIN_RETENTION);
+    /// ```
     pub const MIN_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
     /// The longest holder label, in characters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let label: String = "pod-7".chars().take(dynalease::LockTableOptions::MAX_HOLDER_LABEL_CHARS).collect();
+    /// ```
     pub const MAX_HOLDER_LABEL_CHARS: usize = 256;
 
     /// Names this process in the lock items it holds, as the attribute `holder`.

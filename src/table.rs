@@ -39,6 +39,13 @@ impl TableRef {
     ///
     /// Nothing is sent: a table that does not exist shows as
     /// [`Error::TableNotFound`](crate::Error::TableNotFound) on the first acquire.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// ```
     pub fn new(
         client: Client,
         table: impl Into<String>,
@@ -49,21 +56,53 @@ impl TableRef {
     }
 
     /// The client that sends the requests.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let client: &aws_sdk_dynamodb::Client = table.client();
+    /// ```
     pub fn client(&self) -> &Client {
         &self.client
     }
 
     /// The name of the table.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// assert_eq!(table.table_name(), "Shop");
+    /// ```
     pub fn table_name(&self) -> &str {
         &self.table
     }
 
     /// The name of the partition key attribute.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// assert_eq!(table.partition_key(), "pk");
+    /// ```
     pub fn partition_key(&self) -> &str {
         &self.partition_key
     }
 
     /// The name of the sort key attribute, if the table has one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// assert_eq!(table.sort_key(), Some("sk"));
+    /// ```
     pub fn sort_key(&self) -> Option<&str> {
         self.sort_key.as_deref()
     }
