@@ -302,6 +302,60 @@ fn garbage_instead_of_http_gets_400_and_the_server_keeps_serving() {
 }
 
 #[test]
+fn a_chunked_body_is_read_whole() {
+    let server = Server::start(&[]);
+    create_table(&server, "Shop");
+    let mut connection = server.connect();
+    connection.send_raw(
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n\
+          Transfer-Encoding: chunked\r\n\r\n\
+          11\r\n{\"TableName\":\"Sho\r\n\
+          1b;note=split\r\np\",\"Item\":{\"pk\":{\"S\":\"c\"}}}\r\n\
+          0\r\n\r\n",
+    );
+    assert_eq!(connection.read_reply().unwrap().status, 200);
+    assert_eq!(connection.call("ListTables", &json!({})).status, 200, "the connection stays usable");
+    assert_eq!(get(&server, "Shop", "c")["Item"]["pk"]["S"], "c");
+}
+
+#[test]
+fn expect_100_continue_gets_an_interim_answer_before_the_body_is_sent() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send_raw(
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n\
+          Expect: 100-continue\r\nContent-Length: 2\r\n\r\n",
+    );
+    let interim = connection.read_reply().unwrap();
+    assert_eq!(interim.status, 100);
+    connection.send_raw(b"{}");
+    let reply = connection.read_reply().unwrap();
+    assert_eq!((reply.status, reply.json()), (200, json!({"TableNames": []})));
+}
+
+#[test]
+fn an_http_1_0_request_gets_its_answer_and_the_connection_closes() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection
+        .send_raw(b"POST / HTTP/1.0\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 2\r\n\r\n{}");
+    let reply = connection.read_reply().unwrap();
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("connection"), Some("close"));
+    assert!(connection.is_closed_by_server());
+}
+
+#[test]
+fn a_head_with_too_many_headers_gets_431_and_the_server_keeps_serving() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    let headers: String = (0..100).map(|i| format!("X-Filler-{i}: {i}\r\n")).collect();
+    connection.send_raw(format!("POST / HTTP/1.1\r\n{headers}Content-Length: 2\r\n\r\n{{}}").as_bytes());
+    assert_eq!(connection.read_reply().unwrap().status, 431);
+    assert_eq!(server.call("ListTables", &json!({})).status, 200);
+}
+
+#[test]
 fn a_declared_length_over_16_mb_gets_413_before_the_body_is_sent() {
     let server = Server::start(&[]);
     let mut connection = server.connect();
