@@ -25,21 +25,21 @@ pub(crate) const SEGMENT_SPACE: u64 = 4096;
 
 /// The 24-bit placement hash of a partition key.
 pub(crate) fn partition_of(hash: &KeyValue) -> u32 {
-    let mut bytes = Vec::with_capacity(SALT.len() + 16);
-    bytes.extend_from_slice(SALT);
-    key_bytes(hash, &mut bytes);
-    prefix(&md5(&bytes))
+    let mut digest = Md5::new();
+    digest.update(SALT);
+    key_bytes(hash, &mut digest);
+    prefix(&digest.finish())
 }
 
 /// The 24-bit hash of a table's whole key, which orders the items under one index key.
 pub(crate) fn tie_of(hash: &KeyValue, range: Option<&KeyValue>) -> u32 {
-    let mut bytes = Vec::with_capacity(SALT.len() + 32);
-    bytes.extend_from_slice(SALT);
-    key_bytes(hash, &mut bytes);
+    let mut digest = Md5::new();
+    digest.update(SALT);
+    key_bytes(hash, &mut digest);
     if let Some(range) = range {
-        key_bytes(range, &mut bytes);
+        key_bytes(range, &mut digest);
     }
-    prefix(&md5(&bytes))
+    prefix(&digest.finish())
 }
 
 /// The position of a partition hash in the space of segments (its first 12 bits).
@@ -58,12 +58,16 @@ fn prefix(digest: &[u8; 16]) -> u32 {
     (u32::from(digest[0]) << 16) | (u32::from(digest[1]) << 8) | u32::from(digest[2])
 }
 
-/// The canonical bytes of a key value, as the placement hash reads them.
-fn key_bytes(value: &KeyValue, out: &mut Vec<u8>) {
+/// Feeds the canonical bytes of a key value, as the placement hash reads them.
+fn key_bytes(value: &KeyValue, digest: &mut Md5) {
     match value {
-        KeyValue::S(s) => out.extend_from_slice(s.as_bytes()),
-        KeyValue::B(b) => out.extend_from_slice(b),
-        KeyValue::N(n) => number_bytes(n, out),
+        KeyValue::S(s) => digest.update(s.as_bytes()),
+        KeyValue::B(b) => digest.update(b),
+        KeyValue::N(n) => {
+            let mut bytes = Vec::with_capacity(22);
+            number_bytes(n, &mut bytes);
+            digest.update(&bytes);
+        }
     }
 }
 
@@ -105,27 +109,59 @@ fn number_bytes(number: &Number, out: &mut Vec<u8>) {
     }
 }
 
-/// MD5 (RFC 1321), enough of it for short keys; not used for anything secret.
-fn md5(input: &[u8]) -> [u8; 16] {
-    const SHIFTS: [u32; 64] = [
-        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14,
-        20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6,
-        10, 15, 21,
-    ];
-    let mut message = input.to_vec();
-    let bit_len = (input.len() as u64).wrapping_mul(8);
-    message.push(0x80);
-    while message.len() % 64 != 56 {
-        message.push(0);
+/// MD5 (RFC 1321), fed in pieces without allocating; not used for anything secret.
+struct Md5 {
+    state: [u32; 4],
+    buffer: [u8; 64],
+    buffered: usize,
+    length: u64,
+}
+
+impl Md5 {
+    fn new() -> Md5 {
+        Md5 { state: [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476], buffer: [0; 64], buffered: 0, length: 0 }
     }
-    message.extend_from_slice(&bit_len.to_le_bytes());
-    let mut state: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
-    for block in message.chunks_exact(64) {
+
+    fn update(&mut self, mut input: &[u8]) {
+        self.length = self.length.wrapping_add(input.len() as u64);
+        while !input.is_empty() {
+            let take = (64 - self.buffered).min(input.len());
+            self.buffer[self.buffered..self.buffered + take].copy_from_slice(&input[..take]);
+            self.buffered += take;
+            input = &input[take..];
+            if self.buffered == 64 {
+                let block = self.buffer;
+                self.compress(&block);
+                self.buffered = 0;
+            }
+        }
+    }
+
+    fn finish(mut self) -> [u8; 16] {
+        let bit_length = self.length.wrapping_mul(8);
+        self.update(&[0x80]);
+        while self.buffered != 56 {
+            self.update(&[0]);
+        }
+        self.update(&bit_length.to_le_bytes());
+        let mut digest = [0u8; 16];
+        for (chunk, word) in digest.chunks_exact_mut(4).zip(self.state) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        digest
+    }
+
+    fn compress(&mut self, block: &[u8; 64]) {
+        const SHIFTS: [u32; 64] = [
+            7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9,
+            14, 20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10,
+            15, 21, 6, 10, 15, 21,
+        ];
         let mut words = [0u32; 16];
         for (word, bytes) in words.iter_mut().zip(block.chunks_exact(4)) {
             *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
         }
-        let [mut a, mut b, mut c, mut d] = state;
+        let [mut a, mut b, mut c, mut d] = self.state;
         for (i, &shift) in SHIFTS.iter().enumerate() {
             let (f, g) = match i / 16 {
                 0 => ((b & c) | (!b & d), i),
@@ -133,23 +169,16 @@ fn md5(input: &[u8]) -> [u8; 16] {
                 2 => (b ^ c ^ d, (3 * i + 5) % 16),
                 _ => (c ^ (b | !d), (7 * i) % 16),
             };
-            let constant = md5_constant(i);
-            let rotated = a.wrapping_add(f).wrapping_add(constant).wrapping_add(words[g]).rotate_left(shift);
+            let rotated = a.wrapping_add(f).wrapping_add(md5_constant(i)).wrapping_add(words[g]).rotate_left(shift);
             a = d;
             d = c;
             c = b;
             b = b.wrapping_add(rotated);
         }
-        state[0] = state[0].wrapping_add(a);
-        state[1] = state[1].wrapping_add(b);
-        state[2] = state[2].wrapping_add(c);
-        state[3] = state[3].wrapping_add(d);
+        for (word, add) in self.state.iter_mut().zip([a, b, c, d]) {
+            *word = word.wrapping_add(add);
+        }
     }
-    let mut digest = [0u8; 16];
-    for (chunk, word) in digest.chunks_exact_mut(4).zip(state) {
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
-    digest
 }
 
 /// The additive constants of MD5: the integer part of |sin(i + 1)| * 2^32, tabulated.
@@ -229,6 +258,14 @@ mod tests {
 
     fn hex(bytes: &[u8]) -> String {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn md5(input: &[u8]) -> [u8; 16] {
+        let mut digest = Md5::new();
+        let (a, b) = input.split_at(input.len() / 3);
+        digest.update(a);
+        digest.update(b);
+        digest.finish()
     }
 
     #[test]
