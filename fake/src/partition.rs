@@ -139,10 +139,10 @@ impl Md5 {
 
     fn finish(mut self) -> [u8; 16] {
         let bit_length = self.length.wrapping_mul(8);
-        self.update(&[0x80]);
-        while self.buffered != 56 {
-            self.update(&[0]);
-        }
+        let mut padding = [0u8; 64];
+        padding[0] = 0x80;
+        let pad = if self.buffered < 56 { 56 - self.buffered } else { 120 - self.buffered };
+        self.update(&padding[..pad]);
         self.update(&bit_length.to_le_bytes());
         let mut digest = [0u8; 16];
         for (chunk, word) in digest.chunks_exact_mut(4).zip(self.state) {
