@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynalease_fake::FakeDynamoDb;
 
-const OPS: u64 = 50_000;
+fn ops() -> u64 {
+    std::env::var("BENCH_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(50_000)
+}
 
 fn report(name: &str, elapsed: Duration, ops: u64) {
     let per_op = elapsed.as_nanos() as f64 / ops as f64 / 1000.0;
@@ -25,22 +27,22 @@ fn engine_alone(fake: &FakeDynamoDb) {
     };
     let bodies: Vec<String> = (0..1000).map(put).collect();
     let start = Instant::now();
-    for i in 0..OPS {
+    for i in 0..ops() {
         let (status, _) = fake.handle_json("PutItem", bodies[(i % 1000) as usize].as_bytes());
         assert_eq!(status, 200);
     }
-    report("engine alone: conditional PutItem", start.elapsed(), OPS);
+    report("engine alone: conditional PutItem", start.elapsed(), ops());
 
     let gets: Vec<String> = (0..1000)
         .map(|i| format!(r#"{{"TableName":"Bench","Key":{{"pk":{{"S":"k{i}"}}}},"ConsistentRead":true}}"#))
         .collect();
     let start = Instant::now();
-    for i in 0..OPS {
+    for i in 0..ops() {
         let (status, body) = fake.handle_json("GetItem", gets[(i % 1000) as usize].as_bytes());
         assert_eq!(status, 200);
         black_box(body);
     }
-    report("engine alone: consistent GetItem", start.elapsed(), OPS);
+    report("engine alone: consistent GetItem", start.elapsed(), ops());
 
     let updates: Vec<String> = (0..1000)
         .map(|i| {
@@ -51,16 +53,16 @@ fn engine_alone(fake: &FakeDynamoDb) {
         })
         .collect();
     let start = Instant::now();
-    for i in 0..OPS {
+    for i in 0..ops() {
         let (status, _) = fake.handle_json("UpdateItem", updates[(i % 1000) as usize].as_bytes());
         assert_eq!(status, 200);
     }
-    report("engine alone: UpdateItem with ADD", start.elapsed(), OPS);
+    report("engine alone: UpdateItem with ADD", start.elapsed(), ops());
 }
 
 async fn through_sdk(fake: &FakeDynamoDb) {
     let client = fake.client();
-    let ops = OPS / 5;
+    let ops = ops() / 5;
     let start = Instant::now();
     for i in 0..ops {
         client
@@ -125,7 +127,7 @@ async fn sdk_floor(fake: &FakeDynamoDb) {
         }
     }
     let client = aws_sdk_dynamodb::Client::from_conf(fake.client_config().http_client(Empty).build());
-    let ops = OPS / 5;
+    let ops = ops() / 5;
     let start = Instant::now();
     for i in 0..ops {
         let out = client

@@ -109,147 +109,24 @@ fn number_bytes(number: &Number, out: &mut Vec<u8>) {
     }
 }
 
-/// MD5 (RFC 1321), fed in pieces without allocating; not used for anything secret.
-struct Md5 {
-    state: [u32; 4],
-    buffer: [u8; 64],
-    buffered: usize,
-    length: u64,
-}
+/// MD5, fed in pieces without allocating (the `md-5` crate); not used for anything secret.
+struct Md5(md5::Md5);
 
 impl Md5 {
     fn new() -> Md5 {
-        Md5 { state: [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476], buffer: [0; 64], buffered: 0, length: 0 }
+        use md5::Digest;
+        Md5(md5::Md5::new())
     }
 
-    fn update(&mut self, mut input: &[u8]) {
-        self.length = self.length.wrapping_add(input.len() as u64);
-        while !input.is_empty() {
-            let take = (64 - self.buffered).min(input.len());
-            self.buffer[self.buffered..self.buffered + take].copy_from_slice(&input[..take]);
-            self.buffered += take;
-            input = &input[take..];
-            if self.buffered == 64 {
-                let block = self.buffer;
-                self.compress(&block);
-                self.buffered = 0;
-            }
-        }
+    fn update(&mut self, input: &[u8]) {
+        use md5::Digest;
+        self.0.update(input);
     }
 
-    fn finish(mut self) -> [u8; 16] {
-        let bit_length = self.length.wrapping_mul(8);
-        let mut padding = [0u8; 64];
-        padding[0] = 0x80;
-        let pad = if self.buffered < 56 { 56 - self.buffered } else { 120 - self.buffered };
-        self.update(&padding[..pad]);
-        self.update(&bit_length.to_le_bytes());
-        let mut digest = [0u8; 16];
-        for (chunk, word) in digest.chunks_exact_mut(4).zip(self.state) {
-            chunk.copy_from_slice(&word.to_le_bytes());
-        }
-        digest
+    fn finish(self) -> [u8; 16] {
+        use md5::Digest;
+        self.0.finalize().into()
     }
-
-    fn compress(&mut self, block: &[u8; 64]) {
-        const SHIFTS: [u32; 64] = [
-            7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9,
-            14, 20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10,
-            15, 21, 6, 10, 15, 21,
-        ];
-        let mut words = [0u32; 16];
-        for (word, bytes) in words.iter_mut().zip(block.chunks_exact(4)) {
-            *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        }
-        let [mut a, mut b, mut c, mut d] = self.state;
-        for (i, &shift) in SHIFTS.iter().enumerate() {
-            let (f, g) = match i / 16 {
-                0 => ((b & c) | (!b & d), i),
-                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
-                2 => (b ^ c ^ d, (3 * i + 5) % 16),
-                _ => (c ^ (b | !d), (7 * i) % 16),
-            };
-            let rotated = a.wrapping_add(f).wrapping_add(md5_constant(i)).wrapping_add(words[g]).rotate_left(shift);
-            a = d;
-            d = c;
-            c = b;
-            b = b.wrapping_add(rotated);
-        }
-        for (word, add) in self.state.iter_mut().zip([a, b, c, d]) {
-            *word = word.wrapping_add(add);
-        }
-    }
-}
-
-/// The additive constants of MD5: the integer part of |sin(i + 1)| * 2^32, tabulated.
-fn md5_constant(i: usize) -> u32 {
-    const TABLE: [u32; 64] = [
-        0xd76a_a478,
-        0xe8c7_b756,
-        0x2420_70db,
-        0xc1bd_ceee,
-        0xf57c_0faf,
-        0x4787_c62a,
-        0xa830_4613,
-        0xfd46_9501,
-        0x6980_98d8,
-        0x8b44_f7af,
-        0xffff_5bb1,
-        0x895c_d7be,
-        0x6b90_1122,
-        0xfd98_7193,
-        0xa679_438e,
-        0x49b4_0821,
-        0xf61e_2562,
-        0xc040_b340,
-        0x265e_5a51,
-        0xe9b6_c7aa,
-        0xd62f_105d,
-        0x0244_1453,
-        0xd8a1_e681,
-        0xe7d3_fbc8,
-        0x21e1_cde6,
-        0xc337_07d6,
-        0xf4d5_0d87,
-        0x455a_14ed,
-        0xa9e3_e905,
-        0xfcef_a3f8,
-        0x676f_02d9,
-        0x8d2a_4c8a,
-        0xfffa_3942,
-        0x8771_f681,
-        0x6d9d_6122,
-        0xfde5_380c,
-        0xa4be_ea44,
-        0x4bde_cfa9,
-        0xf6bb_4b60,
-        0xbebf_bc70,
-        0x289b_7ec6,
-        0xeaa1_27fa,
-        0xd4ef_3085,
-        0x0488_1d05,
-        0xd9d4_d039,
-        0xe6db_99e5,
-        0x1fa2_7cf8,
-        0xc4ac_5665,
-        0xf429_2244,
-        0x432a_ff97,
-        0xab94_23a7,
-        0xfc93_a039,
-        0x655b_59c3,
-        0x8f0c_cc92,
-        0xffef_f47d,
-        0x8584_5dd1,
-        0x6fa8_7e4f,
-        0xfe2c_e6e0,
-        0xa301_4314,
-        0x4e08_11a1,
-        0xf753_7e82,
-        0xbd3a_f235,
-        0x2ad7_d2bb,
-        0xeb86_d391,
-    ];
-    TABLE[i]
 }
 
 #[cfg(test)]

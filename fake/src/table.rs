@@ -217,6 +217,12 @@ impl Table {
         Ok(key)
     }
 
+    /// Checks the index key attributes of an item (the table's own keys are checked where the
+    /// item's key is read).
+    pub(crate) fn check_index_keys(&self, item: &Item) -> Result<(), DynamoError> {
+        self.indexes.iter().try_for_each(|index| index.check_item(item))
+    }
+
     /// Stores an item, keeping indexes and the size count up to date; returns the old item.
     pub(crate) fn put(&mut self, key: PrimaryKey, item: Item) -> Option<Item> {
         self.bytes += item_size(&item);

@@ -52,7 +52,7 @@ fn set_value(old: &Item, value: &SetValue) -> Result<Value, DynamoError> {
 
 /// Applies `actions` to `item` (the item as it was before the update, or empty).
 /// Every value is computed from the old item first, then all are written, as DynamoDB does.
-pub(crate) fn apply(item: &Item, actions: &[UpdateAction]) -> Result<Item, DynamoError> {
+pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, DynamoError> {
     enum Change {
         Put(Path, Value),
         Remove(Path),
@@ -60,10 +60,10 @@ pub(crate) fn apply(item: &Item, actions: &[UpdateAction]) -> Result<Item, Dynam
     let mut changes = Vec::with_capacity(actions.len());
     for action in actions {
         match action {
-            UpdateAction::Set(path, value) => changes.push(Change::Put(path.clone(), set_value(item, value)?)),
+            UpdateAction::Set(path, value) => changes.push(Change::Put(path.clone(), set_value(&item, value)?)),
             UpdateAction::Remove(path) => changes.push(Change::Remove(path.clone())),
             UpdateAction::Add(path, value) => {
-                let merged = match (resolve(item, path), value) {
+                let merged = match (resolve(&item, path), value) {
                     (None, v @ (Value::N(_) | Value::SS(_) | Value::NS(_) | Value::BS(_))) => v.clone(),
                     (Some(Value::N(a)), Value::N(b)) => Value::N(a.add(b)?),
                     (Some(Value::SS(a)), Value::SS(b)) => Value::SS(a.union(b).cloned().collect()),
@@ -74,7 +74,7 @@ pub(crate) fn apply(item: &Item, actions: &[UpdateAction]) -> Result<Item, Dynam
                 changes.push(Change::Put(path.clone(), merged));
             }
             UpdateAction::Delete(path, value) => {
-                let remaining = match (resolve(item, path), value) {
+                let remaining = match (resolve(&item, path), value) {
                     (None, Value::SS(_) | Value::NS(_) | Value::BS(_)) => continue,
                     (Some(Value::SS(a)), Value::SS(b)) => {
                         let rest: std::collections::BTreeSet<_> = a.difference(b).cloned().collect();
@@ -97,7 +97,7 @@ pub(crate) fn apply(item: &Item, actions: &[UpdateAction]) -> Result<Item, Dynam
             }
         }
     }
-    let mut out = item.clone();
+    let mut out = item;
     // List elements are removed from the highest index down, so earlier removals do not shift later ones.
     let mut removals: Vec<&Path> = Vec::new();
     for change in &changes {

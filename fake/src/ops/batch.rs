@@ -205,17 +205,17 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json) -> Result<Json,
     let mut processed = 0usize;
     let mut unprocessed = Map::new();
     let mut capacities = Vec::new();
-    for (name, table_plans) in &plans {
+    for (name, table_plans) in &mut plans {
         let mut left = Vec::new();
         let mut units = Halves::default();
-        for (json, plan) in table_plans {
+        for (json, plan) in table_plans.iter_mut() {
             if budget.is_some_and(|budget| processed >= budget) {
                 left.push((*json).clone());
                 continue;
             }
             processed += 1;
             let outcome = plan.execute(engine)?;
-            let size = outcome.new.as_ref().map_or(0, item_size).max(outcome.old.as_ref().map_or(0, item_size));
+            let size = outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size));
             units = units.plus(Halves::write(size));
         }
         if !left.is_empty() {

@@ -20,7 +20,7 @@ fn attributes(out: &mut Json, item: &Item) {
 
 /// PutItem.
 pub(crate) fn put_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
-    let plan = WritePlan::prepare_request(engine, "Put", body)?;
+    let mut plan = WritePlan::prepare_request(engine, "Put", body)?;
     let outcome = plan.execute(engine)?;
     let mut out = Json::Object(Map::new());
     if choice(body, "ReturnValues", "NONE") == "ALL_OLD"
@@ -28,14 +28,14 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoE
     {
         attributes(&mut out, old);
     }
-    let size = outcome.new.as_ref().map_or(0, item_size).max(outcome.old.as_ref().map_or(0, item_size));
+    let size = outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size));
     capacity::attach(body, &mut out, &plan.table, Halves::write(size));
     Ok(out)
 }
 
 /// DeleteItem.
 pub(crate) fn delete_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
-    let plan = WritePlan::prepare_request(engine, "Delete", body)?;
+    let mut plan = WritePlan::prepare_request(engine, "Delete", body)?;
     let outcome = plan.execute(engine)?;
     let mut out = Json::Object(Map::new());
     if choice(body, "ReturnValues", "NONE") == "ALL_OLD"
@@ -49,7 +49,7 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json) -> Result<Json, Dyna
 
 /// UpdateItem.
 pub(crate) fn update_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
-    let plan = WritePlan::prepare_request(engine, "Update", body)?;
+    let mut plan = WritePlan::prepare_request(engine, "Update", body)?;
     let outcome = plan.execute(engine)?;
     let mut out = Json::Object(Map::new());
     let paths: Vec<Path> = match &plan.kind {
@@ -66,7 +66,7 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json) -> Result<Json, Dyna
     };
     let empty = Item::new();
     let old = outcome.old.as_ref().unwrap_or(&empty);
-    let new = outcome.new.as_ref().unwrap_or(&empty);
+    let new = plan.current(engine).unwrap_or(&empty);
     match choice(body, "ReturnValues", "NONE") {
         "ALL_OLD" => attributes(&mut out, old),
         "ALL_NEW" => attributes(&mut out, new),

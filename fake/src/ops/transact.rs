@@ -92,8 +92,8 @@ fn write(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
         );
         return Err(DynamoError::transaction_canceled(message).with("CancellationReasons", Json::Array(reasons)));
     }
-    for (plan, outcome) in plans.iter().zip(&outcomes) {
-        plan.apply(engine, outcome);
+    for (plan, staged) in plans.iter_mut().zip(outcomes) {
+        plan.apply(engine, staged);
     }
     Ok(Json::Object(Map::new()))
 }

@@ -47,13 +47,16 @@ pub(crate) enum Failure {
     Invalid(DynamoError),
 }
 
-/// The result of evaluating a write against the current state.
+/// What a write did: the item it replaced or removed, and the size of the item it left.
 #[derive(Debug, Clone)]
 pub(crate) struct Outcome {
     pub(crate) old: Option<Item>,
-    /// The item after the write; `None` when it is deleted.
-    pub(crate) new: Option<Item>,
+    pub(crate) new_size: usize,
 }
+
+/// A write that passed its condition and is ready to apply: for an update, the item it computed.
+#[derive(Debug, Clone)]
+pub(crate) struct Staged(Option<Item>);
 
 /// Reads the condition of a write request (ConditionExpression).
 pub(crate) fn read_condition(body: &Json, ctx: &mut ExprContext) -> Result<Option<Condition>, DynamoError> {
@@ -155,7 +158,7 @@ impl WritePlan {
     }
 
     /// Evaluates the write against the current item, without changing anything.
-    pub(crate) fn evaluate(&self, engine: &Engine) -> Result<Outcome, Failure> {
+    pub(crate) fn evaluate(&self, engine: &Engine) -> Result<Staged, Failure> {
         let table = engine.table(&self.table).map_err(Failure::Invalid)?;
         let old = table.items.get(&self.key);
         if let Some(condition) = &self.condition {
@@ -165,51 +168,44 @@ impl WritePlan {
                 return Err(Failure::Condition(shown));
             }
         }
-        let new = match &self.kind {
-            WriteKind::Put(item) => Some(item.clone()),
-            WriteKind::Delete => None,
-            WriteKind::Check => old.cloned(),
-            WriteKind::Update(actions) => {
-                let base = old.cloned().unwrap_or_else(|| self.key_item.clone());
-                let updated = update::apply(&base, actions).map_err(|error| match self.legacy_updates {
-                    true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
-                    false => Failure::Invalid(error),
-                })?;
-                if item_size(&updated) > MAX_ITEM_BYTES {
-                    return Err(Failure::Invalid(DynamoError::validation(
-                        "Item size to update has exceeded the maximum allowed size",
-                    )));
-                }
-                table.item_key(&updated).map_err(Failure::Invalid)?;
-                Some(updated)
-            }
-        };
-        Ok(Outcome { old: old.cloned(), new })
+        let WriteKind::Update(actions) = &self.kind else { return Ok(Staged(None)) };
+        let base = old.cloned().unwrap_or_else(|| self.key_item.clone());
+        let updated = update::apply(base, actions).map_err(|error| match self.legacy_updates {
+            true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
+            false => Failure::Invalid(error),
+        })?;
+        if item_size(&updated) > MAX_ITEM_BYTES {
+            return Err(Failure::Invalid(DynamoError::validation(
+                "Item size to update has exceeded the maximum allowed size",
+            )));
+        }
+        table.check_index_keys(&updated).map_err(Failure::Invalid)?;
+        Ok(Staged(Some(updated)))
     }
 
-    /// Applies an evaluated write.
-    pub(crate) fn apply(&self, engine: &mut Engine, outcome: &Outcome) {
-        if matches!(self.kind, WriteKind::Check) {
-            return;
-        }
-        let Ok(table) = engine.table_mut(&self.table) else { return };
-        match &outcome.new {
+    /// Applies an evaluated write, moving its item into the table; returns what it replaced.
+    pub(crate) fn apply(&mut self, engine: &mut Engine, staged: Staged) -> Outcome {
+        let Ok(table) = engine.table_mut(&self.table) else { return Outcome { old: None, new_size: 0 } };
+        let new = match (&mut self.kind, staged.0) {
+            (WriteKind::Check, _) => return Outcome { old: None, new_size: 0 },
+            (WriteKind::Delete, _) => None,
+            (WriteKind::Put(item), _) => Some(std::mem::take(item)),
+            (WriteKind::Update(_), updated) => updated,
+        };
+        match new {
             Some(item) => {
-                table.put(self.key.clone(), item.clone());
+                let new_size = item_size(&item);
+                let old = table.put(self.key.clone(), item);
+                Outcome { old, new_size }
             }
-            None => {
-                table.remove(&self.key);
-            }
+            None => Outcome { old: table.remove(&self.key), new_size: 0 },
         }
     }
 
     /// Evaluates and applies a single write, turning a failure into DynamoDB's error.
-    pub(crate) fn execute(&self, engine: &mut Engine) -> Result<Outcome, DynamoError> {
+    pub(crate) fn execute(&mut self, engine: &mut Engine) -> Result<Outcome, DynamoError> {
         match self.evaluate(engine) {
-            Ok(outcome) => {
-                self.apply(engine, &outcome);
-                Ok(outcome)
-            }
+            Ok(staged) => Ok(self.apply(engine, staged)),
             Err(Failure::Invalid(error)) => Err(error),
             Err(Failure::Condition(item)) => {
                 let error = DynamoError::conditional_check_failed();
@@ -219,5 +215,10 @@ impl WritePlan {
                 })
             }
         }
+    }
+
+    /// The item at this write's key now.
+    pub(crate) fn current<'e>(&self, engine: &'e Engine) -> Option<&'e Item> {
+        engine.tables.get(&self.table)?.items.get(&self.key)
     }
 }
