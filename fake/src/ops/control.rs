@@ -46,7 +46,10 @@ fn projection(json: Option<&Json>) -> Projection {
 
 fn throughput(json: Option<&Json>) -> Option<(i64, i64)> {
     let t = json?;
-    Some((crate::validate::as_integer(t.get("ReadCapacityUnits")?)?, crate::validate::as_integer(t.get("WriteCapacityUnits")?)?))
+    Some((
+        crate::validate::as_integer(t.get("ReadCapacityUnits")?)?,
+        crate::validate::as_integer(t.get("WriteCapacityUnits")?)?,
+    ))
 }
 
 pub(crate) fn build_index(
