@@ -19,7 +19,7 @@ use aws_smithy_runtime_api::http::StatusCode;
 use aws_smithy_types::body::SdkBody;
 
 use crate::clock::FakeClock;
-use crate::fake::{FakeDynamoDb, Reply};
+use crate::fake::{Call, FakeDynamoDb, Reply};
 
 /// The fake as the SDK's HTTP client. Give it to `aws_sdk_dynamodb::Config::builder().http_client(..)`
 /// to use the fake with a configuration of your own.
@@ -56,25 +56,27 @@ impl HttpConnector for FakeHttpClient {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let target = request.headers().get("x-amz-target").unwrap_or("");
         let operation = target.strip_prefix("DynamoDB_20120810.").unwrap_or(target).to_owned();
-        let body = request.body().bytes().unwrap_or_default().to_vec();
-        let drawn = self.fake.draw_faults(&operation, &body, self.name.as_deref());
-        match drawn.latency {
-            None => HttpConnectorFuture::ready(http_response(self.fake.answer(
-                &operation,
-                &body,
-                self.name.as_deref(),
-                &drawn,
-            ))),
-            Some(latency) => {
-                let fake = self.fake.clone();
-                let name = self.name.clone();
-                let sleep = fake.shared.clock.sleep(latency);
-                HttpConnectorFuture::new(async move {
-                    sleep.await;
-                    http_response(fake.answer(&operation, &body, name.as_deref(), &drawn))
-                })
-            }
+        let signed = request.headers().get("authorization").is_some();
+        let body = request.body().bytes().unwrap_or_default();
+        let drawn = self.fake.draw_faults(&operation, body, self.name.as_deref());
+        if drawn.latency.is_none() && drawn.response_delay.is_none() {
+            let call = Call { operation: &operation, body, client: self.name.as_deref(), signed };
+            return HttpConnectorFuture::ready(http_response(self.fake.answer(&call, &drawn)));
         }
+        let fake = self.fake.clone();
+        let name = self.name.clone();
+        let body = body.to_vec();
+        HttpConnectorFuture::new(async move {
+            if let Some(latency) = drawn.latency {
+                fake.shared.clock.sleep(latency).await;
+            }
+            let call = Call { operation: &operation, body: &body, client: name.as_deref(), signed };
+            let reply = fake.answer(&call, &drawn);
+            if let Some(delay) = drawn.response_delay {
+                fake.shared.clock.sleep(delay).await;
+            }
+            http_response(reply)
+        })
     }
 }
 

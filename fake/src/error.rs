@@ -7,7 +7,7 @@ use serde_json::{Map, Value as Json};
 #[derive(Debug, Clone, PartialEq)]
 pub struct DynamoError {
     /// The full `__type`, for example `com.amazon.coral.validate#ValidationException`.
-    pub type_name: &'static str,
+    pub type_name: std::borrow::Cow<'static, str>,
     /// The message text, as DynamoDB words it.
     pub message: String,
     /// The HTTP status: 400 for client errors, 500 for server errors.
@@ -18,7 +18,7 @@ pub struct DynamoError {
 
 impl DynamoError {
     fn new(type_name: &'static str, message: impl Into<String>) -> Self {
-        DynamoError { type_name, message: message.into(), status: 400, extra: Map::new() }
+        DynamoError { type_name: type_name.into(), message: message.into(), status: 400, extra: Map::new() }
     }
 
     /// `ValidationException` with the given message.
@@ -98,11 +98,33 @@ impl DynamoError {
         error
     }
 
+    /// An error with any code: the namespace is the one DynamoDB uses for that code.
+    pub fn custom(status: u16, code: &str, message: &str) -> Self {
+        let namespace = match code {
+            "AccessDeniedException"
+            | "UnrecognizedClientException"
+            | "IncompleteSignatureException"
+            | "MissingAuthenticationTokenException"
+            | "InvalidSignatureException"
+            | "SerializationException"
+            | "UnknownOperationException" => "com.amazon.coral.service#",
+            "ValidationException" => "com.amazon.coral.validate#",
+            "ThrottlingException" => "com.amazon.coral.availability#",
+            _ => "com.amazonaws.dynamodb.v20120810#",
+        };
+        DynamoError {
+            type_name: format!("{namespace}{code}").into(),
+            message: message.to_owned(),
+            status,
+            extra: Map::new(),
+        }
+    }
+
     /// The short error code, the text after `#`, as the SDK reports it.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> &str {
         match self.type_name.rfind('#') {
             Some(at) => &self.type_name[at + 1..],
-            None => self.type_name,
+            None => &self.type_name,
         }
     }
 
@@ -115,7 +137,7 @@ impl DynamoError {
     /// The JSON body DynamoDB sends for this error.
     pub fn to_body(&self) -> Json {
         let mut body = Map::new();
-        body.insert("__type".into(), Json::String(self.type_name.to_owned()));
+        body.insert("__type".into(), Json::String(self.type_name.to_string()));
         // DynamoDB spells the member `Message` for the coral service errors and `message` elsewhere.
         let key = if self.type_name.starts_with("com.amazon.coral.service#") { "Message" } else { "message" };
         if !self.message.is_empty() {

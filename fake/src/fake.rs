@@ -112,6 +112,19 @@ impl Default for FakeDynamoDb {
     }
 }
 
+/// One request as it reaches the fake.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Call<'a> {
+    /// The operation, from `X-Amz-Target`.
+    pub(crate) operation: &'a str,
+    /// The JSON body.
+    pub(crate) body: &'a [u8],
+    /// The name of the client that sent it, if it has one.
+    pub(crate) client: Option<&'a str>,
+    /// Whether it carried an `Authorization` header.
+    pub(crate) signed: bool,
+}
+
 /// What the fake answers one request with.
 #[derive(Debug, Clone)]
 pub(crate) enum Reply {
@@ -246,7 +259,7 @@ impl FakeDynamoDb {
     /// Answers one request synchronously, without faults: operation name and JSON body in,
     /// HTTP status and JSON body out. For embedding the engine behind another transport.
     pub fn handle_json(&self, operation: &str, body: &[u8]) -> (u16, Vec<u8>) {
-        match self.answer(operation, body, None, &Drawn::default()) {
+        match self.answer(&Call { operation, body, client: None, signed: false }, &Drawn::default()) {
             Reply::Http { status, body, .. } => (status, body),
             Reply::Lost => (500, Vec::new()),
         }
@@ -263,7 +276,8 @@ impl FakeDynamoDb {
     }
 
     /// Answers a request whose latency (if any) has already been waited out.
-    pub(crate) fn answer(&self, operation: &str, body: &[u8], client: Option<&str>, drawn: &Drawn) -> Reply {
+    pub(crate) fn answer(&self, call: &Call<'_>, drawn: &Drawn) -> Reply {
+        let Call { operation, body, client, signed } = *call;
         let now = self.now();
         let request_id = self.request_id();
         let mut record = RequestRecord {
@@ -275,8 +289,11 @@ impl FakeDynamoDb {
                 .failure
                 .as_ref()
                 .map(|f| f.name().to_owned())
-                .or_else(|| drawn.latency.map(|_| "Latency".to_owned())),
+                .or_else(|| drawn.latency.map(|_| "Latency".to_owned()))
+                .or_else(|| drawn.response_delay.map(|_| "SlowResponse".to_owned())),
             at: now,
+            consistent_read: false,
+            signed,
         };
         let result = self.run(operation, body, now, drawn.failure.as_ref(), &mut record);
         let reply = match (result, &drawn.failure) {
@@ -321,11 +338,13 @@ impl FakeDynamoDb {
             Ok(json) => json,
         };
         record.table = table_of(operation, &json);
+        record.consistent_read = json.get("ConsistentRead").and_then(crate::validate::as_bool).unwrap_or(false);
         let injected = match failure {
             Some(Fault::Throttle) => Some(DynamoError::provisioned_throughput_exceeded()),
             Some(Fault::ThrottlingException) => Some(DynamoError::throttling()),
             Some(Fault::InternalServerError) => Some(DynamoError::internal_server_error()),
             Some(Fault::ResourceNotFound) => Some(DynamoError::resource_not_found()),
+            Some(Fault::Error { status, code, message }) => Some(DynamoError::custom(*status, code, message)),
             _ => None,
         };
         if let Some(error) = injected {

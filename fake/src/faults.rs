@@ -12,8 +12,21 @@ pub enum Fault {
     ThrottlingException,
     /// `InternalServerError` (500, retryable): the request is not applied.
     InternalServerError,
-    /// The answer arrives this much later, on the fake's clock; the request is applied as usual.
+    /// The request reaches the fake this much later, on the fake's clock, and is applied then.
     Latency(Duration),
+    /// The request is applied at once, but its answer arrives this much later, on the fake's
+    /// clock: the write happened well before the client learns of it.
+    SlowResponse(Duration),
+    /// The request is not applied and is answered with this error: a status (400 or 500), an
+    /// error code such as `AccessDeniedException`, and a message. See [`Fault::error`].
+    Error {
+        /// The HTTP status.
+        status: u16,
+        /// The error code, the part of `__type` after `#`.
+        code: String,
+        /// The message.
+        message: String,
+    },
     /// The request is applied, but its response is lost: the client sees a retryable transport
     /// error, and a retry meets the item as the first attempt left it.
     LostResponse,
@@ -27,6 +40,12 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// A client error (status 400) with this code and message, for example
+    /// `Fault::error("AccessDeniedException", "User is not authorized")`.
+    pub fn error(code: &str, message: &str) -> Fault {
+        Fault::Error { status: 400, code: code.to_owned(), message: message.to_owned() }
+    }
+
     /// The name the request log shows for this fault.
     pub fn name(&self) -> &'static str {
         match self {
@@ -34,6 +53,8 @@ impl Fault {
             Fault::ThrottlingException => "ThrottlingException",
             Fault::InternalServerError => "InternalServerError",
             Fault::Latency(_) => "Latency",
+            Fault::SlowResponse(_) => "SlowResponse",
+            Fault::Error { .. } => "Error",
             Fault::LostResponse => "LostResponse",
             Fault::ResourceNotFound => "ResourceNotFound",
             Fault::Unprocessed(_) => "Unprocessed",
@@ -190,7 +211,7 @@ impl FaultSet {
         self.rules.clear();
     }
 
-    /// The faults this request meets: at most one latency and at most one failure.
+    /// The faults this request meets: at most one latency before it, one delay after it, one failure.
     pub(crate) fn draw(&mut self, operation: &str, table: Option<&str>, client: Option<&str>) -> Drawn {
         let mut drawn = Drawn::default();
         for (rule, seen) in &mut self.rules {
@@ -201,8 +222,12 @@ impl FaultSet {
             if *seen <= rule.skip {
                 continue;
             }
-            let is_latency = matches!(rule.fault, Fault::Latency(_));
-            if (is_latency && drawn.latency.is_some()) || (!is_latency && drawn.failure.is_some()) {
+            let taken = match rule.fault {
+                Fault::Latency(_) => drawn.latency.is_some(),
+                Fault::SlowResponse(_) => drawn.response_delay.is_some(),
+                _ => drawn.failure.is_some(),
+            };
+            if taken {
                 continue;
             }
             if !self.rng.chance(rule.per_million) {
@@ -213,6 +238,7 @@ impl FaultSet {
             }
             match &rule.fault {
                 Fault::Latency(d) => drawn.latency = Some(*d),
+                Fault::SlowResponse(d) => drawn.response_delay = Some(*d),
                 other => drawn.failure = Some(other.clone()),
             }
         }
@@ -225,5 +251,6 @@ impl FaultSet {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Drawn {
     pub(crate) latency: Option<Duration>,
+    pub(crate) response_delay: Option<Duration>,
     pub(crate) failure: Option<Fault>,
 }

@@ -16,6 +16,11 @@ pub struct RequestRecord {
     pub client: Option<String>,
     /// The fault injected into this request, if any (for example `LostResponse`).
     pub fault: Option<String>,
-    /// When the fake received it, on its wall clock.
+    /// When the fake applied it, on its wall clock: after any [`Fault::Latency`](crate::Fault)
+    /// before it, before any [`Fault::SlowResponse`](crate::Fault) after it.
     pub at: SystemTime,
+    /// Whether the request asked for a strongly consistent read (`ConsistentRead: true`).
+    pub consistent_read: bool,
+    /// Whether the request was signed (it carried an `Authorization` header).
+    pub signed: bool,
 }

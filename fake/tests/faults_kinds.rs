@@ -154,3 +154,41 @@ async fn after_lets_the_first_requests_through() {
     assert!(put(&client, "c").await.is_err());
     assert!(put(&client, "d").await.is_ok());
 }
+
+#[tokio::test(start_paused = true)]
+async fn slow_response_applies_the_write_before_the_client_hears_of_it() {
+    let fake = setup();
+    fake.inject(FaultRule::new(Fault::SlowResponse(Duration::from_secs(5))).operation("PutItem").times(1));
+    let client = fake.client();
+    let start = fake.now();
+    let writer = tokio::spawn(async move { put(&client, "a").await });
+    tokio::task::yield_now().await;
+    assert!(exists(&fake, "a").await, "the item is there before the answer");
+    assert_eq!(fake.request_log()[0].at, start, "applied at once");
+    writer.await.unwrap().unwrap();
+    assert_eq!(fake.now().duration_since(start).unwrap(), Duration::from_secs(5));
+    assert_eq!(fake.request_log()[0].fault.as_deref(), Some("SlowResponse"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_error_fault_answers_any_code_and_is_not_applied() {
+    let fake = setup();
+    fake.inject(FaultRule::new(Fault::error("AccessDeniedException", "User is not authorized")).times(1));
+    let client = fake.client();
+    let err = client.put_item().table_name("Shop").item("pk", s("a")).send().await.unwrap_err().into_service_error();
+    assert_eq!(err.code(), Some("AccessDeniedException"));
+    assert_eq!(err.message(), Some("User is not authorized"));
+    assert_eq!(fake.request_log().len(), 1, "an access error is not retried");
+    assert!(!exists(&fake, "a").await);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_log_records_consistent_reads_and_signatures() {
+    let fake = setup();
+    let client = fake.client();
+    client.get_item().table_name("Shop").key("pk", s("a")).consistent_read(true).send().await.unwrap();
+    client.get_item().table_name("Shop").key("pk", s("a")).send().await.unwrap();
+    let log = fake.request_log();
+    assert_eq!((log[0].consistent_read, log[1].consistent_read), (true, false));
+    assert!(!log[0].signed, "the fake's own clients do not sign");
+}

@@ -3,7 +3,7 @@
 
 use tokio::runtime::Handle;
 
-use crate::fake::{FakeDynamoDb, Reply};
+use crate::fake::{Call, FakeDynamoDb, Reply};
 
 /// The prefix of every `X-Amz-Target` of DynamoDB.
 const TARGET_PREFIX: &str = "DynamoDB_20120810.";
@@ -18,5 +18,9 @@ pub(super) fn answer(fake: &FakeDynamoDb, runtime: &Handle, target: &str, body: 
         // The sleep is made inside `block_on`, where the runtime's timer is in reach.
         runtime.block_on(async { fake.clock().sleep(latency).await });
     }
-    fake.answer(operation, body, None, &drawn)
+    let reply = fake.answer(&Call { operation, body, client: None, signed: false }, &drawn);
+    if let Some(delay) = drawn.response_delay {
+        runtime.block_on(async { fake.clock().sleep(delay).await });
+    }
+    reply
 }
