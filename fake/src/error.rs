@@ -13,12 +13,12 @@ pub struct DynamoError {
     /// The HTTP status: 400 for client errors, 500 for server errors.
     pub status: u16,
     /// Extra members of the error body.
-    pub extra: Map<String, Json>,
+    pub extra: Option<Box<Map<String, Json>>>,
 }
 
 impl DynamoError {
     fn new(type_name: &'static str, message: impl Into<String>) -> Self {
-        DynamoError { type_name: type_name.into(), message: message.into(), status: 400, extra: Map::new() }
+        DynamoError { type_name: type_name.into(), message: message.into(), status: 400, extra: None }
     }
 
     /// `ValidationException` with the given message.
@@ -116,7 +116,7 @@ impl DynamoError {
             type_name: format!("{namespace}{code}").into(),
             message: message.to_owned(),
             status,
-            extra: Map::new(),
+            extra: None,
         }
     }
 
@@ -130,7 +130,7 @@ impl DynamoError {
 
     /// Adds a member to the error body.
     pub fn with(mut self, key: &str, value: Json) -> Self {
-        self.extra.insert(key.to_owned(), value);
+        self.extra.get_or_insert_with(Default::default).insert(key.to_owned(), value);
         self
     }
 
@@ -143,7 +143,7 @@ impl DynamoError {
         if !self.message.is_empty() {
             body.insert(key.into(), Json::String(self.message.clone()));
         }
-        for (k, v) in &self.extra {
+        for (k, v) in self.extra.iter().flat_map(|extra| extra.iter()) {
             body.insert(k.clone(), v.clone());
         }
         Json::Object(body)
