@@ -48,9 +48,11 @@ impl FakeClock for TokioClock {
     }
 
     fn sleep(&self, duration: Duration) -> Sleep {
-        #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
-        let sleep = tokio::time::sleep(duration);
-        Box::pin(sleep)
+        // The sleep is made when first polled, so the clock may be called outside a runtime.
+        Box::pin(async move {
+            #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
+            tokio::time::sleep(duration).await
+        })
     }
 }
 

@@ -39,7 +39,8 @@ pub struct FakeDynamoDb {
 pub(crate) struct Shared {
     engine: Mutex<Engine>,
     pub(crate) clock: Arc<dyn FakeClock>,
-    log: Mutex<Vec<RequestRecord>>,
+    log: Mutex<std::collections::VecDeque<RequestRecord>>,
+    log_limit: Option<usize>,
     faults: Mutex<FaultSet>,
     sweeps: Mutex<SweepSchedule>,
     request_ids: Mutex<SplitMix>,
@@ -54,6 +55,7 @@ pub struct FakeDynamoDbBuilder {
     seed: u64,
     clock: Option<Arc<dyn FakeClock>>,
     ttl_sweep_interval: Option<Duration>,
+    request_log_limit: Option<usize>,
 }
 
 impl FakeDynamoDbBuilder {
@@ -82,6 +84,13 @@ impl FakeDynamoDbBuilder {
         self
     }
 
+    /// Keeps only the latest `limit` records in the request log (0: none), for a fake that
+    /// serves many requests and is never asked for its log, such as `dynalease-fake serve`.
+    pub fn request_log_limit(mut self, limit: usize) -> Self {
+        self.request_log_limit = Some(limit);
+        self
+    }
+
     /// The fake.
     pub fn build(self) -> FakeDynamoDb {
         let clock: Arc<dyn FakeClock> = match (self.clock, self.start_time) {
@@ -95,7 +104,8 @@ impl FakeDynamoDbBuilder {
             shared: Arc::new(Shared {
                 engine: Mutex::new(Engine::new(self.seed)),
                 clock,
-                log: Mutex::new(Vec::new()),
+                log: Mutex::new(std::collections::VecDeque::new()),
+                log_limit: self.request_log_limit,
                 faults: Mutex::new(FaultSet::new(self.seed)),
                 sweeps: Mutex::new(SweepSchedule::new(now, interval)),
                 request_ids: Mutex::new(SplitMix::new(self.seed ^ 0x05EE_D1D5)),
@@ -221,7 +231,7 @@ impl FakeDynamoDb {
 
     /// Every request answered so far, in order.
     pub fn request_log(&self) -> Vec<RequestRecord> {
-        lock(&self.shared.log).clone()
+        lock(&self.shared.log).iter().cloned().collect()
     }
 
     /// Forgets the requests logged so far.
@@ -307,7 +317,16 @@ impl FakeDynamoDb {
                 request_id,
             },
         };
-        lock(&self.shared.log).push(record);
+        let mut log = lock(&self.shared.log);
+        if let Some(limit) = self.shared.log_limit {
+            while log.len() >= limit.max(1) {
+                log.pop_front();
+            }
+            if limit == 0 {
+                return reply;
+            }
+        }
+        log.push_back(record);
         reply
     }
 

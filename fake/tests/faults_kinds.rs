@@ -192,3 +192,16 @@ async fn the_log_records_consistent_reads_and_signatures() {
     assert_eq!((log[0].consistent_read, log[1].consistent_read), (true, false));
     assert!(!log[0].signed, "the fake's own clients do not sign");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_request_log_limit_keeps_only_the_latest_records() {
+    let fake = FakeDynamoDb::builder().request_log_limit(2).build();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    for pk in ["a", "b", "c"] {
+        put(&client, pk).await.unwrap();
+    }
+    client.get_item().table_name("Shop").key("pk", s("a")).send().await.unwrap();
+    let ops: Vec<_> = fake.request_log().into_iter().map(|r| r.operation).collect();
+    assert_eq!(ops, ["PutItem", "GetItem"]);
+}

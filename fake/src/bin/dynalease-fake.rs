@@ -129,6 +129,8 @@ fn fake(args: &ServeArgs) -> FakeDynamoDb {
     let fake = FakeDynamoDb::builder()
         .seed(args.seed)
         .ttl_sweep_interval(Duration::from_secs(args.ttl_sweep_interval_secs))
+        // Nobody reads the request log of a server; keeping it would grow without bound.
+        .request_log_limit(0)
         .build();
     let faults = [
         (args.throttle_rate, Fault::Throttle),
