@@ -525,6 +525,26 @@ fn the_same_seed_draws_the_same_faults() {
 }
 
 #[test]
+fn ttl_sweeps_run_in_the_server_on_its_real_clock() {
+    let server = Server::start(&["--ttl-sweep-interval-secs", "2"]);
+    create_table(&server, "Shop");
+    let ttl = json!({"TableName": "Shop", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "expires"}});
+    assert_eq!(server.call("UpdateTimeToLive", &ttl).status, 200);
+    // The server runs on the real clock, so the test reads it too.
+    #[allow(clippy::disallowed_methods)]
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let item = json!({"pk": {"S": "gone"}, "expires": {"N": (now - 60).to_string()}});
+    assert_eq!(server.call("PutItem", &json!({"TableName": "Shop", "Item": item})).status, 200);
+    put(&server, "Shop", "kept");
+    assert_eq!(get(&server, "Shop", "gone")["Item"]["pk"]["S"], "gone", "expired but not swept yet");
+    // Waiting for a sweep on a real clock takes real time: one interval and a little more.
+    #[allow(clippy::disallowed_methods)]
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(get(&server, "Shop", "gone"), json!({}));
+    assert_eq!(get(&server, "Shop", "kept")["Item"]["pk"]["S"], "kept");
+}
+
+#[test]
 fn a_get_is_answered_like_dynamodbs_health_check() {
     let server = Server::start(&[]);
     let mut connection = server.connect();
