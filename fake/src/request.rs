@@ -50,7 +50,13 @@ pub(crate) fn expression_context(body: &Json) -> Result<ExprContext, DynamoError
     let mut values = BTreeMap::new();
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeValues") {
         for (placeholder, value) in map {
-            values.insert(placeholder.clone(), Value::from_json(value)?);
+            let value = Value::from_json(value).map_err(|error| {
+                DynamoError::validation(format!(
+                    "ExpressionAttributeValues contains invalid value: {} for key {placeholder}",
+                    error.message
+                ))
+            })?;
+            values.insert(placeholder.clone(), value);
         }
     }
     Ok(ExprContext::new(names, values))

@@ -160,16 +160,13 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
         }
+        let operators = count_operators(self.src, &self.toks, self.language);
+        if operators > MAX_OPERATORS {
+            return Err(self.fail(format!("The expression contains too many operators; operator count: {operators}")));
+        }
         if deepest > MAX_PAREN_DEPTH {
-            let doubled = self.toks.windows(2).any(|w| w[0].kind == Tok::LParen && w[1].kind == Tok::LParen);
-            if doubled {
-                return Err(self.fail("The expression has redundant parentheses;"));
-            }
-            let operators = self.toks.iter().filter(|t| is_operator_token(self.src, t)).count();
-            return Err(self.fail(format!(
-                "The expression contains too many operators; operator count: {}",
-                operators.max(MAX_OPERATORS + 1)
-            )));
+            // With at most 300 operators, so many nested parentheses cannot all be needed.
+            return Err(self.fail("The expression has redundant parentheses;"));
         }
         Ok(())
     }
@@ -388,6 +385,7 @@ impl<'a> Parser<'a> {
         let mut left = self.and()?;
         while self.is_keyword(self.peek(), "OR") {
             self.advance();
+            self.operators += 1;
             let right = self.and()?;
             left = Condition::Or(Box::new(left), Box::new(right));
         }
@@ -398,6 +396,7 @@ impl<'a> Parser<'a> {
         let mut left = self.not()?;
         while self.is_keyword(self.peek(), "AND") {
             self.advance();
+            self.operators += 1;
             let right = self.not()?;
             left = Condition::And(Box::new(left), Box::new(right));
         }
@@ -407,6 +406,7 @@ impl<'a> Parser<'a> {
     fn not(&mut self) -> PResult<Condition> {
         if self.is_keyword(self.peek(), "NOT") {
             self.advance();
+            self.operators += 1;
             let inner = self.not()?;
             return Ok(Condition::Not(Box::new(inner)));
         }
@@ -976,13 +976,30 @@ fn scalar_text(value: &Value) -> String {
     }
 }
 
-fn is_operator_token(src: &str, tok: &Token) -> bool {
-    match tok.kind {
-        Tok::Eq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge | Tok::Plus | Tok::Minus => true,
-        Tok::Ident => {
-            let text = &src[tok.start..tok.end];
-            text.eq_ignore_ascii_case("BETWEEN") || text.eq_ignore_ascii_case("IN")
+/// Counts the operators and functions of a token stream, as the parse would, so that a hopeless
+/// expression is refused before a deep parse: comparisons, BETWEEN, IN, function calls, `+` and
+/// `-`, and in conditions AND, OR and NOT (less the AND that belongs to each BETWEEN).
+fn count_operators(src: &str, toks: &[Token], language: Language) -> usize {
+    let word = |tok: &Token, w: &str| tok.kind == Tok::Ident && src[tok.start..tok.end].eq_ignore_ascii_case(w);
+    let mut count = 0usize;
+    let mut betweens = 0usize;
+    let mut logical = 0usize;
+    for (i, tok) in toks.iter().enumerate() {
+        match tok.kind {
+            Tok::Eq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge | Tok::Plus | Tok::Minus => count += 1,
+            Tok::Ident if language == Language::Condition && word(tok, "BETWEEN") => {
+                count += 1;
+                betweens += 1;
+            }
+            Tok::Ident if language == Language::Condition && word(tok, "IN") => count += 1,
+            Tok::Ident
+                if language == Language::Condition && (word(tok, "AND") || word(tok, "OR") || word(tok, "NOT")) =>
+            {
+                logical += 1
+            }
+            Tok::Ident if toks.get(i + 1).is_some_and(|next| next.kind == Tok::LParen) => count += 1,
+            _ => {}
         }
-        _ => false,
     }
+    count + logical.saturating_sub(betweens)
 }
