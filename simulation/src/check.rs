@@ -4,7 +4,8 @@
 //!   deleted (then they start again at 1).
 //! - **Exclusive beliefs**: no two processes believe they hold the lock at the same instant,
 //!   for pairs of processes whose clocks run at the same rate and which were not paused or
-//!   suspended in between. Beliefs are half-open intervals of global time, from the answer of
+//!   suspended in between, unless the lock item was deleted in between (a deleted lock is free,
+//!   and its holder learns it only at its next renewal). Beliefs are half-open intervals of global time, from the answer of
 //!   the acquire to the moment the process learns that the lease ended (or releases it, or
 //!   crashes).
 //! - **Fencing**: every fenced write that DynamoDB committed carries the highest token granted
@@ -102,7 +103,8 @@ pub struct CheckStats {
     pub grants: usize,
     /// Leases processes believed they held.
     pub beliefs: usize,
-    /// Pairs of beliefs that overlapped but were exempt: different clock rates, or a pause.
+    /// Pairs of beliefs that overlapped but were exempt: different clock rates, a pause, or a
+    /// deletion of the lock item in between.
     pub overlaps_exempt: usize,
     /// Fenced writes that committed.
     pub commits: usize,
@@ -151,6 +153,8 @@ struct Index<'h> {
     stops: BTreeMap<u16, Vec<(Duration, Duration)>>,
     /// Acquires that returned a token: (lock, token) -> ops.
     acquired: BTreeMap<(LockId, u64), Vec<OpId>>,
+    /// When the item of each lock was deleted.
+    deletions: BTreeMap<LockId, Vec<Duration>>,
     end: Duration,
 }
 
@@ -163,6 +167,7 @@ impl<'h> Index<'h> {
         let mut stops: BTreeMap<u16, Vec<(Duration, Duration)>> = BTreeMap::new();
         let mut stopped: BTreeMap<u16, Duration> = BTreeMap::new();
         let mut acquired: BTreeMap<(LockId, u64), Vec<OpId>> = BTreeMap::new();
+        let mut deletions: BTreeMap<LockId, Vec<Duration>> = BTreeMap::new();
         for (idx, entry) in entries.iter().enumerate() {
             match (&entry.event, entry.actor) {
                 (Event::Invoke { op, call }, Actor::Process(process)) => {
@@ -198,6 +203,9 @@ impl<'h> Index<'h> {
                         found.end_idx = Some(idx);
                     }
                 }
+                (Event::Nemesis(Nemesis::DeleteItem(lock)), _) => {
+                    deletions.entry(*lock).or_default().push(entry.at);
+                }
                 (Event::Nemesis(Nemesis::Pause(p) | Nemesis::Suspend(p)), _) => {
                     stopped.insert(p.id, entry.at);
                 }
@@ -212,7 +220,11 @@ impl<'h> Index<'h> {
         for (process, since) in stopped {
             stops.entry(process).or_default().push((since, end));
         }
-        Index { entries, ops, beliefs, stops, acquired, end }
+        Index { entries, ops, beliefs, stops, acquired, deletions, end }
+    }
+
+    fn deleted_within(&self, lock: LockId, from: Duration, to: Duration) -> bool {
+        self.deletions.get(&lock).is_some_and(|times| times.iter().any(|at| *at >= from && *at <= to))
     }
 
     fn stopped_within(&self, process: u16, from: Duration, to: Duration) -> bool {
@@ -221,11 +233,15 @@ impl<'h> Index<'h> {
 
     /// The entries of an operation.
     fn op_entries(&self, op: OpId) -> Vec<usize> {
-        self.ops.get(&op).map(|o| o.complete.into_iter().fold(vec![o.invoke], |mut v, c| {
-            v.push(c);
-            v
-        }))
-        .unwrap_or_default()
+        self.ops
+            .get(&op)
+            .map(|o| {
+                o.complete.into_iter().fold(vec![o.invoke], |mut v, c| {
+                    v.push(c);
+                    v
+                })
+            })
+            .unwrap_or_default()
     }
 
     /// The acquire by `process` that returned `token` for `lock`, at or before entry `before`.
@@ -240,9 +256,11 @@ impl<'h> Index<'h> {
         let mut out = Vec::new();
         if let Event::Granted { lock, token, to } = &self.entries[idx].event {
             // The answer comes after the grant: look for the acquire that completed with it.
-            if let Some(op) = self.acquired.get(&(*lock, *token)).and_then(|ops| {
-                ops.iter().copied().find(|op| self.ops.get(op).is_some_and(|o| o.process == *to))
-            }) {
+            if let Some(op) = self
+                .acquired
+                .get(&(*lock, *token))
+                .and_then(|ops| ops.iter().copied().find(|op| self.ops.get(op).is_some_and(|o| o.process == *to)))
+            {
                 out.extend(self.op_entries(op));
             }
         }
@@ -350,8 +368,8 @@ fn tokens_rise(index: &Index<'_>, report: &mut CheckReport) {
             }
             Event::Granted { lock, token, .. } => {
                 report.stats.grants += 1;
-                let rising = last.get(lock).copied().filter(|&(before, _, _)| *token <= before);
-                if let Some((before, before_idx, good)) = rising {
+                let fallen = last.get(lock).copied().filter(|&(before, _, _)| *token <= before);
+                if let Some((before, before_idx, good)) = fallen {
                     report.violations.push(violation(
                         index,
                         ViolationKind::TokenNotRising,
@@ -385,7 +403,8 @@ fn beliefs_exclusive(index: &Index<'_>, context: &CheckContext, report: &mut Che
                 let (a, b) = (earlier.process.id, later.process.id);
                 let exempt = context.drift(a) != context.drift(b)
                     || index.stopped_within(a, earlier.start, later.start)
-                    || index.stopped_within(b, earlier.start, later.start);
+                    || index.stopped_within(b, earlier.start, later.start)
+                    || index.deleted_within(lock, earlier.start, later.start);
                 if exempt {
                     report.stats.overlaps_exempt += 1;
                     continue;
@@ -462,7 +481,9 @@ fn fencing(index: &Index<'_>, report: &mut CheckReport) {
                         index,
                         ViolationKind::StaleFencedWrite,
                         *lock,
-                        format!("a write with token {token} committed after the lock item was deleted, before any grant"),
+                        format!(
+                            "a write with token {token} committed after the lock item was deleted, before any grant"
+                        ),
                         write,
                         deleted.get(lock).map(|d| vec![*d]).unwrap_or_default(),
                         last_good.get(lock).cloned().unwrap_or_default(),

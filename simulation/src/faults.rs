@@ -245,7 +245,11 @@ impl FaultBounds {
         });
         add(rng, self.throttle_bursts, &mut |rng| {
             let process = if rng.chance_ppm(250_000) { None } else { Some(rng.below(n) as u16) };
-            Some(Fault::Throttle { process, per_million: rng.range(300_000, 950_000) as u32, for_ms: rng.range(2_000, 40_000) })
+            Some(Fault::Throttle {
+                process,
+                per_million: rng.range(300_000, 950_000) as u32,
+                for_ms: rng.range(2_000, 40_000),
+            })
         });
         add(rng, self.table_outages, &mut |rng| Some(Fault::TableOutage { for_ms: rng.range(500, 5_000) }));
         add(rng, self.deletions, &mut |rng| rng.pick(deletable).map(|lock| Fault::DeleteItem { lock: lock.clone() }));

@@ -3,10 +3,15 @@
 //! Every wait of a simulated process (its clock's sleeps, its requests and their answers) passes
 //! the gate of its incarnation: a paused or suspended process makes no progress until it is
 //! resumed, and a crashed one never again.
+//!
+//! The waiters are woken through one `tokio::sync::Notify`, in the order they started to wait.
+//! (A `tokio::sync::watch` channel would not do: it spreads its receivers over several
+//! notifiers chosen at random, so the order in which a resumed process's tasks run, and with
+//! it the whole run, would change from one run to the next.)
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::sync::watch;
+use tokio::sync::Notify;
 
 /// The state of one incarnation of a process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -24,29 +29,41 @@ pub enum RunState {
 /// The gate of one incarnation. Clones share it.
 #[derive(Clone, Debug)]
 pub(crate) struct Gate {
-    state: Arc<watch::Sender<RunState>>,
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    state: Mutex<RunState>,
+    changed: Notify,
 }
 
 impl Gate {
     pub(crate) fn new() -> Self {
-        Gate { state: Arc::new(watch::Sender::new(RunState::Running)) }
+        Gate { inner: Arc::new(Inner { state: Mutex::new(RunState::Running), changed: Notify::new() }) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, RunState> {
+        self.inner.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(crate) fn state(&self) -> RunState {
-        *self.state.borrow()
+        *self.lock()
     }
 
     pub(crate) fn set(&self, state: RunState) {
-        self.state.send_replace(state);
+        *self.lock() = state;
+        self.inner.changed.notify_waiters();
     }
 
     /// Completes once the incarnation runs; never, once it has crashed.
     pub(crate) async fn open(&self) {
-        if self.state() == RunState::Running {
-            return;
+        loop {
+            let changed = self.inner.changed.notified();
+            if self.state() == RunState::Running {
+                return;
+            }
+            changed.await;
         }
-        let mut states = self.state.subscribe();
-        // The sender lives as long as this gate, so the wait ends only when the state is Running.
-        let _ = states.wait_for(|state| *state == RunState::Running).await;
     }
 }

@@ -627,7 +627,11 @@ impl Recorder {
             .collect();
         for (belief, open) in beliefs {
             inner.open_beliefs.remove(&belief);
-            inner.entries.push(Entry { at, actor: Actor::Process(open.process), event: Event::Unheld { belief, why: why() } });
+            inner.entries.push(Entry {
+                at,
+                actor: Actor::Process(open.process),
+                event: Event::Unheld { belief, why: why() },
+            });
         }
     }
 

@@ -287,7 +287,8 @@ mod tests {
 
     #[test]
     fn an_acquire_answer_names_its_lock_and_token() {
-        let body = br#"{"Attributes":{"pk":{"S":"LOCK#leader"},"sk":{"S":"LOCK"},"owner":{"S":"o"},"fence":{"N":"12"}}}"#;
+        let body =
+            br#"{"Attributes":{"pk":{"S":"LOCK#leader"},"sk":{"S":"LOCK"},"owner":{"S":"o"},"fence":{"N":"12"}}}"#;
         assert_eq!(granted_lock(body, "pk"), Some((String::from("leader"), 12)));
         let naive = br#"{"Attributes":{"pk":{"S":"NAIVE#job"},"owner":{"S":"o"},"fence":{"N":"3"}}}"#;
         assert_eq!(granted_lock(naive, "pk"), Some((String::from("job"), 3)));

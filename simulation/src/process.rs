@@ -60,7 +60,8 @@ impl Process {
         let machine = Arc::new(MachineClock::new(shared.clock, spec.clock, shared.start_time));
         let rng = SimRng::derive(shared.seed, &[STREAM_NET, u64::from(id)]);
         let network = Arc::new(Network::new(spec.net, loss_ppm, rng));
-        let mut process = Process { id, spec, machine, network, incarnation: 0, gate: Gate::new(), tasks: Tasks::default() };
+        let mut process =
+            Process { id, spec, machine, network, incarnation: 0, gate: Gate::new(), tasks: Tasks::default() };
         process.boot(shared);
         process
     }

@@ -17,11 +17,18 @@ pub struct RunReport {
     scenario: Scenario,
     history: History,
     check: CheckReport,
+    requests: usize,
 }
 
 impl RunReport {
-    pub(crate) fn new(scenario: Scenario, history: History, check: CheckReport) -> Self {
-        RunReport { scenario, history, check }
+    pub(crate) fn new(scenario: Scenario, history: History, check: CheckReport, requests: usize) -> Self {
+        RunReport { scenario, history, check, requests }
+    }
+
+    /// How many requests DynamoDB (the fake) answered: what a run costs, at some 20 us each
+    /// through the SDK.
+    pub fn requests(&self) -> usize {
+        self.requests
     }
 
     /// The scenario that ran.
@@ -80,9 +87,10 @@ impl RunReport {
         let stats = &self.check.stats;
         let _ = writeln!(
             out,
-            "history: {} entries, {} operations ({ok} ok, {fail} fail, {info} info)",
+            "history: {} entries, {} operations ({ok} ok, {fail} fail, {info} info), {} DynamoDB requests",
             self.history.entries().len(),
-            ok + fail + info
+            ok + fail + info,
+            self.requests
         );
         let failed = |kind| self.violations().iter().any(|v| v.kind == kind);
         let verdict = |kind| if failed(kind) { "VIOLATED" } else { "ok" };
@@ -91,13 +99,15 @@ impl RunReport {
         let _ = writeln!(out, "  tokens rise        {} ({} grants)", verdict(K::TokenNotRising), stats.grants);
         let _ = writeln!(
             out,
-            "  exclusive beliefs  {} ({} leases believed, {} overlaps exempt: drift or pause)",
+            "  exclusive beliefs  {} ({} leases believed, {} overlaps exempt: drift, pause or deletion)",
             verdict(K::OverlappingBeliefs),
             stats.beliefs,
             stats.overlaps_exempt
         );
-        let _ = writeln!(out, "  fencing            {} ({} fenced commits)", verdict(K::StaleFencedWrite), stats.commits);
-        let _ = writeln!(out, "  external store     {} ({} writes)", verdict(K::StoreAcceptedLower), stats.store_writes);
+        let _ =
+            writeln!(out, "  fencing            {} ({} fenced commits)", verdict(K::StaleFencedWrite), stats.commits);
+        let _ =
+            writeln!(out, "  external store     {} ({} writes)", verdict(K::StoreAcceptedLower), stats.store_writes);
         let liveness = match (stats.takeover, self.crashed_for_liveness()) {
             (Some(took), _) => format!(
                 "{} (taken over {} after the crash, bound {})",
@@ -161,8 +171,9 @@ impl RunReport {
                     || concerns(entry).is_some_and(|p| violation.processes.contains(&p))
                     || matches!(
                         entry.event,
-                        Event::Nemesis(Nemesis::TableOutage | Nemesis::TableBack | Nemesis::Throttle { process: None, .. })
-                            | Event::Phase(_)
+                        Event::Nemesis(
+                            Nemesis::TableOutage | Nemesis::TableBack | Nemesis::Throttle { process: None, .. }
+                        ) | Event::Phase(_)
                     ))
         };
         let lines: Vec<String> = entries.iter().filter(|e| keep(e)).map(|e| timeline.line(e)).collect();

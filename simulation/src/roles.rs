@@ -2,7 +2,8 @@
 //!
 //! - a leader holds a lock for as long as it can (`run_as_leader`) and writes under it with
 //!   `is_held`;
-//! - a store writer does the same, writing to the external store with its fencing token;
+//! - a store writer tries its lock now and then, and while it holds it writes to the external
+//!   store with its fencing token;
 //! - a one-shot job wakes now and then, waits for its lock at most a little longer than a lease,
 //!   writes, and releases;
 //! - a try-loop tries its lock on its own schedule and writes when it gets it.
@@ -22,12 +23,15 @@ pub enum Role {
         /// Between two writes.
         write_every_ms: u64,
     },
-    /// Leads `lock` and writes to the external store with its fencing token.
+    /// Every while (up to `every_ms_max`), tries `lock` once; on success writes `writes` times
+    /// to the external store with its fencing token, and releases.
     StoreWriter {
         /// The lock.
         lock: String,
-        /// Between two writes.
-        write_every_ms: u64,
+        /// The longest pause between two tries.
+        every_ms_max: u64,
+        /// How many store writes one hold makes.
+        writes: u32,
     },
     /// Every while (up to `every_ms_max`), acquires `lock` waiting at most `timeout_ms`, makes
     /// `writes` fenced writes and releases.
@@ -78,10 +82,10 @@ impl Workload for Role {
         Box::pin(async move {
             match role {
                 Role::Leader { lock, write_every_ms } => {
-                    ctx.lead(&lock, move |ctx, held| write_while_held(ctx, held, write_every_ms, false)).await;
+                    ctx.lead(&lock, move |ctx, held| write_while_held(ctx, held, write_every_ms)).await;
                 }
-                Role::StoreWriter { lock, write_every_ms } => {
-                    ctx.lead(&lock, move |ctx, held| write_while_held(ctx, held, write_every_ms, true)).await;
+                Role::StoreWriter { lock, every_ms_max, writes } => {
+                    store_writer(ctx, &lock, every_ms_max, writes).await
                 }
                 Role::Job { lock, every_ms_max, timeout_ms, writes } => {
                     job(ctx, &lock, every_ms_max, timeout_ms, writes).await;
@@ -92,8 +96,8 @@ impl Workload for Role {
     }
 }
 
-/// Writes every `every_ms` until the lease ends.
-async fn write_while_held(ctx: ProcessCtx, held: Held, every_ms: u64, to_store: bool) {
+/// Makes a fenced write every `every_ms` until the lease ends.
+async fn write_while_held(ctx: ProcessCtx, held: Held, every_ms: u64) {
     let ended = held.ended();
     loop {
         tokio::select! {
@@ -101,11 +105,29 @@ async fn write_while_held(ctx: ProcessCtx, held: Held, every_ms: u64, to_store: 
             () = ended.cancelled() => return,
             () = ctx.sleep(Duration::from_millis(every_ms)) => {}
         }
-        if to_store {
+        ctx.fenced_write(&held).await;
+    }
+}
+
+async fn store_writer(ctx: ProcessCtx, lock: &str, every_ms_max: u64, writes: u32) {
+    let mut rng = ctx.rng();
+    let step = ctx.lease() / 4;
+    loop {
+        ctx.sleep(Duration::from_millis(rng.range(every_ms_max / 4, every_ms_max))).await;
+        let Some(held) = ctx.try_acquire(lock).await else { continue };
+        let ended = held.ended();
+        for _ in 0..writes {
+            if ended.is_cancelled() {
+                break;
+            }
             ctx.store_write(&held).await;
-        } else {
-            ctx.fenced_write(&held).await;
+            tokio::select! {
+                biased;
+                () = ended.cancelled() => {}
+                () = ctx.sleep(step) => {}
+            }
         }
+        ctx.release(held).await;
     }
 }
 

@@ -89,8 +89,8 @@ impl Default for Config {
             processes: 5,
             duration_ms: 600_000,
             lock: LockKind::Library,
-            lease_ms_min: 15_000,
-            lease_ms_max: 30_000,
+            lease_ms_min: 30_000,
+            lease_ms_max: 60_000,
             skew_ms_max: 30_000,
             drift_ppm_max: 500,
             latency_ms_max: 20,
@@ -180,8 +180,11 @@ impl Scenario {
             .map(|id| {
                 let mut rng = SimRng::derive(seed, &[STREAM_PROCESS, u64::from(id)]);
                 let offset_ms = rng.signed(config.skew_ms_max);
-                let drift_ppm =
-                    if drift && rng.chance_ppm(500_000) { rng.signed(u64::from(config.drift_ppm_max)) as i32 } else { 0 };
+                let drift_ppm = if drift && rng.chance_ppm(500_000) {
+                    rng.signed(u64::from(config.drift_ppm_max)) as i32
+                } else {
+                    0
+                };
                 let uptime_ms = rng.range(3_600_000, 30 * 24 * 3_600_000);
                 let min = rng.range(1, 3.min(config.latency_ms_max.max(1)));
                 let max = rng.range(min, config.latency_ms_max.max(min));
@@ -271,6 +274,13 @@ impl Scenario {
         self.safety_ms + 2 * self.lease_ms
     }
 
+    /// Whether the run is long enough for the liveness test after the heal: two leases to
+    /// settle, the takeover bound, and a margin; and whether it has a lock with two leaders.
+    pub fn checks_liveness(&self) -> bool {
+        let needed = self.liveness_crash_ms() + self.takeover_bound().as_millis() as u64 + 5_000;
+        self.liveness_lock().is_some() && needed <= self.duration_ms
+    }
+
     /// The lock whose holder the liveness phase crashes: the leader lock, if at least two
     /// processes lead it.
     pub fn liveness_lock(&self) -> Option<&'static str> {
@@ -322,11 +332,7 @@ impl Scenario {
             *kinds.entry(fault.fault.kind()).or_default() += 1;
         }
         let counts: Vec<String> = kinds.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
-        let _ = writeln!(
-            out,
-            "  faults: {}",
-            if counts.is_empty() { String::from("none") } else { counts.join(", ") }
-        );
+        let _ = writeln!(out, "  faults: {}", if counts.is_empty() { String::from("none") } else { counts.join(", ") });
         out
     }
 }
@@ -357,7 +363,9 @@ impl RoleKind {
         let poll_ms = (lease_ms / 3).min(10_000);
         match self {
             RoleKind::Leader => Role::Leader { lock: LEADER_LOCK.to_owned(), write_every_ms: lease_ms / 2 },
-            RoleKind::StoreWriter => Role::StoreWriter { lock: LEDGER_LOCK.to_owned(), write_every_ms: lease_ms / 2 },
+            RoleKind::StoreWriter => {
+                Role::StoreWriter { lock: LEDGER_LOCK.to_owned(), every_ms_max: 4 * lease_ms, writes: 3 }
+            }
             RoleKind::Job => Role::Job {
                 lock: JOB_LOCK.to_owned(),
                 every_ms_max: 6 * lease_ms,
@@ -374,12 +382,16 @@ impl RoleKind {
 fn fault_strategy() -> impl Strategy<Value = (u32, Fault)> {
     let process = 0u16..64;
     let fault = prop_oneof![
-        (process.clone(), 1_000u64..60_000).prop_map(|(process, restart_after_ms)| Fault::Crash { process, restart_after_ms }),
+        (process.clone(), 1_000u64..60_000)
+            .prop_map(|(process, restart_after_ms)| Fault::Crash { process, restart_after_ms }),
         (process.clone(), 1_000u64..60_000).prop_map(|(process, for_ms)| Fault::Pause { process, for_ms }),
         (process.clone(), 1_000u64..60_000).prop_map(|(process, for_ms)| Fault::Suspend { process, for_ms }),
         (process.clone(), 1_000u64..35_000).prop_map(|(process, for_ms)| Fault::Partition { process, for_ms }),
-        (process.clone(), 100u64..3_000, 5_000u64..60_000)
-            .prop_map(|(process, extra_ms, for_ms)| Fault::Latency { process, extra_ms, for_ms }),
+        (process.clone(), 100u64..3_000, 5_000u64..60_000).prop_map(|(process, extra_ms, for_ms)| Fault::Latency {
+            process,
+            extra_ms,
+            for_ms
+        }),
         (proptest::option::of(process.clone()), 300_000u32..950_000, 2_000u64..40_000)
             .prop_map(|(process, per_million, for_ms)| Fault::Throttle { process, per_million, for_ms }),
         (500u64..5_000).prop_map(|for_ms| Fault::TableOutage { for_ms }),

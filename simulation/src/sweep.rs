@@ -33,6 +33,8 @@ pub struct SweepReport {
     pub takeovers: u64,
     /// The slowest of them.
     pub slowest_takeover: Duration,
+    /// DynamoDB requests, over all runs.
+    pub requests: u64,
 }
 
 impl SweepReport {
@@ -48,6 +50,7 @@ impl SweepReport {
             config.processes,
             config.duration_ms / 1000
         );
+        let _ = writeln!(out, "  DynamoDB requests: {} ({} per run)", self.requests, self.requests / self.seeds.max(1));
         let _ = writeln!(
             out,
             "  checked: {} grants, {} beliefs, {} fenced commits, {} store writes, {} takeovers (slowest {})",
@@ -65,7 +68,8 @@ impl SweepReport {
                 let _ = writeln!(out, "  violations: {kind}: {runs} runs");
             }
             let shown: Vec<String> = self.failed.iter().take(20).map(u64::to_string).collect();
-            let more = if self.failed.len() > 20 { format!(" and {} more", self.failed.len() - 20) } else { String::new() };
+            let more =
+                if self.failed.len() > 20 { format!(" and {} more", self.failed.len() - 20) } else { String::new() };
             let _ = writeln!(out, "  failing seeds: {}{more}", shown.join(", "));
         }
         out
@@ -97,6 +101,7 @@ pub fn sweep(config: &Config, from: u64, seeds: u64, mut each: impl FnMut(&RunRe
 impl SweepReport {
     fn add(&mut self, run: &RunReport) {
         self.seeds += 1;
+        self.requests += run.requests() as u64;
         let stats = &run.check().stats;
         self.grants += stats.grants as u64;
         self.beliefs += stats.beliefs as u64;

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::history::{Actor, BeliefId, Call, Entry, Event, History, LockId, Nemesis, OpId, Phase, ProcessRef, Unheld, Value};
+use crate::history::{
+    Actor, BeliefId, Call, Entry, Event, History, LockId, Nemesis, OpId, Phase, ProcessRef, Unheld, Value,
+};
 
 /// Renders the entries of a history, with what each operation and belief refers to.
 #[derive(Debug)]

@@ -89,19 +89,20 @@ impl World {
             .start_paused(true)
             .build()
             .expect("a current-thread runtime with paused time");
-        let history = runtime.block_on(drive(&self.scenario));
+        let (history, requests) = runtime.block_on(drive(&self.scenario));
         drop(runtime);
         let verdict = check(&history, &CheckContext::from_scenario(&self.scenario));
-        RunReport::new(self.scenario, history, verdict)
+        RunReport::new(self.scenario, history, verdict, requests)
     }
 }
 
-async fn drive(scenario: &Scenario) -> History {
+async fn drive(scenario: &Scenario) -> (History, usize) {
     fastrand::seed(SimRng::derive(scenario.seed, &[0xFA57]).next_u64());
     let clock = WorldClock::start();
     let recorder = Recorder::new(clock);
     let start_time = start_time();
-    let fake = FakeDynamoDb::builder().seed(scenario.seed).start_time(start_time).ttl_sweep_interval(Duration::ZERO).build();
+    let fake =
+        FakeDynamoDb::builder().seed(scenario.seed).start_time(start_time).ttl_sweep_interval(Duration::ZERO).build();
     fake.create_table(crate::world::TABLE, PARTITION_KEY, Some(SORT_KEY));
     let mut locks: Vec<&str> = scenario.processes.iter().flat_map(|p| p.roles.iter().map(|r| r.lock())).collect();
     locks.sort_unstable();
@@ -143,8 +144,10 @@ async fn drive(scenario: &Scenario) -> History {
         }
     }
     nemesis.schedule(scenario.safety_ms, Action::Heal);
-    nemesis.schedule(scenario.liveness_crash_ms(), Action::LivenessCrash);
-    nemesis.schedule(scenario.duration_ms.max(scenario.liveness_crash_ms()), Action::End);
+    if scenario.checks_liveness() {
+        nemesis.schedule(scenario.liveness_crash_ms(), Action::LivenessCrash);
+    }
+    nemesis.schedule(scenario.duration_ms, Action::End);
 
     while let Some(((at_ms, _), action)) = nemesis.queue.pop_first() {
         clock.sleep_until(Duration::from_millis(at_ms)).await;
@@ -156,7 +159,8 @@ async fn drive(scenario: &Scenario) -> History {
     for process in &mut nemesis.processes {
         process.stop();
     }
-    recorder.finish()
+    let requests = nemesis.shared.fake.request_log().len();
+    (recorder.finish(), requests)
 }
 
 impl Driver {
