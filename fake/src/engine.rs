@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
-use serde_json::Value as Json;
+use crate::json::{Answer, Json};
 
 use crate::error::DynamoError;
 use crate::ops;
@@ -40,8 +40,8 @@ pub(crate) const OPERATIONS: &[&str] = &[
 /// What a transaction's idempotency token remembers.
 #[derive(Debug, Clone)]
 pub(crate) struct TokenEntry {
-    pub(crate) request: Json,
-    pub(crate) response: Result<Json, DynamoError>,
+    pub(crate) request: Json<'static>,
+    pub(crate) response: Result<Answer, DynamoError>,
     pub(crate) at: SystemTime,
 }
 
@@ -73,7 +73,7 @@ impl Engine {
     }
 
     /// Answers one request: the operation name and its parsed JSON body.
-    pub(crate) fn handle(&mut self, operation: &str, body: &Json, now: SystemTime) -> Result<Json, DynamoError> {
+    pub(crate) fn handle(&mut self, operation: &str, body: &Json<'_>, now: SystemTime) -> Result<Answer, DynamoError> {
         validate::check(operation, body)?;
         match operation {
             "CreateTable" => ops::control::create_table(self, body, now),
@@ -114,13 +114,13 @@ impl Engine {
 }
 
 /// The table a request names, for the request log and fault rules.
-pub(crate) fn table_of(operation: &str, body: &Json) -> Option<String> {
+pub(crate) fn table_of(operation: &str, body: &Json<'_>) -> Option<String> {
     if let Some(name) = body.get("TableName").and_then(Json::as_str) {
         return Some(name.to_owned());
     }
     match operation {
         "BatchGetItem" | "BatchWriteItem" => {
-            body.get("RequestItems").and_then(Json::as_object).and_then(|m| m.keys().next().cloned())
+            body.get("RequestItems").and_then(Json::as_object).and_then(|m| m.keys().next().map(str::to_owned))
         }
         "TransactWriteItems" | "TransactGetItems" => {
             let first = body.get("TransactItems")?.as_array()?.first()?.as_object()?;

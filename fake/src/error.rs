@@ -112,12 +112,7 @@ impl DynamoError {
             "ThrottlingException" => "com.amazon.coral.availability#",
             _ => "com.amazonaws.dynamodb.v20120810#",
         };
-        DynamoError {
-            type_name: format!("{namespace}{code}").into(),
-            message: message.to_owned(),
-            status,
-            extra: None,
-        }
+        DynamoError { type_name: format!("{namespace}{code}").into(), message: message.to_owned(), status, extra: None }
     }
 
     /// The short error code, the text after `#`, as the SDK reports it.

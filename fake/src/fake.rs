@@ -4,8 +4,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value as Json;
-
 use crate::clock::{FakeClock, TokioClock};
 use crate::connector::{FakeHttpClient, client_config};
 use crate::engine::{Engine, OPERATIONS, table_of};
@@ -176,6 +174,7 @@ impl FakeDynamoDb {
             "BillingMode": "PAY_PER_REQUEST",
         });
         let now = self.now();
+        let body = crate::json::Json::from(&body);
         if let Err(error) = lock(&self.shared.engine).handle("CreateTable", &body, now) {
             panic!("create_table({name:?}) failed: {error}");
         }
@@ -281,7 +280,7 @@ impl FakeDynamoDb {
         if faults.is_empty() {
             return Drawn::default();
         }
-        let table = serde_json::from_slice::<Json>(body).ok().and_then(|json| table_of(operation, &json));
+        let table = crate::json::from_slice(body).and_then(|json| table_of(operation, &json));
         faults.draw(operation, table.as_deref(), client)
     }
 
@@ -337,7 +336,7 @@ impl FakeDynamoDb {
         now: SystemTime,
         failure: Option<&Fault>,
         record: &mut RequestRecord,
-    ) -> Result<Json, DynamoError> {
+    ) -> Result<crate::json::Answer, DynamoError> {
         // DynamoDB reports a body it cannot read before an unknown target, but an empty body after.
         let parsed = parse_body(body);
         let json = match parsed {

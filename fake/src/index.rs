@@ -10,7 +10,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{Value as Json, json};
+use serde_json::json;
+
+use crate::json::Answer;
 
 use crate::error::DynamoError;
 use crate::partition::{partition_of, tie_of};
@@ -151,7 +153,7 @@ impl Index {
     }
 
     /// The index's entry in DescribeTable.
-    pub(crate) fn describe(&self, table: &Table) -> Json {
+    pub(crate) fn describe(&self, table: &Table) -> Answer {
         let mut projection = serde_json::Map::new();
         match &self.projection {
             Projection::All => {
@@ -174,7 +176,7 @@ impl Index {
         let mut out = json!({
             "IndexName": self.name,
             "KeySchema": self.key.to_json(),
-            "Projection": Json::Object(projection),
+            "Projection": Answer::Object(projection),
             "IndexSizeBytes": size,
             "ItemCount": self.entries.len(),
             "IndexArn": format!("{}/index/{}", table.arn(), self.name),

@@ -11,7 +11,7 @@
 //!
 //! Mixing these with expressions is refused earlier, by [`crate::validate`].
 
-use serde_json::Value as Json;
+use crate::json::Json;
 
 use crate::error::DynamoError;
 use crate::expr::ast::{CmpOp, Condition, Operand, Path, PathElem, SetValue, UpdateAction, UpdateOperand};
@@ -134,14 +134,14 @@ fn invalid(detail: impl std::fmt::Display) -> DynamoError {
     DynamoError::invalid_parameter(detail)
 }
 
-fn read_values(list: Option<&Json>) -> Result<Vec<Value>, DynamoError> {
+fn read_values(list: Option<&Json<'_>>) -> Result<Vec<Value>, DynamoError> {
     match list {
         Some(Json::Array(values)) => values.iter().map(Value::from_json).collect(),
         _ => Ok(Vec::new()),
     }
 }
 
-fn present(object: &Json, member: &str) -> Option<Json> {
+fn present<'a>(object: &Json<'a>, member: &str) -> Option<Json<'a>> {
     object.get(member).filter(|json| !json.is_null()).cloned()
 }
 
@@ -181,7 +181,7 @@ fn check_operator_values(operator: Operator, values: &[Value], check_types: bool
 }
 
 /// Reads a map of conditions (`QueryFilter`, `ScanFilter`, `KeyConditions`), in request order.
-pub(crate) fn read_filter(json: Option<&Json>) -> Result<Option<Vec<LegacyCondition>>, DynamoError> {
+pub(crate) fn read_filter(json: Option<&Json<'_>>) -> Result<Option<Vec<LegacyCondition>>, DynamoError> {
     let Some(Json::Object(map)) = json else {
         return Ok(None);
     };
@@ -194,13 +194,13 @@ pub(crate) fn read_filter(json: Option<&Json>) -> Result<Option<Vec<LegacyCondit
             .and_then(Operator::parse)
             .ok_or_else(|| invalid("ComparisonOperator must not be null"))?;
         check_operator_values(operator, &values, true)?;
-        conditions.push(LegacyCondition { attribute: attribute.clone(), operator, values });
+        conditions.push(LegacyCondition { attribute: attribute.to_owned(), operator, values });
     }
     Ok(Some(conditions))
 }
 
 /// Reads `Expected`, in request order.
-pub(crate) fn read_expected(json: Option<&Json>) -> Result<Option<Vec<LegacyCondition>>, DynamoError> {
+pub(crate) fn read_expected(json: Option<&Json<'_>>) -> Result<Option<Vec<LegacyCondition>>, DynamoError> {
     let Some(Json::Object(map)) = json else {
         return Ok(None);
     };
@@ -234,7 +234,7 @@ pub(crate) fn read_expected(json: Option<&Json>) -> Result<Option<Vec<LegacyCond
                     None => list_values,
                 };
                 check_operator_values(operator, &values, false)?;
-                LegacyCondition { attribute: attribute.clone(), operator, values }
+                LegacyCondition { attribute: attribute.to_owned(), operator, values }
             }
             None if list.is_some() => {
                 return Err(invalid(format_args!(
@@ -257,10 +257,10 @@ pub(crate) fn read_expected(json: Option<&Json>) -> Result<Option<Vec<LegacyCond
                     )));
                 }
                 (true, Some(value)) => {
-                    LegacyCondition { attribute: attribute.clone(), operator: Operator::Eq, values: vec![value] }
+                    LegacyCondition { attribute: attribute.to_owned(), operator: Operator::Eq, values: vec![value] }
                 }
                 (false, None) => {
-                    LegacyCondition { attribute: attribute.clone(), operator: Operator::Null, values: Vec::new() }
+                    LegacyCondition { attribute: attribute.to_owned(), operator: Operator::Null, values: Vec::new() }
                 }
             },
         };
@@ -271,7 +271,7 @@ pub(crate) fn read_expected(json: Option<&Json>) -> Result<Option<Vec<LegacyCond
 
 /// `ConditionalOperator` joins two or more conditions; with fewer it is refused.
 pub(crate) fn check_conditional_operator(
-    body: &Json,
+    body: &Json<'_>,
     conditions: Option<&[LegacyCondition]>,
 ) -> Result<(), DynamoError> {
     let used = body.get("ConditionalOperator").is_some_and(|op| !op.is_null());
@@ -284,7 +284,7 @@ pub(crate) fn check_conditional_operator(
 }
 
 /// The conditions joined by the request's `ConditionalOperator` (AND unless it says OR).
-pub(crate) fn to_condition(body: &Json, conditions: &[LegacyCondition]) -> Option<Condition> {
+pub(crate) fn to_condition(body: &Json<'_>, conditions: &[LegacyCondition]) -> Option<Condition> {
     let or = body.get("ConditionalOperator").and_then(Json::as_str) == Some("OR");
     conditions.iter().map(LegacyCondition::to_condition).reduce(|joined, next| {
         if or {
@@ -296,7 +296,7 @@ pub(crate) fn to_condition(body: &Json, conditions: &[LegacyCondition]) -> Optio
 }
 
 /// Reads `AttributeUpdates` into update actions, with DynamoDB's checks of each action.
-pub(crate) fn read_attribute_updates(json: Option<&Json>) -> Result<Option<Vec<UpdateAction>>, DynamoError> {
+pub(crate) fn read_attribute_updates(json: Option<&Json<'_>>) -> Result<Option<Vec<UpdateAction>>, DynamoError> {
     let Some(Json::Object(map)) = json else {
         return Ok(None);
     };
@@ -304,7 +304,7 @@ pub(crate) fn read_attribute_updates(json: Option<&Json>) -> Result<Option<Vec<U
     for (attribute, update) in map {
         let value = present(update, "Value").map(|v| Value::from_json(&v)).transpose()?;
         let action = update.get("Action").and_then(Json::as_str).unwrap_or("PUT");
-        let path = Path(vec![PathElem::Name(attribute.clone())]);
+        let path = Path(vec![PathElem::Name(attribute.to_owned())]);
         let Some(value) = value else {
             if action != "DELETE" {
                 return Err(invalid("Only DELETE action is allowed when no attribute value is specified"));
@@ -348,7 +348,7 @@ pub(crate) struct LegacyWrite {
 
 impl LegacyWrite {
     /// Reads the legacy members of a write of kind `kind_name` (`Put`, `Update` or `Delete`).
-    pub(crate) fn read(body: &Json, kind_name: &str) -> Result<LegacyWrite, DynamoError> {
+    pub(crate) fn read(body: &Json<'_>, kind_name: &str) -> Result<LegacyWrite, DynamoError> {
         let updates = match kind_name {
             "Update" => read_attribute_updates(body.get("AttributeUpdates"))?,
             _ => None,
@@ -372,11 +372,11 @@ pub(crate) fn update_type_mismatch(error: DynamoError) -> DynamoError {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::json::test_support::json;
 
     use super::*;
 
-    fn filter_error(json: Json) -> String {
+    fn filter_error(json: Json<'_>) -> String {
         read_filter(Some(&json)).unwrap_err().message
     }
 

@@ -32,6 +32,7 @@ mod expr;
 mod fake;
 mod faults;
 mod index;
+mod json;
 mod legacy;
 mod limits;
 mod log;

@@ -3,24 +3,24 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value as Json;
+use crate::json::Json;
 
 use crate::error::DynamoError;
 use crate::expr::context::ExprContext;
 use crate::value::{Item, Value, item_from_json};
 
 /// A string member, if present.
-pub(crate) fn string<'a>(body: &'a Json, key: &str) -> Option<&'a str> {
+pub(crate) fn string<'a>(body: &'a Json<'_>, key: &str) -> Option<&'a str> {
     body.get(key).and_then(Json::as_str)
 }
 
 /// A boolean member, false if absent.
-pub(crate) fn flag(body: &Json, key: &str) -> bool {
+pub(crate) fn flag(body: &Json<'_>, key: &str) -> bool {
     body.get(key).and_then(crate::validate::as_bool).unwrap_or(false)
 }
 
 /// The `TableName` member.
-pub(crate) fn table_name(body: &Json) -> Result<&str, DynamoError> {
+pub(crate) fn table_name<'b>(body: &'b Json<'_>) -> Result<&'b str, DynamoError> {
     string(body, "TableName").ok_or_else(|| {
         DynamoError::validation(
             "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null",
@@ -29,7 +29,7 @@ pub(crate) fn table_name(body: &Json) -> Result<&str, DynamoError> {
 }
 
 /// A map of attribute values (an item or a key); empty if absent.
-pub(crate) fn item(body: &Json, key: &str) -> Result<Item, DynamoError> {
+pub(crate) fn item(body: &Json<'_>, key: &str) -> Result<Item, DynamoError> {
     match body.get(key) {
         None | Some(Json::Null) => Ok(Item::new()),
         Some(json) => item_from_json(json),
@@ -38,12 +38,12 @@ pub(crate) fn item(body: &Json, key: &str) -> Result<Item, DynamoError> {
 
 /// The request's `ExpressionAttributeNames` and `ExpressionAttributeValues`, as a context for its
 /// expressions.
-pub(crate) fn expression_context(body: &Json) -> Result<ExprContext, DynamoError> {
+pub(crate) fn expression_context(body: &Json<'_>) -> Result<ExprContext, DynamoError> {
     let mut names = BTreeMap::new();
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeNames") {
         for (placeholder, name) in map {
             if let Json::String(name) = name {
-                names.insert(placeholder.clone(), name.clone());
+                names.insert(placeholder.to_owned(), name.to_string());
             }
         }
     }
@@ -56,13 +56,13 @@ pub(crate) fn expression_context(body: &Json) -> Result<ExprContext, DynamoError
                     error.message
                 ))
             })?;
-            values.insert(placeholder.clone(), value);
+            values.insert(placeholder.to_owned(), value);
         }
     }
     Ok(ExprContext::new(names, values))
 }
 
 /// A `Return...` enum member, or its default.
-pub(crate) fn choice<'a>(body: &'a Json, key: &str, default: &'a str) -> &'a str {
+pub(crate) fn choice<'a>(body: &'a Json<'_>, key: &str, default: &'a str) -> &'a str {
     string(body, key).unwrap_or(default)
 }

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Map, json};
+
+use crate::json::Answer;
 
 use crate::clock::epoch_timestamp;
 use crate::error::DynamoError;
@@ -64,12 +66,12 @@ impl KeySchema {
         self.attrs().any(|a| a.name == name)
     }
 
-    pub(crate) fn to_json(&self) -> Json {
+    pub(crate) fn to_json(&self) -> Answer {
         let mut out = vec![json!({"AttributeName": self.hash.name, "KeyType": "HASH"})];
         if let Some(range) = &self.range {
             out.push(json!({"AttributeName": range.name, "KeyType": "RANGE"}));
         }
-        Json::Array(out)
+        Answer::Array(out)
     }
 
     /// The key of an item under this schema, if the item has both key attributes with the right types.
@@ -252,14 +254,14 @@ impl Table {
     }
 
     /// DescribeTable's `Table`.
-    pub(crate) fn describe(&self, status: &str) -> Json {
+    pub(crate) fn describe(&self, status: &str) -> Answer {
         let mut out = Map::new();
-        let defs: Vec<Json> = self
+        let defs: Vec<Answer> = self
             .attribute_definitions
             .iter()
             .map(|(name, kind)| json!({"AttributeName": name, "AttributeType": kind.name()}))
             .collect();
-        out.insert("AttributeDefinitions".into(), Json::Array(defs));
+        out.insert("AttributeDefinitions".into(), Answer::Array(defs));
         out.insert("TableName".into(), json!(self.name));
         out.insert("KeySchema".into(), self.key.to_json());
         out.insert("TableStatus".into(), json!(status));
@@ -282,15 +284,15 @@ impl Table {
                 json!({"BillingMode": "PAY_PER_REQUEST", "LastUpdateToPayPerRequestDateTime": epoch_timestamp(self.created)}),
             );
         }
-        let lsis: Vec<Json> =
+        let lsis: Vec<Answer> =
             self.indexes.iter().filter(|i| i.kind == IndexKind::Local).map(|i| i.describe(self)).collect();
         if !lsis.is_empty() {
-            out.insert("LocalSecondaryIndexes".into(), Json::Array(lsis));
+            out.insert("LocalSecondaryIndexes".into(), Answer::Array(lsis));
         }
-        let gsis: Vec<Json> =
+        let gsis: Vec<Answer> =
             self.indexes.iter().filter(|i| i.kind == IndexKind::Global).map(|i| i.describe(self)).collect();
         if !gsis.is_empty() {
-            out.insert("GlobalSecondaryIndexes".into(), Json::Array(gsis));
+            out.insert("GlobalSecondaryIndexes".into(), Answer::Array(gsis));
         }
         if let Some(view) = &self.stream {
             out.insert("StreamSpecification".into(), json!({"StreamEnabled": true, "StreamViewType": view}));
@@ -301,7 +303,7 @@ impl Table {
             out.insert("TableClassSummary".into(), json!({"TableClass": class}));
         }
         out.insert("DeletionProtectionEnabled".into(), json!(self.deletion_protection));
-        Json::Object(out)
+        Answer::Object(out)
     }
 }
 

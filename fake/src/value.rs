@@ -4,7 +4,9 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use aws_smithy_types::base64;
-use serde_json::{Map, Value as Json};
+use serde_json::Map;
+
+use crate::json::{Answer, Json};
 
 use crate::error::DynamoError;
 use crate::number::Number;
@@ -70,7 +72,7 @@ impl Value {
     }
 
     /// Reads an attribute value from its wire JSON, with DynamoDB's checks and messages.
-    pub fn from_json(json: &Json) -> Result<Value, DynamoError> {
+    pub fn from_json(json: &Json<'_>) -> Result<Value, DynamoError> {
         let map = match json {
             Json::Object(map) => map,
             Json::Array(_) => return Err(DynamoError::serialization("Start of list found where not expected")),
@@ -87,7 +89,7 @@ impl Value {
             if member.is_null() {
                 continue;
             }
-            let value = match key.as_str() {
+            let value = match key {
                 "S" => Value::S(expect_string(member, "String")?.to_owned()),
                 "N" => Value::N(parse_number(expect_string(member, "String")?)?),
                 "B" => Value::B(decode_blob(member)?),
@@ -106,7 +108,7 @@ impl Value {
                     };
                     let mut out = BTreeMap::new();
                     for (name, v) in inner {
-                        out.insert(name.clone(), Value::from_json(v)?);
+                        out.insert(name.to_owned(), Value::from_json(v)?);
                     }
                     Value::M(out)
                 }
@@ -200,22 +202,22 @@ impl Value {
     }
 
     /// Writes the value as wire JSON.
-    pub fn to_json(&self) -> Json {
+    pub fn to_json(&self) -> Answer {
         let mut map = Map::with_capacity(1);
         let (key, inner) = match self {
-            Value::S(s) => ("S", Json::String(s.clone())),
-            Value::N(n) => ("N", Json::String(n.to_string())),
-            Value::B(b) => ("B", Json::String(base64::encode(b))),
-            Value::Bool(b) => ("BOOL", Json::Bool(*b)),
-            Value::Null => ("NULL", Json::Bool(true)),
+            Value::S(s) => ("S", Answer::String(s.clone())),
+            Value::N(n) => ("N", Answer::String(n.to_string())),
+            Value::B(b) => ("B", Answer::String(base64::encode(b))),
+            Value::Bool(b) => ("BOOL", Answer::Bool(*b)),
+            Value::Null => ("NULL", Answer::Bool(true)),
             Value::M(m) => ("M", item_to_json(m)),
-            Value::L(l) => ("L", Json::Array(l.iter().map(Value::to_json).collect())),
-            Value::SS(s) => ("SS", Json::Array(s.iter().map(|x| Json::String(x.clone())).collect())),
-            Value::NS(s) => ("NS", Json::Array(s.iter().map(|x| Json::String(x.to_string())).collect())),
-            Value::BS(s) => ("BS", Json::Array(s.iter().map(|x| Json::String(base64::encode(x))).collect())),
+            Value::L(l) => ("L", Answer::Array(l.iter().map(Value::to_json).collect())),
+            Value::SS(s) => ("SS", Answer::Array(s.iter().map(|x| Answer::String(x.clone())).collect())),
+            Value::NS(s) => ("NS", Answer::Array(s.iter().map(|x| Answer::String(x.to_string())).collect())),
+            Value::BS(s) => ("BS", Answer::Array(s.iter().map(|x| Answer::String(base64::encode(x))).collect())),
         };
         map.insert(key.to_owned(), inner);
-        Json::Object(map)
+        Answer::Object(map)
     }
 
     /// Orders two values of the same scalar type as DynamoDB's comparison operators do
@@ -231,22 +233,22 @@ impl Value {
 }
 
 /// Writes an item (or map) as wire JSON.
-pub fn item_to_json(item: &BTreeMap<String, Value>) -> Json {
+pub fn item_to_json(item: &BTreeMap<String, Value>) -> Answer {
     let mut map = Map::with_capacity(item.len());
     for (name, value) in item {
         map.insert(name.clone(), value.to_json());
     }
-    Json::Object(map)
+    Answer::Object(map)
 }
 
 /// Reads an item from wire JSON (a map of attribute values).
-pub fn item_from_json(json: &Json) -> Result<Item, DynamoError> {
+pub fn item_from_json(json: &Json<'_>) -> Result<Item, DynamoError> {
     let Json::Object(map) = json else {
         return Err(wrong_container(json, "map"));
     };
     let mut item = Item::new();
     for (name, value) in map {
-        item.insert(name.clone(), Value::from_json(value)?);
+        item.insert(name.to_owned(), Value::from_json(value)?);
     }
     Ok(item)
 }
@@ -260,25 +262,25 @@ fn parse_number(text: &str) -> Result<Number, DynamoError> {
     Number::parse(text).map_err(|e| e.to_error(text))
 }
 
-fn expect_string<'a>(json: &'a Json, target: &str) -> Result<&'a str, DynamoError> {
+fn expect_string<'a>(json: &'a Json<'_>, target: &str) -> Result<&'a str, DynamoError> {
     match json {
         Json::String(s) => Ok(s),
         other => Err(type_mismatch(other, target)),
     }
 }
 
-fn expect_bool(json: &Json) -> Result<bool, DynamoError> {
+fn expect_bool(json: &Json<'_>) -> Result<bool, DynamoError> {
     crate::validate::as_bool(json).ok_or_else(|| type_mismatch(json, "Boolean"))
 }
 
-fn expect_list(json: &Json) -> Result<&Vec<Json>, DynamoError> {
+fn expect_list<'b, 'a>(json: &'b Json<'a>) -> Result<&'b Vec<Json<'a>>, DynamoError> {
     match json {
         Json::Array(items) => Ok(items),
         other => Err(wrong_container(other, "list")),
     }
 }
 
-fn decode_blob(json: &Json) -> Result<Vec<u8>, DynamoError> {
+fn decode_blob(json: &Json<'_>) -> Result<Vec<u8>, DynamoError> {
     let text = match json {
         Json::String(s) => s,
         other => return Err(type_mismatch(other, "Blob")),
@@ -289,7 +291,7 @@ fn decode_blob(json: &Json) -> Result<Vec<u8>, DynamoError> {
 }
 
 /// The SerializationException DynamoDB answers when a JSON scalar has the wrong type.
-pub fn type_mismatch(json: &Json, target: &str) -> DynamoError {
+pub fn type_mismatch(json: &Json<'_>, target: &str) -> DynamoError {
     let article = if target == "Blob" { "a" } else { "an" };
     match json {
         Json::Bool(_) => {
@@ -311,7 +313,7 @@ pub fn type_mismatch(json: &Json, target: &str) -> DynamoError {
     }
 }
 
-fn wrong_container(json: &Json, expected: &str) -> DynamoError {
+fn wrong_container(json: &Json<'_>, expected: &str) -> DynamoError {
     match json {
         Json::Array(_) => DynamoError::serialization("Start of list found where not expected"),
         Json::Object(_) => DynamoError::serialization("Start of structure or map found where not expected."),
@@ -333,7 +335,7 @@ pub fn java_number_class(n: &serde_json::Number) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::test_support::json;
 
     #[test]
     fn all_ten_types_round_trip() {
@@ -344,16 +346,16 @@ mod tests {
         });
         let parsed = item_from_json(&item).unwrap();
         let back = item_to_json(&parsed);
-        assert_eq!(back["n"], json!({"N": "1.5"}));
-        assert_eq!(back["ss"], json!({"SS": ["a", "b"]}));
-        assert_eq!(back["ns"], json!({"NS": ["9", "10"]}));
-        assert_eq!(back["b"], json!({"B": "AAE="}));
-        assert_eq!(item_from_json(&back).unwrap(), parsed);
+        assert_eq!(back["n"], serde_json::json!({"N": "1.5"}));
+        assert_eq!(back["ss"], serde_json::json!({"SS": ["a", "b"]}));
+        assert_eq!(back["ns"], serde_json::json!({"NS": ["9", "10"]}));
+        assert_eq!(back["b"], serde_json::json!({"B": "AAE="}));
+        assert_eq!(item_from_json(&Json::from(&back)).unwrap(), parsed);
     }
 
     #[test]
     fn invalid_values_get_dynamodb_messages() {
-        let msg = |j: Json| Value::from_json(&j).unwrap_err().message;
+        let msg = |j: Json<'_>| Value::from_json(&j).unwrap_err().message;
         assert_eq!(
             msg(json!({})),
             "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"

@@ -6,7 +6,9 @@
 //! requests and returns the others as `UnprocessedKeys`/`UnprocessedItems`, ready to be sent again.
 //! Writes go through [`WritePlan`], like every other write, so indexes follow.
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Map, json};
+
+use crate::json::{Answer, Json};
 
 use super::capacity::{Halves, describe};
 use super::items::read_projection;
@@ -25,7 +27,7 @@ use crate::value::{Item, item_from_json, item_size, item_to_json};
 /// The most data one BatchGetItem returns; keys past it are returned unprocessed.
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
-fn request_items(body: &Json) -> impl Iterator<Item = (&String, &Json)> {
+fn request_items<'b, 'a>(body: &'b Json<'a>) -> impl Iterator<Item = (&'b str, &'b Json<'a>)> {
     body.get("RequestItems").and_then(Json::as_object).into_iter().flatten()
 }
 
@@ -42,14 +44,14 @@ fn all_throttled() -> DynamoError {
 /// One table of a BatchGetItem, read and checked.
 struct GetTable<'b> {
     name: &'b str,
-    request: &'b Json,
+    request: &'b Json<'b>,
     keys: Vec<Item>,
     projection: Option<Vec<Path>>,
     consistent: bool,
 }
 
 /// BatchGetItem.
-pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let budget = engine.batch_budget.take();
     let mut tables = Vec::new();
     for (name, request) in request_items(body) {
@@ -113,11 +115,14 @@ pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json) -> Result<Json, D
                 items.push(item_to_json(&shown));
             }
         }
-        responses.insert(request.name.to_owned(), Json::Array(items));
+        responses.insert(request.name.to_owned(), Answer::Array(items));
         if !left.is_empty() {
-            let mut again = request.request.as_object().cloned().unwrap_or_default();
-            again.insert("Keys".into(), Json::Array(left));
-            unprocessed.insert(request.name.to_owned(), Json::Object(again));
+            let mut again = match request.request.to_value() {
+                Answer::Object(map) => map,
+                _ => Map::new(),
+            };
+            again.insert("Keys".into(), Answer::Array(left));
+            unprocessed.insert(request.name.to_owned(), Answer::Object(again));
         }
         if let Some(capacity) = describe(body, request.name, units) {
             capacities.push(capacity);
@@ -125,19 +130,19 @@ pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json) -> Result<Json, D
     }
     let mut out = json!({"Responses": responses, "UnprocessedKeys": unprocessed});
     if choice(body, "ReturnConsumedCapacity", "NONE") != "NONE" {
-        out["ConsumedCapacity"] = Json::Array(capacities);
+        out["ConsumedCapacity"] = Answer::Array(capacities);
     }
     Ok(out)
 }
 
 /// One request of a BatchWriteItem, read.
 enum WriteRequest<'b> {
-    Put(&'b Json, Item),
-    Delete(&'b Json, Item),
+    Put(&'b Json<'b>, Item),
+    Delete(&'b Json<'b>, Item),
 }
 
 /// BatchWriteItem.
-pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let budget = engine.batch_budget.take();
     let mut tables: Vec<(&str, Vec<WriteRequest<'_>>)> = Vec::new();
     for (name, requests) in request_items(body) {
@@ -154,10 +159,10 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json) -> Result<Json,
                 read.push(WriteRequest::Delete(request, item_from_json(delete.get("Key").unwrap_or(&Json::Null))?));
             }
         }
-        tables.push((name.as_str(), read));
+        tables.push((name, read));
     }
     validate::check_after_values("BatchWriteItem", body)?;
-    let mut plans: Vec<(&str, Vec<(&Json, WritePlan)>)> = Vec::with_capacity(tables.len());
+    let mut plans: Vec<(&str, Vec<(&Json<'_>, WritePlan)>)> = Vec::with_capacity(tables.len());
     for (name, requests) in &tables {
         let table = engine.table(name)?;
         let mut seen: Vec<PrimaryKey> = Vec::with_capacity(requests.len());
@@ -210,7 +215,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json) -> Result<Json,
         let mut units = Halves::default();
         for (json, plan) in table_plans.iter_mut() {
             if budget.is_some_and(|budget| processed >= budget) {
-                left.push((*json).clone());
+                left.push(json.to_value());
                 continue;
             }
             processed += 1;
@@ -219,7 +224,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json) -> Result<Json,
             units = units.plus(Halves::write(size));
         }
         if !left.is_empty() {
-            unprocessed.insert((*name).to_owned(), Json::Array(left));
+            unprocessed.insert((*name).to_owned(), Answer::Array(left));
         }
         if let Some(capacity) = describe(body, name, units) {
             capacities.push(capacity);
@@ -227,7 +232,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json) -> Result<Json,
     }
     let mut out = json!({"UnprocessedItems": unprocessed});
     if choice(body, "ReturnConsumedCapacity", "NONE") != "NONE" {
-        out["ConsumedCapacity"] = Json::Array(capacities);
+        out["ConsumedCapacity"] = Answer::Array(capacities);
     }
     Ok(out)
 }

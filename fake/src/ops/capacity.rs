@@ -1,6 +1,8 @@
 //! `ConsumedCapacity` in answers, when a request asks for it with `ReturnConsumedCapacity`.
 
-use serde_json::{Value as Json, json};
+use serde_json::json;
+
+use crate::json::{Answer, Json};
 
 use crate::request::choice;
 
@@ -32,7 +34,7 @@ impl Halves {
         Halves(self.0 + other.0)
     }
 
-    fn to_json(self) -> Json {
+    fn to_json(self) -> Answer {
         if self.0 % 2 == 0 {
             json!(self.0 / 2)
         } else {
@@ -42,14 +44,14 @@ impl Halves {
 }
 
 /// Adds `ConsumedCapacity` to an answer when the request asked for it.
-pub(crate) fn attach(body: &Json, out: &mut Json, table: &str, units: Halves) {
+pub(crate) fn attach(body: &Json<'_>, out: &mut Answer, table: &str, units: Halves) {
     if let Some(capacity) = describe(body, table, units) {
         out["ConsumedCapacity"] = capacity;
     }
 }
 
 /// The `ConsumedCapacity` entry of one table, if the request asked for it.
-pub(crate) fn describe(body: &Json, table: &str, units: Halves) -> Option<Json> {
+pub(crate) fn describe(body: &Json<'_>, table: &str, units: Halves) -> Option<Answer> {
     match choice(body, "ReturnConsumedCapacity", "NONE") {
         "TOTAL" => Some(json!({"TableName": table, "CapacityUnits": units.to_json()})),
         "INDEXES" => Some(
@@ -62,11 +64,11 @@ pub(crate) fn describe(body: &Json, table: &str, units: Halves) -> Option<Json> 
 /// The `ConsumedCapacity` of a read of a table or one of its indexes, if the request asked for
 /// it: the total, and with `INDEXES` the table's share and the index's.
 pub(crate) fn describe_read(
-    body: &Json,
+    body: &Json<'_>,
     table: &str,
     table_units: Halves,
     index: Option<(&str, bool, Halves)>,
-) -> Option<Json> {
+) -> Option<Answer> {
     let total = index.map_or(table_units, |(_, _, units)| table_units.plus(units));
     match choice(body, "ReturnConsumedCapacity", "NONE") {
         "TOTAL" => Some(json!({"TableName": table, "CapacityUnits": total.to_json()})),

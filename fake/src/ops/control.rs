@@ -3,7 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
-use serde_json::{Value as Json, json};
+use serde_json::json;
+
+use crate::json::{Answer, Json};
 
 use crate::engine::Engine;
 use crate::error::DynamoError;
@@ -12,7 +14,7 @@ use crate::request::{string, table_name};
 use crate::table::{Billing, KeyAttr, KeySchema, KeyType, Table, TtlSetting};
 use crate::validate;
 
-fn key_schema(json: Option<&Json>, definitions: &[(String, KeyType)]) -> Result<KeySchema, DynamoError> {
+fn key_schema(json: Option<&Json<'_>>, definitions: &[(String, KeyType)]) -> Result<KeySchema, DynamoError> {
     let elements = json.and_then(Json::as_array).cloned().unwrap_or_default();
     let mut attrs = Vec::with_capacity(2);
     for element in &elements {
@@ -30,7 +32,7 @@ fn key_schema(json: Option<&Json>, definitions: &[(String, KeyType)]) -> Result<
     Ok(KeySchema { hash, range: attrs.next() })
 }
 
-fn projection(json: Option<&Json>) -> Projection {
+fn projection(json: Option<&Json<'_>>) -> Projection {
     let kind = json.and_then(|p| p.get("ProjectionType")).and_then(Json::as_str).unwrap_or("ALL");
     match kind {
         "KEYS_ONLY" => Projection::KeysOnly,
@@ -44,7 +46,7 @@ fn projection(json: Option<&Json>) -> Projection {
     }
 }
 
-fn throughput(json: Option<&Json>) -> Option<(i64, i64)> {
+fn throughput(json: Option<&Json<'_>>) -> Option<(i64, i64)> {
     let t = json?;
     Some((
         crate::validate::as_integer(t.get("ReadCapacityUnits")?)?,
@@ -53,7 +55,7 @@ fn throughput(json: Option<&Json>) -> Option<(i64, i64)> {
 }
 
 pub(crate) fn build_index(
-    json: &Json,
+    json: &Json<'_>,
     kind: IndexKind,
     definitions: &[(String, KeyType)],
 ) -> Result<Index, DynamoError> {
@@ -69,7 +71,7 @@ pub(crate) fn build_index(
 }
 
 /// CreateTable.
-pub(crate) fn create_table(engine: &mut Engine, body: &Json, now: SystemTime) -> Result<Json, DynamoError> {
+pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime) -> Result<Answer, DynamoError> {
     let name = table_name(body)?.to_owned();
     let mut definitions = Vec::new();
     for def in body.get("AttributeDefinitions").and_then(Json::as_array).into_iter().flatten() {
@@ -130,7 +132,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json, now: SystemTime) ->
     Ok(json!({ "TableDescription": description }))
 }
 
-fn read_tags(json: Option<&Json>) -> BTreeMap<String, String> {
+fn read_tags(json: Option<&Json<'_>>) -> BTreeMap<String, String> {
     json.and_then(Json::as_array)
         .into_iter()
         .flatten()
@@ -139,7 +141,7 @@ fn read_tags(json: Option<&Json>) -> BTreeMap<String, String> {
 }
 
 /// DeleteTable.
-pub(crate) fn delete_table(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let table = engine.table(name)?;
     if table.deletion_protection {
@@ -153,7 +155,7 @@ pub(crate) fn delete_table(engine: &mut Engine, body: &Json) -> Result<Json, Dyn
 }
 
 /// DescribeTable.
-pub(crate) fn describe_table(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn describe_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let table = engine.tables.get(name).ok_or_else(|| {
         DynamoError::resource_not_found_msg(format!("Requested resource not found: Table: {name} not found"))
@@ -162,7 +164,7 @@ pub(crate) fn describe_table(engine: &mut Engine, body: &Json) -> Result<Json, D
 }
 
 /// ListTables, with `ExclusiveStartTableName` and `Limit` (at most 100 names a page).
-pub(crate) fn list_tables(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn list_tables(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let limit = body.get("Limit").and_then(crate::validate::as_integer).unwrap_or(100).clamp(1, 100) as usize;
     let start = string(body, "ExclusiveStartTableName");
     let names: Vec<&String> =
@@ -186,7 +188,7 @@ enum IndexChange {
 /// UpdateTable: billing mode, throughput, deletion protection, and global secondary indexes
 /// created (and filled from the items already there), deleted, or given new throughput.
 /// Every change is checked before any is applied: a refused request changes nothing.
-pub(crate) fn update_table(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let table = engine.table(name)?;
     let mut requested: Vec<(String, KeyType)> = Vec::new();
@@ -297,7 +299,7 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json) -> Result<Json, Dyn
 }
 
 /// UpdateTimeToLive.
-pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let spec = body.get("TimeToLiveSpecification").cloned().unwrap_or(Json::Null);
     let enabled = spec.get("Enabled").and_then(crate::validate::as_bool).unwrap_or(false);
@@ -319,7 +321,7 @@ pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json) -> Result<Js
 }
 
 /// DescribeTimeToLive.
-pub(crate) fn describe_time_to_live(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn describe_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let table = engine.table(name)?;
     let description = match (&table.ttl.attribute, table.ttl.enabled) {
@@ -330,7 +332,7 @@ pub(crate) fn describe_time_to_live(engine: &mut Engine, body: &Json) -> Result<
 }
 
 /// DescribeLimits.
-pub(crate) fn describe_limits() -> Json {
+pub(crate) fn describe_limits() -> Answer {
     json!({
         "AccountMaxReadCapacityUnits": 80000,
         "AccountMaxWriteCapacityUnits": 80000,
@@ -340,11 +342,11 @@ pub(crate) fn describe_limits() -> Json {
 }
 
 /// DescribeEndpoints.
-pub(crate) fn describe_endpoints(engine: &Engine) -> Json {
+pub(crate) fn describe_endpoints(engine: &Engine) -> Answer {
     json!({ "Endpoints": [ { "Address": format!("dynamodb.{}.amazonaws.com", engine.region), "CachePeriodInMinutes": 1440 } ] })
 }
 
-fn table_of_arn<'a>(engine: &'a mut Engine, body: &Json) -> Result<&'a mut crate::table::Table, DynamoError> {
+fn table_of_arn<'a>(engine: &'a mut Engine, body: &Json<'_>) -> Result<&'a mut crate::table::Table, DynamoError> {
     let arn = string(body, "ResourceArn").unwrap_or_default();
     let name = arn.rsplit_once(":table/").map(|(_, n)| n).unwrap_or_default();
     match engine.tables.get_mut(name) {
@@ -356,7 +358,7 @@ fn table_of_arn<'a>(engine: &'a mut Engine, body: &Json) -> Result<&'a mut crate
 }
 
 /// TagResource.
-pub(crate) fn tag_resource(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn tag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let tags = read_tags(body.get("Tags"));
     let table = table_of_arn(engine, body)?;
     table.tags.extend(tags);
@@ -364,7 +366,7 @@ pub(crate) fn tag_resource(engine: &mut Engine, body: &Json) -> Result<Json, Dyn
 }
 
 /// UntagResource.
-pub(crate) fn untag_resource(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn untag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let keys: Vec<String> = body
         .get("TagKeys")
         .and_then(Json::as_array)
@@ -381,8 +383,8 @@ pub(crate) fn untag_resource(engine: &mut Engine, body: &Json) -> Result<Json, D
 }
 
 /// ListTagsOfResource.
-pub(crate) fn list_tags_of_resource(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn list_tags_of_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let table = table_of_arn(engine, body)?;
-    let tags: Vec<Json> = table.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect();
+    let tags: Vec<Answer> = table.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect();
     Ok(json!({ "Tags": tags }))
 }

@@ -1,6 +1,8 @@
 //! PutItem, GetItem, UpdateItem and DeleteItem.
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Map, json};
+
+use crate::json::{Answer, Json};
 
 use super::capacity::{self, Halves};
 use super::write::WritePlan;
@@ -12,17 +14,17 @@ use crate::expr::project::project;
 use crate::request::{choice, expression_context, flag, item, string, table_name};
 use crate::value::{Item, item_size, item_to_json};
 
-fn attributes(out: &mut Json, item: &Item) {
+fn attributes(out: &mut Answer, item: &Item) {
     if !item.is_empty() {
         out["Attributes"] = item_to_json(item);
     }
 }
 
 /// PutItem.
-pub(crate) fn put_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let mut plan = WritePlan::prepare_request(engine, "Put", body)?;
     let outcome = plan.execute(engine)?;
-    let mut out = Json::Object(Map::new());
+    let mut out = Answer::Object(Map::new());
     if choice(body, "ReturnValues", "NONE") == "ALL_OLD"
         && let Some(old) = &outcome.old
     {
@@ -34,10 +36,10 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoE
 }
 
 /// DeleteItem.
-pub(crate) fn delete_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let mut plan = WritePlan::prepare_request(engine, "Delete", body)?;
     let outcome = plan.execute(engine)?;
-    let mut out = Json::Object(Map::new());
+    let mut out = Answer::Object(Map::new());
     if choice(body, "ReturnValues", "NONE") == "ALL_OLD"
         && let Some(old) = &outcome.old
     {
@@ -48,10 +50,10 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json) -> Result<Json, Dyna
 }
 
 /// UpdateItem.
-pub(crate) fn update_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let mut plan = WritePlan::prepare_request(engine, "Update", body)?;
     let outcome = plan.execute(engine)?;
-    let mut out = Json::Object(Map::new());
+    let mut out = Answer::Object(Map::new());
     let paths: Vec<Path> = match &plan.kind {
         super::write::WriteKind::Update(actions) => actions
             .iter()
@@ -79,7 +81,7 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json) -> Result<Json, Dyna
 }
 
 /// GetItem.
-pub(crate) fn get_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let key_item = item(body, "Key")?;
     crate::validate::check_after_values("GetItem", body)?;
@@ -105,7 +107,7 @@ pub(crate) fn get_item(engine: &mut Engine, body: &Json) -> Result<Json, DynamoE
 
 /// The paths a read projects: `ProjectionExpression`, or the legacy `AttributesToGet`.
 pub(crate) fn read_projection(
-    body: &Json,
+    body: &Json<'_>,
     ctx: &mut crate::expr::context::ExprContext,
 ) -> Result<Option<Vec<Path>>, DynamoError> {
     if let Some(text) = string(body, "ProjectionExpression") {

@@ -7,7 +7,7 @@
 
 use std::ops::Bound;
 
-use serde_json::Value as Json;
+use crate::json::{Answer, Json};
 
 use super::items::read_projection;
 use super::key_condition::{ONE_CONDITION_PER_KEY, RangeCondition, check_count, from_expression};
@@ -27,17 +27,17 @@ use crate::table::{KeyValue, PrimaryKey};
 use crate::validate;
 
 /// A boolean member as DynamoDB reads it, or its default.
-pub(crate) fn flag_or(body: &Json, key: &str, default: bool) -> bool {
+pub(crate) fn flag_or(body: &Json<'_>, key: &str, default: bool) -> bool {
     body.get(key).and_then(validate::as_bool).unwrap_or(default)
 }
 
 /// `Limit`, if given.
-pub(crate) fn limit(body: &Json) -> Option<usize> {
+pub(crate) fn limit(body: &Json<'_>) -> Option<usize> {
     body.get("Limit").and_then(validate::as_integer).map(|n| usize::try_from(n.max(1)).unwrap_or(usize::MAX))
 }
 
 /// Query.
-pub(crate) fn query(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let query_filter = legacy::read_filter(body.get("QueryFilter"))?;
     legacy::check_conditional_operator(body, query_filter.as_deref())?;
@@ -267,7 +267,7 @@ fn within<'k, T: 'k>(
 
 /// `Select: ALL_ATTRIBUTES` needs every attribute, which a global index that does not project
 /// them all cannot give.
-pub(crate) fn check_select_on_global(body: &Json, target: Target<'_>) -> Result<(), DynamoError> {
+pub(crate) fn check_select_on_global(body: &Json<'_>, target: Target<'_>) -> Result<(), DynamoError> {
     if body.get("Select").and_then(Json::as_str) == Some("ALL_ATTRIBUTES")
         && let Some(index) = target.index.filter(|i| i.is_global() && i.projection != Projection::All)
     {

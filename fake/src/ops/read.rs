@@ -12,7 +12,9 @@
 use std::collections::BTreeSet;
 use std::ops::Bound;
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Map, json};
+
+use crate::json::{Answer, Json};
 
 use super::capacity::{Halves, describe_read};
 use crate::error::DynamoError;
@@ -185,7 +187,7 @@ pub(crate) fn table_keys(
 
 /// Reads `ExclusiveStartKey`. Most mistakes in its values are reported as an invalid starting
 /// key; a few (numbers, duplicates in sets) the way DynamoDB reports them anywhere else.
-pub(crate) fn read_start_key(body: &Json) -> Result<Option<Item>, DynamoError> {
+pub(crate) fn read_start_key(body: &Json<'_>) -> Result<Option<Item>, DynamoError> {
     if body.get("ExclusiveStartKey").is_none_or(Json::is_null) {
         return Ok(None);
     }
@@ -327,7 +329,7 @@ pub(crate) enum Shown {
 
 impl Shown {
     /// Reads `Select` with the projection; the combinations were checked by `validate`.
-    pub(crate) fn read(body: &Json, projection: Option<Vec<Path>>, on_index: bool) -> Shown {
+    pub(crate) fn read(body: &Json<'_>, projection: Option<Vec<Path>>, on_index: bool) -> Shown {
         match (body.get("Select").and_then(Json::as_str), projection) {
             (Some("COUNT"), _) => Shown::Count,
             (_, Some(paths)) => Shown::Paths(paths),
@@ -431,10 +433,16 @@ pub(crate) fn read_page<'k>(plan: &PagePlan<'_>, keys: impl Iterator<Item = &'k 
 }
 
 /// The answer to a Query or Scan.
-pub(crate) fn page_response(body: &Json, target: Target<'_>, page: Page, shown: &Shown, consistent: bool) -> Json {
+pub(crate) fn page_response(
+    body: &Json<'_>,
+    target: Target<'_>,
+    page: Page,
+    shown: &Shown,
+    consistent: bool,
+) -> Answer {
     let mut out = Map::new();
     if !matches!(shown, Shown::Count) {
-        out.insert("Items".into(), Json::Array(page.items.iter().map(item_to_json).collect()));
+        out.insert("Items".into(), Answer::Array(page.items.iter().map(item_to_json).collect()));
     }
     out.insert("Count".into(), json!(page.count));
     out.insert("ScannedCount".into(), json!(page.scanned));
@@ -462,7 +470,7 @@ pub(crate) fn page_response(body: &Json, target: Target<'_>, page: Page, shown: 
     if let Some(capacity) = capacity {
         out.insert("ConsumedCapacity".into(), capacity);
     }
-    Json::Object(out)
+    Answer::Object(out)
 }
 
 /// A read costs at least one unit (half of one, eventually consistent), even of nothing.

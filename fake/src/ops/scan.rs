@@ -7,7 +7,7 @@
 
 use std::ops::Bound;
 
-use serde_json::Value as Json;
+use crate::json::{Answer, Json};
 
 use super::items::read_projection;
 use super::query::{check_select_on_global, flag_or, limit};
@@ -26,7 +26,7 @@ use crate::table::PrimaryKey;
 use crate::validate;
 
 /// Scan.
-pub(crate) fn scan(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn scan(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let scan_filter = legacy::read_filter(body.get("ScanFilter"))?;
     legacy::check_conditional_operator(body, scan_filter.as_deref())?;

@@ -4,7 +4,9 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Map, json};
+
+use crate::json::{Answer, Json};
 
 use super::items::read_projection;
 use super::write::{Failure, WritePlan};
@@ -20,7 +22,11 @@ const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
 const ACTIONS: [&str; 4] = ["ConditionCheck", "Put", "Update", "Delete"];
 
 /// TransactWriteItems.
-pub(crate) fn transact_write_items(engine: &mut Engine, body: &Json, now: SystemTime) -> Result<Json, DynamoError> {
+pub(crate) fn transact_write_items(
+    engine: &mut Engine,
+    body: &Json<'_>,
+    now: SystemTime,
+) -> Result<Answer, DynamoError> {
     let token = string(body, "ClientRequestToken").map(str::to_owned);
     if let Some(token) = &token {
         engine.tokens.retain(|_, entry| now.duration_since(entry.at).map_or(true, |age| age < TOKEN_LIFETIME));
@@ -39,18 +45,19 @@ pub(crate) fn transact_write_items(engine: &mut Engine, body: &Json, now: System
             Err(e) => e.code() == "TransactionCanceledException",
         };
         if remember {
-            let entry = TokenEntry { request: body["TransactItems"].clone(), response: response.clone(), at: now };
+            let entry =
+                TokenEntry { request: body["TransactItems"].clone().into_owned(), response: response.clone(), at: now };
             engine.tokens.insert(token, entry);
         }
     }
     response
 }
 
-fn write(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let actions = body.get("TransactItems").and_then(Json::as_array).cloned().unwrap_or_default();
     let mut plans = Vec::with_capacity(actions.len());
     for action in &actions {
-        let Some((kind, member)) = ACTIONS.iter().find_map(|k| action.get(*k).map(|m| (*k, m))) else {
+        let Some((kind, member)) = ACTIONS.iter().find_map(|k| action.get(k).map(|m| (*k, m))) else {
             return Err(DynamoError::validation("TransactItems can only contain one of Check, Put, Update or Delete"));
         };
         plans.push(WritePlan::prepare(engine, kind, member)?);
@@ -90,16 +97,16 @@ fn write(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
             "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",
             codes.join(", ")
         );
-        return Err(DynamoError::transaction_canceled(message).with("CancellationReasons", Json::Array(reasons)));
+        return Err(DynamoError::transaction_canceled(message).with("CancellationReasons", Answer::Array(reasons)));
     }
     for (plan, staged) in plans.iter_mut().zip(outcomes) {
         plan.apply(engine, staged);
     }
-    Ok(Json::Object(Map::new()))
+    Ok(Answer::Object(Map::new()))
 }
 
 /// TransactGetItems.
-pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json) -> Result<Json, DynamoError> {
+pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let actions = body.get("TransactItems").and_then(Json::as_array).cloned().unwrap_or_default();
     let mut reads = Vec::with_capacity(actions.len());
     for action in &actions {

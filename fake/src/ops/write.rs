@@ -1,7 +1,7 @@
 //! A write prepared from a request and checked against the table before it is applied: the one
 //! path that PutItem, UpdateItem, DeleteItem, BatchWriteItem and every action of a transaction take.
 
-use serde_json::Value as Json;
+use crate::json::Json;
 
 use crate::engine::Engine;
 use crate::error::DynamoError;
@@ -59,7 +59,7 @@ pub(crate) struct Outcome {
 pub(crate) struct Staged(Option<Item>);
 
 /// Reads the condition of a write request (ConditionExpression).
-pub(crate) fn read_condition(body: &Json, ctx: &mut ExprContext) -> Result<Option<Condition>, DynamoError> {
+pub(crate) fn read_condition(body: &Json<'_>, ctx: &mut ExprContext) -> Result<Option<Condition>, DynamoError> {
     match string(body, "ConditionExpression") {
         Some(text) => parse_condition(text, "ConditionExpression", ctx).map(Some),
         None => Ok(None),
@@ -69,17 +69,17 @@ pub(crate) fn read_condition(body: &Json, ctx: &mut ExprContext) -> Result<Optio
 impl WritePlan {
     /// Prepares a write from the members of one transaction action.
     /// `kind_name` is `Put`, `Update`, `Delete` or `ConditionCheck`.
-    pub(crate) fn prepare(engine: &Engine, kind_name: &str, body: &Json) -> Result<WritePlan, DynamoError> {
+    pub(crate) fn prepare(engine: &Engine, kind_name: &str, body: &Json<'_>) -> Result<WritePlan, DynamoError> {
         Self::prepare_with(engine, kind_name, body, false)
     }
 
     /// Prepares a PutItem, UpdateItem or DeleteItem request (`kind_name` `Put`, `Update` or
     /// `Delete`), which may also use the legacy `Expected` and `AttributeUpdates`.
-    pub(crate) fn prepare_request(engine: &Engine, kind_name: &str, body: &Json) -> Result<WritePlan, DynamoError> {
+    pub(crate) fn prepare_request(engine: &Engine, kind_name: &str, body: &Json<'_>) -> Result<WritePlan, DynamoError> {
         Self::prepare_with(engine, kind_name, body, true)
     }
 
-    fn prepare_with(engine: &Engine, kind_name: &str, body: &Json, legacy: bool) -> Result<WritePlan, DynamoError> {
+    fn prepare_with(engine: &Engine, kind_name: &str, body: &Json<'_>, legacy: bool) -> Result<WritePlan, DynamoError> {
         let table_name = crate::request::table_name(body)?;
         let put_item = if kind_name == "Put" { Some(item(body, "Item")?) } else { None };
         if let Some(put) = &put_item {

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value as Json};
+use crate::json::{Json, Object};
 
 use super::path::{Path, Step};
 use super::rules;
@@ -32,7 +32,7 @@ impl Violations {
 
     #[cold]
     #[inline(never)]
-    fn push(&mut self, path: &Path<'_>, value: Option<&Json>, constraint: std::fmt::Arguments<'_>) {
+    fn push(&mut self, path: &Path<'_>, value: Option<&Json<'_>>, constraint: std::fmt::Arguments<'_>) {
         if self.full() {
             return;
         }
@@ -59,7 +59,7 @@ impl Violations {
 }
 
 /// Renders a value as the messages quote it: strings bare, lists as `[a, b]`, objects as JSON.
-pub(crate) fn render(json: &Json, out: &mut String) {
+pub(crate) fn render(json: &Json<'_>, out: &mut String) {
     match json {
         Json::Null => out.push_str("null"),
         Json::String(s) => out.push_str(s),
@@ -87,7 +87,7 @@ pub(crate) fn render(json: &Json, out: &mut String) {
 
 /// The integer value of a JSON number as the service reads an `Integer` or `Long`: decimals
 /// are rounded down.
-pub(crate) fn integer_of(json: &Json) -> Option<i128> {
+pub(crate) fn integer_of(json: &Json<'_>) -> Option<i128> {
     let Json::Number(n) = json else { return None };
     if let Some(i) = n.as_i64() {
         Some(i128::from(i))
@@ -112,7 +112,7 @@ pub(crate) fn check_body(body: &Resolved<'_>, input: &StructShape) -> Result<(),
     violations.into_result()
 }
 
-fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Map<String, Json>, shape: &StructShape) {
+fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Object<'_>, shape: &StructShape) {
     for member in shape.members {
         if v.full() {
             return;
@@ -125,7 +125,7 @@ fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Map<String, Json>
     }
 }
 
-fn check_member(v: &mut Violations, path: &Path<'_>, value: Option<&Json>, member: &Member) {
+fn check_member(v: &mut Violations, path: &Path<'_>, value: Option<&Json<'_>>, member: &Member) {
     match value {
         None if member.required => v.push(path, None, format_args!("Member must not be null")),
         None => {}
@@ -133,7 +133,7 @@ fn check_member(v: &mut Violations, path: &Path<'_>, value: Option<&Json>, membe
     }
 }
 
-fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json, shape: &Shape) {
+fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, shape: &Shape) {
     match (shape, json) {
         (Shape::String(rules), Json::String(s)) => check_string(v, path, json, s, rules),
         (Shape::Integer(rules) | Shape::Long(rules), Json::Number(_)) => check_number(v, path, json, rules),
@@ -156,7 +156,7 @@ fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json, shape: &Shape) 
     }
 }
 
-fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json, s: &str, rules: &StringRules) {
+fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, s: &str, rules: &StringRules) {
     if !rules.one_of.is_empty() && !rules.one_of.iter().any(|allowed| same_name(allowed, s)) {
         v.push(path, Some(json), format_args!("Member must satisfy enum value set: [{}]", rules.one_of.join(", ")));
     }
@@ -173,10 +173,10 @@ fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json, s: &str, rules
     }
 }
 
-fn check_number(v: &mut Violations, path: &Path<'_>, json: &Json, rules: &NumberRules) {
+fn check_number(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, rules: &NumberRules) {
     let Some(n) = integer_of(json) else { return };
     // The message quotes the integer the service read, a decimal rounded down.
-    let shown = || Json::from(i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }));
+    let shown = || Json::Number(i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }).into());
     if let Some(min) = rules.min
         && n < i128::from(min)
     {
@@ -189,7 +189,7 @@ fn check_number(v: &mut Violations, path: &Path<'_>, json: &Json, rules: &Number
     }
 }
 
-fn check_len(v: &mut Violations, path: &Path<'_>, json: &Json, len: usize, rules: Len) {
+fn check_len(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, len: usize, rules: Len) {
     let len = len as u64;
     if let Some(min) = rules.min
         && len < min
@@ -203,7 +203,7 @@ fn check_len(v: &mut Violations, path: &Path<'_>, json: &Json, len: usize, rules
     }
 }
 
-fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json, entries: &Map<String, Json>, map: &MapShape) {
+fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Object<'_>, map: &MapShape) {
     check_len(v, path, json, entries.len(), map.len);
     if let Some(keys) = map.keys {
         for key in entries.keys() {

@@ -26,7 +26,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use serde_json::Value as Json;
+use crate::json::Json;
 
 use crate::error::DynamoError;
 use rules::{Object, batch, control, create_table, expressions, items, reads, transact, update_table};
@@ -46,9 +46,9 @@ fn unreadable_body() -> DynamoError {
 /// DynamoDB reports a body that is not JSON before it looks at `X-Amz-Target`, and an empty body
 /// after it: a caller that resolves the target should call this first, report its error at once
 /// unless the body is empty, and otherwise report an unknown target first.
-pub(crate) fn parse_body(body: &[u8]) -> Result<Json, DynamoError> {
-    match serde_json::from_slice::<Json>(body) {
-        Ok(json @ Json::Object(_)) => Ok(json),
+pub(crate) fn parse_body(body: &[u8]) -> Result<Json<'_>, DynamoError> {
+    match crate::json::from_slice(body) {
+        Some(json @ Json::Object(_)) => Ok(json),
         _ => Err(unreadable_body()),
     }
 }
@@ -61,13 +61,13 @@ struct Operation {
     /// table operations of the control plane do.
     table_name_first: bool,
     /// The rules that read no attribute value.
-    rules: fn(&Object) -> Result<(), DynamoError>,
+    rules: fn(&Object<'_>) -> Result<(), DynamoError>,
     /// The rules DynamoDB applies once the attribute values were read.
-    after_values: fn(&Object) -> Result<(), DynamoError>,
+    after_values: fn(&Object<'_>) -> Result<(), DynamoError>,
 }
 
 impl Operation {
-    const fn new(input: &'static StructShape, rules: fn(&Object) -> Result<(), DynamoError>) -> Operation {
+    const fn new(input: &'static StructShape, rules: fn(&Object<'_>) -> Result<(), DynamoError>) -> Operation {
         Operation { input, table_name_first: false, rules, after_values: rules::pass }
     }
 
@@ -76,7 +76,7 @@ impl Operation {
         self
     }
 
-    const fn then_after_values(mut self, after_values: fn(&Object) -> Result<(), DynamoError>) -> Operation {
+    const fn then_after_values(mut self, after_values: fn(&Object<'_>) -> Result<(), DynamoError>) -> Operation {
         self.after_values = after_values;
         self
     }
@@ -138,7 +138,7 @@ fn operation(name: &str) -> Option<&'static Operation> {
 /// Checks a request body for `operation` before the engine reads any attribute value or looks
 /// at any table: member types, member constraints, then the operation's rules that need no
 /// attribute value. An operation the fake does not serve passes; the engine answers it.
-pub(crate) fn check(operation_name: &str, body: &Json) -> Result<(), DynamoError> {
+pub(crate) fn check(operation_name: &str, body: &Json<'_>) -> Result<(), DynamoError> {
     let Some(operation) = operation(operation_name) else {
         return Ok(());
     };
@@ -157,7 +157,7 @@ pub(crate) fn check(operation_name: &str, body: &Json) -> Result<(), DynamoError
 /// expressions: `ReturnValues` of `PutItem`/`DeleteItem`, duplicates in `AttributesToGet`, the
 /// key condition of `Query`, the segments of `Scan`. Call it once [`check`] passed and the
 /// values were read.
-pub(crate) fn check_after_values(operation_name: &str, body: &Json) -> Result<(), DynamoError> {
+pub(crate) fn check_after_values(operation_name: &str, body: &Json<'_>) -> Result<(), DynamoError> {
     match (operation(operation_name), body) {
         (Some(operation), Json::Object(request)) => (operation.after_values)(request),
         _ => Ok(()),
@@ -168,7 +168,7 @@ pub(crate) fn check_after_values(operation_name: &str, body: &Json) -> Result<()
 /// of `BatchGetItem`, or of an action of a transaction: if present, not empty, and keyed by
 /// placeholders (`#name`, `:value`). Call it right before reading the values of
 /// `ExpressionAttributeValues` and parsing the expressions.
-pub(crate) fn check_expression_maps(request: &Json) -> Result<(), DynamoError> {
+pub(crate) fn check_expression_maps(request: &Json<'_>) -> Result<(), DynamoError> {
     match request {
         Json::Object(request) => expressions::check_maps(request),
         _ => Ok(()),
@@ -177,7 +177,7 @@ pub(crate) fn check_expression_maps(request: &Json) -> Result<(), DynamoError> {
 
 /// A boolean member as DynamoDB reads it: `true`/`false`, or a string such as `"TRUE"`,
 /// `"no"` or `"1"` (the type check has refused every other string).
-pub(crate) fn as_bool(json: &Json) -> Option<bool> {
+pub(crate) fn as_bool(json: &Json<'_>) -> Option<bool> {
     match json {
         Json::Bool(b) => Some(*b),
         Json::String(s) => types::text_as_bool(s),
@@ -186,6 +186,6 @@ pub(crate) fn as_bool(json: &Json) -> Option<bool> {
 }
 
 /// An integer member as DynamoDB reads it: a decimal is rounded down; beyond `i64` it saturates.
-pub(crate) fn as_integer(json: &Json) -> Option<i64> {
+pub(crate) fn as_integer(json: &Json<'_>) -> Option<i64> {
     constraints::integer_of(json).map(|n| i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }))
 }

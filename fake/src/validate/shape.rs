@@ -163,7 +163,7 @@ pub(crate) const MAX_MEMBERS: usize = 24;
 
 /// The values of the members of a request body, by their index in the schema; `None` for an
 /// absent or null member.
-pub(crate) type Resolved<'a> = [Option<&'a serde_json::Value>; MAX_MEMBERS];
+pub(crate) type Resolved<'a> = [Option<&'a crate::json::Json<'a>>; MAX_MEMBERS];
 
 /// A member of a structure.
 #[derive(Debug)]

@@ -8,7 +8,7 @@
 //! The walk reports a [`Mismatch`], a small value; only the caller turns it into a message, so
 //! the recursive functions stay lean.
 
-use serde_json::{Map, Value as Json};
+use crate::json::{Json, Object};
 
 use super::base64::{self, Base64Problem};
 use super::shape::{Len, ListShape, MAX_MEMBERS, MapShape, Member, Resolved, Shape, StringRules, StructShape};
@@ -72,7 +72,7 @@ const MODEL_PACKAGE: &str = "com.amazonaws.dynamodb.v20120810";
 
 /// Checks the members of the request body, a structure, and resolves them for the constraint
 /// walk.
-pub(crate) fn check_body<'a>(body: &'a Map<String, Json>, input: &StructShape) -> Result<Resolved<'a>, DynamoError> {
+pub(crate) fn check_body<'a>(body: &'a Object<'a>, input: &StructShape) -> Result<Resolved<'a>, DynamoError> {
     let mut resolved: Resolved<'a> = [None; MAX_MEMBERS];
     for (name, value) in body {
         let Some(index) = input.members.iter().position(|m| same_name(m.name, name)) else {
@@ -89,7 +89,7 @@ pub(crate) fn check_body<'a>(body: &'a Map<String, Json>, input: &StructShape) -
 }
 
 /// The token name the deserializer reports for a scalar of the wrong type.
-fn token(json: &Json) -> &'static str {
+fn token(json: &Json<'_>) -> &'static str {
     match json {
         Json::Bool(true) => "TRUE_VALUE",
         Json::Bool(false) => "FALSE_VALUE",
@@ -112,7 +112,7 @@ pub(crate) fn text_as_bool(text: &str) -> Option<bool> {
     }
 }
 
-fn check_value(json: &Json, shape: &Shape, place: Place) -> Checked {
+fn check_value(json: &Json<'_>, shape: &Shape, place: Place) -> Checked {
     if json.is_null() {
         return Ok(());
     }
@@ -162,7 +162,7 @@ fn check_value(json: &Json, shape: &Shape, place: Place) -> Checked {
     }
 }
 
-fn struct_mismatch(json: &Json, class: &'static str, place: Place) -> Checked {
+fn struct_mismatch(json: &Json<'_>, class: &'static str, place: Place) -> Checked {
     match json {
         Json::Array(_) => Err(Mismatch::Collection(MODEL_PACKAGE, class)),
         _ if place == Place::Field => Err(UNEXPECTED_FIELD),
@@ -170,7 +170,7 @@ fn struct_mismatch(json: &Json, class: &'static str, place: Place) -> Checked {
     }
 }
 
-fn check_integer(json: &Json, java: &'static str) -> Checked {
+fn check_integer(json: &Json<'_>, java: &'static str) -> Checked {
     match json {
         Json::Number(_) => Ok(()),
         Json::Array(_) => Err(Mismatch::Collection("java.lang", java)),
@@ -179,7 +179,7 @@ fn check_integer(json: &Json, java: &'static str) -> Checked {
     }
 }
 
-fn check_elements(items: &[Json], list: &ListShape) -> Checked {
+fn check_elements(items: &[Json<'_>], list: &ListShape) -> Checked {
     match list.member {
         // Plain strings need no walk: any JSON string is one, and the common case (a list of
         // attribute names) stays cheap.
@@ -188,7 +188,7 @@ fn check_elements(items: &[Json], list: &ListShape) -> Checked {
     }
 }
 
-fn check_entries(entries: &Map<String, Json>, map: &MapShape) -> Checked {
+fn check_entries(entries: &Object<'_>, map: &MapShape) -> Checked {
     match map.value {
         Shape::AttrValue => entries.values().try_for_each(|value| match value {
             Json::Object(members) => check_attribute_value(members),
@@ -201,7 +201,7 @@ fn check_entries(entries: &Map<String, Json>, map: &MapShape) -> Checked {
 
 /// Checks the members present, in the order the request sends them, as a streaming
 /// deserializer meets them.
-fn check_struct(members: &Map<String, Json>, shape: &StructShape) -> Checked {
+fn check_struct(members: &Object<'_>, shape: &StructShape) -> Checked {
     for (name, value) in members {
         if let Some(member) = find_member(shape.members, name) {
             check_value(value, &member.shape, Place::Field)?;
@@ -213,7 +213,7 @@ fn check_struct(members: &Map<String, Json>, shape: &StructShape) -> Checked {
 /// The members of an attribute value. Items hold most of a request's values, so this is the
 /// schema walk of [`ATTRIBUTE_VALUE`] written out by hand: matching the short type names as
 /// literals lets the compiler compare them inline, and a string or a boolean needs no call.
-fn check_attribute_value(members: &Map<String, Json>) -> Checked {
+fn check_attribute_value(members: &Object<'_>) -> Checked {
     for (name, value) in members {
         // Byte patterns compile to inline comparisons, where string literals would call memcmp.
         let shape = match (name.as_bytes(), value) {

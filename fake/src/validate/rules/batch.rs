@@ -3,18 +3,19 @@
 
 use super::{Object, attributes_to_get_unique, items, list, object, refuse};
 use crate::error::DynamoError;
+use crate::json::Json;
 
 /// The most keys one `BatchGetItem` may read.
 const MAX_GET_KEYS: usize = 100;
 /// The most requests one `BatchWriteItem` may make.
 const MAX_WRITE_REQUESTS: usize = 25;
 
-fn tables(request: &Object) -> impl Iterator<Item = (&String, &serde_json::Value)> {
+fn tables<'a>(request: &'a Object<'a>) -> impl Iterator<Item = (&'a str, &'a Json<'a>)> {
     object(request, "RequestItems").into_iter().flatten()
 }
 
 /// `BatchGetItem` before the keys are read.
-pub(crate) fn get(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn get(request: &Object<'_>) -> Result<(), DynamoError> {
     let mut keys = 0;
     for (_, table) in tables(request) {
         let Some(table) = table.as_object() else {
@@ -30,17 +31,17 @@ pub(crate) fn get(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// `BatchGetItem` once the keys are read.
-pub(crate) fn get_after_values(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn get_after_values(request: &Object<'_>) -> Result<(), DynamoError> {
     tables(request).filter_map(|(_, table)| table.as_object()).try_for_each(attributes_to_get_unique)
 }
 
 /// `BatchWriteItem` before the items are read.
-pub(crate) fn write(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn write(request: &Object<'_>) -> Result<(), DynamoError> {
     let mut requests = 0;
     for (_, table) in tables(request) {
         let writes = table.as_array().map(Vec::as_slice).unwrap_or_default();
         // A write request with neither a put nor a delete is refused with this odd message.
-        let is_empty = |write: &serde_json::Value| {
+        let is_empty = |write: &Json<'_>| {
             write.as_object().is_some_and(|w| ["PutRequest", "DeleteRequest"].iter().all(|r| object(w, r).is_none()))
         };
         if writes.iter().any(is_empty) {

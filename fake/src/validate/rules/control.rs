@@ -5,7 +5,7 @@ use super::{Object, object, refuse, text};
 use crate::error::DynamoError;
 
 /// The check that table operations make on `TableName` before any constraint.
-pub(crate) fn table_name_present(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn table_name_present(request: &Object<'_>) -> Result<(), DynamoError> {
     let Some(name) = text(request, "TableName") else {
         return refuse("The parameter 'TableName' is required but was not present in the request");
     };
@@ -17,7 +17,7 @@ pub(crate) fn table_name_present(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// `UpdateTimeToLive`: the attribute must be named.
-pub(crate) fn update_time_to_live(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn update_time_to_live(request: &Object<'_>) -> Result<(), DynamoError> {
     let attribute = object(request, "TimeToLiveSpecification").and_then(|spec| text(spec, "AttributeName"));
     if attribute == Some("") {
         return refuse("TimeToLiveSpecification.AttributeName must be non empty");
@@ -26,7 +26,7 @@ pub(crate) fn update_time_to_live(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// `TagResource`, `UntagResource`, `ListTagsOfResource`: the resource must be named.
-pub(crate) fn resource_named(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn resource_named(request: &Object<'_>) -> Result<(), DynamoError> {
     if text(request, "ResourceArn").is_none() {
         return refuse("Invalid TableArn");
     }

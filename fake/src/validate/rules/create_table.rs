@@ -1,7 +1,7 @@
 //! `CreateTable`: billing mode against throughput, the key schema against the attribute
 //! definitions, and the rules and limits of secondary indexes.
 
-use serde_json::Value as Json;
+use crate::json::Json;
 
 use super::{Object, field, invalid, list, object, objects, refuse, text, throughput};
 use crate::error::DynamoError;
@@ -12,7 +12,7 @@ const MAX_LOCAL_INDEXES: usize = 5;
 const MAX_GLOBAL_INDEXES: usize = 20;
 
 /// The rules of `CreateTable`, in DynamoDB's order.
-pub(crate) fn check(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
     let on_demand = text(request, "BillingMode") == Some("PAY_PER_REQUEST");
     let table_throughput = object(request, "ProvisionedThroughput");
     match (on_demand, table_throughput) {
@@ -59,7 +59,7 @@ struct KeySchema<'a> {
 }
 
 impl<'a> KeySchema<'a> {
-    fn of(object: &'a Object) -> KeySchema<'a> {
+    fn of(object: &'a Object<'_>) -> KeySchema<'a> {
         let mut schema = KeySchema::default();
         for (slot, element) in schema.elements.iter_mut().zip(list(object, "KeySchema").unwrap_or_default()) {
             let element = element.as_object();
@@ -101,11 +101,11 @@ impl<'a> KeySchema<'a> {
     }
 }
 
-fn definition_names(definitions: &[Json]) -> impl Iterator<Item = &str> {
+fn definition_names<'a>(definitions: &'a [Json<'a>]) -> impl Iterator<Item = &'a str> {
     definitions.iter().map(|d| d.as_object().and_then(|d| text(d, "AttributeName")).unwrap_or_default())
 }
 
-fn is_defined(definitions: &[Json], name: &str) -> bool {
+fn is_defined(definitions: &[Json<'_>], name: &str) -> bool {
     definition_names(definitions).any(|defined| defined == name)
 }
 
@@ -113,7 +113,7 @@ fn list_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     names.collect::<Vec<_>>().join(", ")
 }
 
-fn undefined_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
+fn undefined_keys(keys: &KeySchema<'_>, definitions: &[Json<'_>]) -> Result<(), DynamoError> {
     invalid(format_args!(
         "Some index key attributes are not defined in AttributeDefinitions. Keys: [{}], AttributeDefinitions: [{}]",
         list_names(keys.names()),
@@ -121,7 +121,7 @@ fn undefined_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), Dyna
     ))
 }
 
-fn check_table_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
+fn check_table_keys(keys: &KeySchema<'_>, definitions: &[Json<'_>]) -> Result<(), DynamoError> {
     let all_defined = keys.names().all(|name| is_defined(definitions, name));
     let no_definition = definitions.is_empty()
         || (keys.len() == 2 && (!all_defined || (keys.range() == Some(keys.hash()) && definitions.len() == 1)));
@@ -134,19 +134,19 @@ fn check_table_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), Dy
     keys.check_types()
 }
 
-fn index_name(index: &Object) -> &str {
+fn index_name<'a>(index: &'a Object<'a>) -> &'a str {
     text(index, "IndexName").unwrap_or_default()
 }
 
 /// The rules both kinds of index share, up to the projection.
-fn check_index_keys(keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
+fn check_index_keys(keys: &KeySchema<'_>, definitions: &[Json<'_>]) -> Result<(), DynamoError> {
     if !keys.names().all(|name| is_defined(definitions, name)) {
         return undefined_keys(keys, definitions);
     }
     keys.check_types()
 }
 
-fn check_projection(index: &Object) -> Result<(), DynamoError> {
+fn check_projection(index: &Object<'_>) -> Result<(), DynamoError> {
     let projection = object(index, "Projection");
     let Some(projection_type) = projection.and_then(|p| text(p, "ProjectionType")) else {
         return invalid("Unknown ProjectionType: null");
@@ -157,7 +157,11 @@ fn check_projection(index: &Object) -> Result<(), DynamoError> {
     Ok(())
 }
 
-fn check_local_indexes(local: &[Json], table_keys: &KeySchema<'_>, definitions: &[Json]) -> Result<(), DynamoError> {
+fn check_local_indexes(
+    local: &[Json<'_>],
+    table_keys: &KeySchema<'_>,
+    definitions: &[Json<'_>],
+) -> Result<(), DynamoError> {
     if local.is_empty() {
         return invalid("List of LocalSecondaryIndexes is empty");
     }
@@ -196,9 +200,9 @@ fn check_local_indexes(local: &[Json], table_keys: &KeySchema<'_>, definitions: 
 }
 
 fn check_global_indexes(
-    global: &[Json],
-    local: &[Json],
-    definitions: &[Json],
+    global: &[Json<'_>],
+    local: &[Json<'_>],
+    definitions: &[Json<'_>],
     on_demand: bool,
 ) -> Result<(), DynamoError> {
     if global.is_empty() {
@@ -234,12 +238,12 @@ fn check_global_indexes(
 }
 
 /// The names of the first `count` indexes of a list.
-fn names_before(indexes: &[Json], count: usize) -> impl Iterator<Item = &str> {
+fn names_before<'a>(indexes: &'a [Json<'a>], count: usize) -> impl Iterator<Item = &'a str> {
     indexes[..count.min(indexes.len())].iter().filter_map(Json::as_object).map(index_name)
 }
 
 /// With secondary indexes, every attribute definition must be a key of the table or an index.
-fn check_all_definitions_used(request: &Object, definitions: &[Json]) -> Result<(), DynamoError> {
+fn check_all_definitions_used(request: &Object<'_>, definitions: &[Json<'_>]) -> Result<(), DynamoError> {
     let key_names = || {
         let table = objects(request, "KeySchema");
         let indexes = objects(request, "LocalSecondaryIndexes")

@@ -22,7 +22,7 @@ impl Parameters {
 }
 
 /// Checks how the expression parameters of `object` combine.
-pub(crate) fn check_parameters(object: &Object, parameters: Parameters) -> Result<(), DynamoError> {
+pub(crate) fn check_parameters(object: &Object<'_>, parameters: Parameters) -> Result<(), DynamoError> {
     let used = |name: &str| field(object, name).is_some();
     // `KeyConditions` may come with the other expressions; only together with
     // `KeyConditionExpression` is it a mix.
@@ -58,7 +58,7 @@ fn join<'a>(names: impl Iterator<Item = &'a str>) -> String {
 /// Checks `ExpressionAttributeNames` and `ExpressionAttributeValues` of `object` (a request, a
 /// table of a batch or an action of a transaction): present means not empty, and every key a
 /// placeholder (`#name`, `:value`).
-pub(crate) fn check_maps(object: &Object) -> Result<(), DynamoError> {
+pub(crate) fn check_maps(object: &Object<'_>) -> Result<(), DynamoError> {
     for (member, sigil) in [("ExpressionAttributeNames", '#'), ("ExpressionAttributeValues", ':')] {
         let Some(map) = field(object, member).and_then(|json| json.as_object()) else {
             continue;

@@ -5,7 +5,7 @@
 //! Each operation has two sets, in DynamoDB's order around the engine's own checks: `check`
 //! before the attribute values are read, `after_values` once they were.
 
-use serde_json::{Map, Value as Json};
+use crate::json::Json;
 
 use crate::error::DynamoError;
 use crate::validate::types::same_name;
@@ -21,17 +21,17 @@ pub(crate) mod transact;
 pub(crate) mod update_table;
 
 /// A request, or a structure inside it, as the rules read it.
-pub(crate) type Object = Map<String, Json>;
+pub(crate) type Object<'a> = crate::json::Object<'a>;
 
 /// The member, unless absent or null.
-pub(crate) fn field<'a>(object: &'a Object, name: &str) -> Option<&'a Json> {
+pub(crate) fn field<'a>(object: &'a Object<'a>, name: &str) -> Option<&'a Json<'a>> {
     member(object, name).filter(|json| !json.is_null())
 }
 
 /// Looks a member up. A request object has a handful of members, and most names asked for are
 /// absent: comparing the few keys beats hashing the name (the map keeps insertion order, so its
 /// entries are a vector).
-pub(crate) fn member<'a>(object: &'a Object, name: &str) -> Option<&'a Json> {
+pub(crate) fn member<'a>(object: &'a Object<'a>, name: &str) -> Option<&'a Json<'a>> {
     const LINEAR_UP_TO: usize = 16;
     if object.len() > LINEAR_UP_TO {
         return object.get(name);
@@ -40,27 +40,27 @@ pub(crate) fn member<'a>(object: &'a Object, name: &str) -> Option<&'a Json> {
 }
 
 /// The member if it is a string.
-pub(crate) fn text<'a>(object: &'a Object, name: &str) -> Option<&'a str> {
+pub(crate) fn text<'a>(object: &'a Object<'_>, name: &str) -> Option<&'a str> {
     field(object, name).and_then(Json::as_str)
 }
 
 /// The member if it is an object.
-pub(crate) fn object<'a>(object: &'a Object, name: &str) -> Option<&'a Object> {
+pub(crate) fn object<'a>(object: &'a Object<'a>, name: &str) -> Option<&'a Object<'a>> {
     field(object, name).and_then(Json::as_object)
 }
 
 /// The member if it is an array.
-pub(crate) fn list<'a>(object: &'a Object, name: &str) -> Option<&'a [Json]> {
+pub(crate) fn list<'a>(object: &'a Object<'a>, name: &str) -> Option<&'a [Json<'a>]> {
     field(object, name).and_then(Json::as_array).map(Vec::as_slice)
 }
 
 /// The objects of an array member; elements of another type are skipped.
-pub(crate) fn objects<'a>(object: &'a Object, name: &str) -> impl Iterator<Item = &'a Object> {
+pub(crate) fn objects<'a>(object: &'a Object<'a>, name: &str) -> impl Iterator<Item = &'a Object<'a>> {
     list(object, name).unwrap_or_default().iter().filter_map(Json::as_object)
 }
 
 /// A rule that holds.
-pub(crate) fn pass(_: &Object) -> Result<(), DynamoError> {
+pub(crate) fn pass(_: &Object<'_>) -> Result<(), DynamoError> {
     Ok(())
 }
 
@@ -75,7 +75,7 @@ pub(crate) fn refuse(message: impl Into<String>) -> Result<(), DynamoError> {
 }
 
 /// The first string of the list that appears twice, if any.
-pub(crate) fn first_duplicate(items: &[Json]) -> Option<&str> {
+pub(crate) fn first_duplicate<'a>(items: &'a [Json<'a>]) -> Option<&'a str> {
     items.iter().enumerate().find_map(|(i, item)| {
         let text = item.as_str()?;
         items[..i].iter().any(|earlier| earlier.as_str() == Some(text)).then_some(text)
@@ -83,7 +83,7 @@ pub(crate) fn first_duplicate(items: &[Json]) -> Option<&str> {
 }
 
 /// DynamoDB's answer to `AttributesToGet` naming an attribute twice.
-pub(crate) fn attributes_to_get_unique(object: &Object) -> Result<(), DynamoError> {
+pub(crate) fn attributes_to_get_unique(object: &Object<'_>) -> Result<(), DynamoError> {
     match list(object, "AttributesToGet").and_then(first_duplicate) {
         Some(name) => invalid(format_args!("Duplicate value in attribute name: {name}")),
         None => Ok(()),

@@ -6,7 +6,7 @@ use crate::error::DynamoError;
 use crate::validate::constraints::integer_of;
 
 /// `Query` before the values are read.
-pub(crate) fn query(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn query(request: &Object<'_>) -> Result<(), DynamoError> {
     check_parameters(
         request,
         Parameters {
@@ -19,7 +19,7 @@ pub(crate) fn query(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// `Query` once the values are read.
-pub(crate) fn query_after_values(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn query_after_values(request: &Object<'_>) -> Result<(), DynamoError> {
     attributes_to_get_unique(request)?;
     if field(request, "KeyConditions").is_none() && field(request, "KeyConditionExpression").is_none() {
         return refuse(
@@ -30,7 +30,7 @@ pub(crate) fn query_after_values(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// `Scan` before the values are read.
-pub(crate) fn scan(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn scan(request: &Object<'_>) -> Result<(), DynamoError> {
     check_parameters(
         request,
         Parameters {
@@ -43,7 +43,7 @@ pub(crate) fn scan(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// `Scan` once the values are read: a parallel scan names both its segment and their number.
-pub(crate) fn scan_after_values(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn scan_after_values(request: &Object<'_>) -> Result<(), DynamoError> {
     let segment = field(request, "Segment").and_then(integer_of);
     let total = field(request, "TotalSegments").and_then(integer_of);
     match (segment, total) {
@@ -63,7 +63,7 @@ pub(crate) fn scan_after_values(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// How `Select` combines with projections and indexes; the error is the bare message.
-fn check_select(request: &Object) -> Result<(), String> {
+fn check_select(request: &Object<'_>) -> Result<(), String> {
     let Some(select) = text(request, "Select") else {
         return Ok(());
     };

@@ -9,7 +9,7 @@ const MAX_CAPACITY_UNITS: i128 = 1_000_000_000_000;
 
 /// Checks the read, then the write capacity of a `ProvisionedThroughput`; `index` names the
 /// index it belongs to, if any.
-pub(crate) fn check_bounds(throughput: &Object, index: Option<&str>) -> Result<(), DynamoError> {
+pub(crate) fn check_bounds(throughput: &Object<'_>, index: Option<&str>) -> Result<(), DynamoError> {
     for member in ["ReadCapacityUnits", "WriteCapacityUnits"] {
         let Some(units) = field(throughput, member).and_then(integer_of) else {
             continue;

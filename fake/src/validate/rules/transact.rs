@@ -7,7 +7,7 @@ use crate::error::DynamoError;
 use crate::validate::schema::transact::WRITE_ACTIONS;
 
 /// `TransactWriteItems` before the values are read.
-pub(crate) fn write(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn write(request: &Object<'_>) -> Result<(), DynamoError> {
     for item in objects(request, "TransactItems") {
         let mut actions = WRITE_ACTIONS.iter().filter_map(|name| object(item, name).map(|action| (*name, action)));
         let Some((name, action)) = actions.next() else {
@@ -26,6 +26,6 @@ pub(crate) fn write(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// `TransactGetItems` before the keys are read.
-pub(crate) fn get(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn get(request: &Object<'_>) -> Result<(), DynamoError> {
     objects(request, "TransactItems").filter_map(|item| object(item, "Get")).try_for_each(items::projection)
 }

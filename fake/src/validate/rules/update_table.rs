@@ -1,6 +1,6 @@
 //! `UpdateTable`: something to update, throughput bounds, and one update per index.
 
-use serde_json::Value as Json;
+use crate::json::Json;
 
 use super::{Object, field, invalid, list, object, refuse, text, throughput};
 use crate::error::DynamoError;
@@ -23,7 +23,7 @@ const UPDATES: [&str; 11] = [
 const INDEX_ACTIONS: [&str; 3] = ["Update", "Create", "Delete"];
 
 /// The rules of `UpdateTable`, in DynamoDB's order.
-pub(crate) fn check(request: &Object) -> Result<(), DynamoError> {
+pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
     let index_updates = list(request, "GlobalSecondaryIndexUpdates").unwrap_or_default();
     if index_updates.is_empty() && !UPDATES.iter().any(|member| field(request, member).is_some()) {
         return refuse(
@@ -60,7 +60,7 @@ pub(crate) fn check(request: &Object) -> Result<(), DynamoError> {
 }
 
 /// The index an update names, if it has an action.
-fn index_name(update: &Object) -> Option<&str> {
+fn index_name<'a>(update: &'a Object<'a>) -> Option<&'a str> {
     let action = INDEX_ACTIONS.iter().find_map(|action| object(update, action))?;
     Some(text(action, "IndexName").unwrap_or_default())
 }

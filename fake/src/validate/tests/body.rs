@@ -12,8 +12,8 @@ fn bodies_that_are_not_json_objects_get_a_bare_serialization_exception() {
         assert_eq!(error.type_name, SERIALIZATION);
         assert_eq!(error.message, "");
     }
-    assert_eq!(parse_body(b" {\"TableName\": \"abc\"} ").ok(), Some(json!({"TableName": "abc"})));
-    assert_eq!(parse_body(b"{}").ok(), Some(json!({})));
+    assert_eq!(parse_body(b" {\"TableName\": \"abc\"} ").ok(), Some(super::doc(&json!({"TableName": "abc"}))));
+    assert_eq!(parse_body(b"{}").ok(), Some(super::doc(&json!({}))));
 }
 
 #[test]

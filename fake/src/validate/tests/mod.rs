@@ -21,10 +21,15 @@ pub(super) const VALIDATION: &str = "com.amazon.coral.validate#ValidationExcepti
 
 /// The error the request gets; panics if it passes.
 pub(super) fn refused(operation: &str, body: Json) -> DynamoError {
-    match check(operation, &body) {
+    match check(operation, &doc(&body)) {
         Ok(()) => panic!("{operation} {body} passed"),
         Err(error) => error,
     }
+}
+
+/// A request written as a `serde_json` value, as the engine reads it.
+pub(super) fn doc(body: &Json) -> crate::json::Json<'static> {
+    crate::json::Json::from(body)
 }
 
 /// The message of the `SerializationException` the request gets.
@@ -43,15 +48,17 @@ pub(super) fn validation(operation: &str, body: Json) -> String {
 
 /// The message of the `ValidationException` the request gets once its values are read.
 pub(super) fn after_values(operation: &str, body: Json) -> String {
-    check(operation, &body).unwrap_or_else(|e| panic!("{operation} {body}: {e}"));
-    let error = check_after_values(operation, &body).expect_err("passed");
+    let parsed = doc(&body);
+    check(operation, &parsed).unwrap_or_else(|e| panic!("{operation} {body}: {e}"));
+    let error = check_after_values(operation, &parsed).expect_err("passed");
     assert_eq!(error.type_name, VALIDATION);
     error.message
 }
 
 /// Asserts that the request passes every phase.
 pub(super) fn passes(operation: &str, body: Json) {
-    if let Err(error) = check(operation, &body).and_then(|()| check_after_values(operation, &body)) {
+    let parsed = doc(&body);
+    if let Err(error) = check(operation, &parsed).and_then(|()| check_after_values(operation, &parsed)) {
         panic!("{operation} {body}: {error}");
     }
 }

@@ -85,7 +85,7 @@ fn expressions_and_legacy_parameters_do_not_mix() {
 
 #[test]
 fn expression_maps_must_hold_placeholders() {
-    let maps = |request: Json| check_expression_maps(&request).map_err(|e| e.message);
+    let maps = |request: Json| check_expression_maps(&super::doc(&request)).map_err(|e| e.message);
     assert_eq!(maps(json!({"ExpressionAttributeNames": {}})), Err("ExpressionAttributeNames must not be empty".into()));
     assert_eq!(
         maps(json!({"ExpressionAttributeValues": {}})),

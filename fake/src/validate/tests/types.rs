@@ -196,11 +196,11 @@ fn nulls_unknown_members_and_boolean_words_pass_the_type_check() {
     passes("GetItem", json!({"TableName": "abc", "Key": {"a": {"S": "x", "Z": 5}}, "ConsistentRead": "TRUE"}));
     passes("GetItem", json!({"TableName": "abc", "Key": {}, "ConsistentRead": "no"}));
     passes("PutItem", json!({"TableName": "abc", "Item": {"a": {"NULL": "no"}, "b": {"B": ""}, "c": null}}));
-    assert_eq!(as_bool(&json!("Yes")), Some(true));
-    assert_eq!(as_bool(&json!("0")), Some(false));
-    assert_eq!(as_bool(&json!("23")), None);
-    assert_eq!(as_integer(&json!(2.9)), Some(2));
-    assert_eq!(as_integer(&json!(-1.5)), Some(-2));
+    assert_eq!(as_bool(&super::doc(&json!("Yes"))), Some(true));
+    assert_eq!(as_bool(&super::doc(&json!("0"))), Some(false));
+    assert_eq!(as_bool(&super::doc(&json!("23"))), None);
+    assert_eq!(as_integer(&super::doc(&json!(2.9))), Some(2));
+    assert_eq!(as_integer(&super::doc(&json!(-1.5))), Some(-2));
 }
 
 #[test]

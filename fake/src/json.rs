@@ -1,0 +1,411 @@
+//! A JSON document borrowed from the request body: strings without escapes are slices of the
+//! body, objects are small vectors in the order the request sent their members. Reading a
+//! request this way costs a fraction of building a `serde_json::Value`, and lookups need no hash.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+pub(crate) use serde_json::Number;
+
+/// The JSON the fake answers with: built with `serde_json::json!`, written with `serde_json`.
+pub(crate) type Answer = serde_json::Value;
+
+/// A JSON value read from a request.
+#[derive(Debug, Clone, Default)]
+pub(crate) enum Json<'a> {
+    #[default]
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Json<'a>>),
+    Object(Object<'a>),
+}
+
+/// The members of a JSON object, in request order; a repeated name keeps its last value.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Object<'a>(Vec<(Cow<'a, str>, Json<'a>)>);
+
+static NULL: Json<'static> = Json::Null;
+
+impl<'a> Object<'a> {
+    /// The value of member `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&Json<'a>> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The members, in request order.
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Json<'a>)> + ExactSizeIterator {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
+    /// The member names, in request order.
+    pub(crate) fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
+        self.0.iter().map(|(k, _)| k.as_ref())
+    }
+
+    /// The member values, in request order.
+    pub(crate) fn values(&self) -> impl DoubleEndedIterator<Item = &Json<'a>> + ExactSizeIterator {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    /// The number of members.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True if the object has no members.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'o, 'a> IntoIterator for &'o Object<'a> {
+    type Item = (&'o str, &'o Json<'a>);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'o, (Cow<'a, str>, Json<'a>)>,
+        fn(&'o (Cow<'a, str>, Json<'a>)) -> (&'o str, &'o Json<'a>),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+}
+
+impl<'a> Json<'a> {
+    /// Member `key` of an object; `None` for a missing member or a value that is no object.
+    pub(crate) fn get(&self, key: &str) -> Option<&Json<'a>> {
+        match self {
+            Json::Object(object) => object.get(key),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_null(&self) -> bool {
+        matches!(self, Json::Null)
+    }
+
+    pub(crate) fn is_string(&self) -> bool {
+        matches!(self, Json::String(_))
+    }
+
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_array(&self) -> Option<&Vec<Json<'a>>> {
+        match self {
+            Json::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_object(&self) -> Option<&Object<'a>> {
+        match self {
+            Json::Object(object) => Some(object),
+            _ => None,
+        }
+    }
+
+    /// The same document, owning all its text.
+    pub(crate) fn into_owned(self) -> Json<'static> {
+        match self {
+            Json::Null => Json::Null,
+            Json::Bool(b) => Json::Bool(b),
+            Json::Number(n) => Json::Number(n),
+            Json::String(s) => Json::String(Cow::Owned(s.into_owned())),
+            Json::Array(items) => Json::Array(items.into_iter().map(Json::into_owned).collect()),
+            Json::Object(Object(members)) => Json::Object(Object(
+                members.into_iter().map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned())).collect(),
+            )),
+        }
+    }
+
+    /// The same document as a `serde_json::Value`.
+    pub(crate) fn to_value(&self) -> serde_json::Value {
+        match self {
+            Json::Null => serde_json::Value::Null,
+            Json::Bool(b) => serde_json::Value::Bool(*b),
+            Json::Number(n) => serde_json::Value::Number(n.clone()),
+            Json::String(s) => serde_json::Value::String(s.to_string()),
+            Json::Array(items) => serde_json::Value::Array(items.iter().map(Json::to_value).collect()),
+            Json::Object(object) => {
+                serde_json::Value::Object(object.iter().map(|(k, v)| (k.to_owned(), v.to_value())).collect())
+            }
+        }
+    }
+}
+
+impl From<&serde_json::Value> for Json<'static> {
+    fn from(value: &serde_json::Value) -> Json<'static> {
+        match value {
+            serde_json::Value::Null => Json::Null,
+            serde_json::Value::Bool(b) => Json::Bool(*b),
+            serde_json::Value::Number(n) => Json::Number(n.clone()),
+            serde_json::Value::String(s) => Json::String(Cow::Owned(s.clone())),
+            serde_json::Value::Array(items) => Json::Array(items.iter().map(Json::from).collect()),
+            serde_json::Value::Object(map) => {
+                Json::Object(Object(map.iter().map(|(k, v)| (Cow::Owned(k.clone()), Json::from(v))).collect()))
+            }
+        }
+    }
+}
+
+impl<'a> std::ops::Index<&str> for Json<'a> {
+    type Output = Json<'a>;
+
+    /// Member `key`, or `null` where there is none, as `serde_json::Value` indexes.
+    fn index(&self, key: &str) -> &Json<'a> {
+        self.get(key).unwrap_or(&NULL)
+    }
+}
+
+/// Documents are equal as JSON values are: objects regardless of member order.
+impl PartialEq for Json<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Json::Null, Json::Null) => true,
+            (Json::Bool(a), Json::Bool(b)) => a == b,
+            (Json::Number(a), Json::Number(b)) => a == b,
+            (Json::String(a), Json::String(b)) => a == b,
+            (Json::Array(a), Json::Array(b)) => a == b,
+            (Json::Object(a), Json::Object(b)) => {
+                a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Json<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_value(), f)
+    }
+}
+
+/// A member name, borrowed from the body where it has no escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Objects with more members than this check repeated names through a sorted index.
+const LINEAR_DEDUP_MAX: usize = 32;
+
+impl<'de> Deserialize<'de> for Json<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct JsonVisitor;
+        impl<'de> Visitor<'de> for JsonVisitor {
+            type Value = Json<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Json<'de>, E> {
+                Ok(Json::Bool(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Json<'de>, E> {
+                Ok(Json::Number(v.into()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Json<'de>, E> {
+                Ok(Json::Number(v.into()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json<'de>, E> {
+                Ok(Number::from_f64(v).map_or(Json::Null, Json::Number))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Json<'de>, E> {
+                Ok(Json::String(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Json<'de>, E> {
+                Ok(Json::String(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Json<'de>, E> {
+                Ok(Json::String(Cow::Owned(v)))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Json<'de>, E> {
+                Ok(Json::Null)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Json<'de>, E> {
+                Ok(Json::Null)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(item) = seq.next_element::<Json<'de>>()? {
+                    items.push(item);
+                }
+                Ok(Json::Array(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
+                let mut members: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                    let value = map.next_value::<Json<'de>>()?;
+                    members.push((key, value));
+                }
+                Ok(Json::Object(Object(dedup(members))))
+            }
+        }
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+/// Keeps the last of repeated member names, in the position of the first, as a JSON parser that
+/// fills a linked map does.
+fn dedup<'a>(mut members: Vec<(Cow<'a, str>, Json<'a>)>) -> Vec<(Cow<'a, str>, Json<'a>)> {
+    let repeated = if members.len() <= LINEAR_DEDUP_MAX {
+        (1..members.len()).any(|i| members[..i].iter().any(|(k, _)| *k == members[i].0))
+    } else {
+        let mut names: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
+        names.sort_unstable();
+        names.windows(2).any(|w| w[0] == w[1])
+    };
+    if !repeated {
+        return members;
+    }
+    let mut out: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(members.len());
+    let mut positions: std::collections::BTreeMap<Cow<'a, str>, usize> = std::collections::BTreeMap::new();
+    for (key, value) in members.drain(..) {
+        match positions.get(&key) {
+            Some(&at) => out[at].1 = value,
+            None => {
+                positions.insert(key.clone(), out.len());
+                out.push((key, value));
+            }
+        }
+    }
+    out
+}
+
+/// The deepest nesting of arrays and objects a request may have. DynamoDB reads bodies deeper
+/// than serde_json's default limit of 128 (its own limit on documents is 32 levels of attribute
+/// values, each two JSON levels, reported with its own message); this bound only keeps the
+/// recursive reader off the end of the stack.
+pub(crate) const MAX_DEPTH: usize = 256;
+
+/// Reads a JSON document borrowed from `bytes`; `None` if it is not JSON or nests too deep.
+pub(crate) fn from_slice(bytes: &[u8]) -> Option<Json<'_>> {
+    if nesting_depth(bytes) > MAX_DEPTH {
+        return None;
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    deserializer.disable_recursion_limit();
+    let json = Json::deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    Some(json)
+}
+
+/// The deepest nesting of brackets and braces outside strings.
+fn nesting_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(json: &Json<'_>) -> Option<i64> {
+        match json {
+            Json::Number(n) => n.as_i64(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed_and_order_is_kept() {
+        let body = br#"{"b":"x","a":{"S":"y\n"},"c":[1,-2,2.5,true,null]}"#;
+        let json = from_slice(body).unwrap();
+        let keys: Vec<&str> = json.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["b", "a", "c"]);
+        assert!(matches!(json.get("b"), Some(Json::String(Cow::Borrowed("x")))));
+        assert_eq!(json["a"]["S"].as_str(), Some("y\n"));
+        assert_eq!(json["c"].as_array().unwrap().len(), 5);
+        assert_eq!(int(&json["c"].as_array().unwrap()[1]), Some(-2));
+        assert!(json["missing"].is_null());
+    }
+
+    #[test]
+    fn repeated_names_keep_the_last_value() {
+        let json = from_slice(br#"{"a":1,"b":2,"a":3}"#).unwrap();
+        assert_eq!(json.as_object().unwrap().len(), 2);
+        assert_eq!(int(&json["a"]), Some(3));
+        let many: String = (0..100).map(|i| format!("\"k{}\":{i},", i % 50)).collect();
+        let text = format!("{{{}\"z\":0}}", many);
+        let json = from_slice(text.as_bytes()).unwrap();
+        assert_eq!(json.as_object().unwrap().len(), 51);
+        assert_eq!(int(&json["k3"]), Some(53));
+    }
+
+    #[test]
+    fn equality_ignores_member_order_and_conversion_keeps_values() {
+        let a = from_slice(br#"{"x":[1,{"p":"q","r":true}],"y":null}"#).unwrap();
+        let b = from_slice(br#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.to_value(), serde_json::json!({"x": [1, {"p": "q", "r": true}], "y": null}));
+        assert_eq!(a.clone().into_owned(), a);
+    }
+
+    #[test]
+    fn deep_nesting_is_read_up_to_the_bound_and_refused_beyond() {
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(from_slice(nested(MAX_DEPTH).as_bytes()).is_some());
+        assert!(from_slice(nested(MAX_DEPTH + 1).as_bytes()).is_none());
+        assert!(from_slice("[".repeat(100_000).as_bytes()).is_none());
+        let quoted = format!(r#"{{"a":"{}"}}"#, "[".repeat(1000));
+        assert!(from_slice(quoted.as_bytes()).is_some(), "brackets inside strings do not nest");
+    }
+}
+
+/// Documents written as `serde_json::json!` literals, for tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// `serde_json::json!`, read as a request document.
+    macro_rules! json {
+        ($($t:tt)+) => {
+            $crate::json::Json::from(&::serde_json::json!($($t)+))
+        };
+    }
+    pub(crate) use json;
+}
