@@ -16,6 +16,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::{AttributeValue, Update};
 use dynalease::TransactWriteExt;
 use dynalease_sim::history::{Call, Outcome, Value};
+use dynalease_sim::net::OP_HEADER;
 use dynalease_sim::{Config, ProcessCtx, Scenario, Workload, WorkloadFuture, World};
 use tokio_util::sync::CancellationToken;
 
@@ -67,7 +68,7 @@ impl Workload for CounterBumper {
 }
 
 /// Adds one to the counter, in a transaction that commits only while `lease` holds the lock.
-/// The operation is recorded as a fenced write: `x-dynalease-sim-op` tells the world which
+/// The operation is recorded as a fenced write, and the header `OP_HEADER` tells the world which
 /// operation DynamoDB committed.
 async fn bump(ctx: &ProcessCtx, lease: &dynalease::Lease, token: u64) {
     let op = ctx.invoke(Call::FencedWrite { lock: ctx.lock_id("counter"), token });
@@ -87,7 +88,7 @@ async fn bump(ctx: &ProcessCtx, lease: &dynalease::Lease, token: u64) {
         .is_held(lease)
         .customize()
         .mutate_request(move |request| {
-            request.headers_mut().insert("x-dynalease-sim-op", op.0.to_string());
+            request.headers_mut().insert(OP_HEADER, op.0.to_string());
         })
         .send()
         .await;

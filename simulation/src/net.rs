@@ -31,8 +31,11 @@ use crate::rng::SimRng;
 /// How long a client waits for an answer that the network dropped.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The header that names the operation of a fenced write, so that its commit is recorded.
-pub(crate) const OP_HEADER: &str = "x-dynalease-sim-op";
+/// The HTTP header that names the operation ([`OpId`]) of a write: when DynamoDB commits a
+/// request that carries it, the world records [`Event::Committed`](crate::history::Event::Committed)
+/// for that operation. Set it on the fenced writes of a workload of your own with
+/// `.customize().mutate_request(..)`.
+pub const OP_HEADER: &str = "x-dynalease-sim-op";
 
 /// The prefix of the partition key of a lock item of the library.
 pub(crate) const LIBRARY_PREFIX: &str = "LOCK#";

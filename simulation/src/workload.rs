@@ -426,7 +426,8 @@ impl ProcessCtx {
     /// Writes the data item of the lock under the lease: with the library, a transaction that
     /// commits only while the lease holds the lock (`is_held`); with the naive lock, a plain
     /// put that only the process's belief guards. Records the operation; DynamoDB's commit is
-    /// recorded when it is applied.
+    /// recorded when it is applied. A lease the process already knows has ended sends nothing
+    /// and returns `Fail`.
     pub async fn fenced_write(&self, held: &Held) -> Outcome {
         let (lock, token) = (held.lock, held.token);
         if held.ended().is_cancelled() {
