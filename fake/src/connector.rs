@@ -131,9 +131,12 @@ pub(crate) fn client_config(
         .http_client(http)
         .time_source(ClockAdapter(clock.clone()))
         .sleep_impl(ClockAdapter(clock))
-        .retry_config(RetryConfig::standard())
-        // Each client has its own retry token bucket: the default one is shared process-wide.
-        .retry_partition(RetryPartition::new(format!("dynalease-fake-{seed:016x}")))
+        // Backoff without jitter: the jitter would come from a thread-local random source, and the
+        // same test would back off differently from run to run.
+        .retry_config(RetryConfig::standard().with_use_static_exponential_base(true))
+        // Each client owns its retry token bucket: the default one, and any partition made with
+        // `RetryPartition::new`, is shared process-wide under its name.
+        .retry_partition(RetryPartition::custom(format!("dynalease-fake-{seed:016x}")).build())
         .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
         .invocation_id_generator(aws_runtime::invocation_id::DefaultInvocationIdGenerator::with_seed(seed))
 }
