@@ -387,20 +387,16 @@ impl FakeDynamoDb {
     }
 
     fn request_id(&self) -> String {
-        let mut ids = lock(&self.shared.request_ids);
-        let (a, b) = (ids.next_u64(), ids.next_u64());
-        // 52 characters of [A-Z0-9], like DynamoDB's request ids.
-        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-        let mut out = String::with_capacity(52);
-        let mut bits = [a, b, a.rotate_left(21) ^ b, b.rotate_left(43) ^ a];
-        for i in 0..52 {
-            let word = &mut bits[i % 4];
-            out.push(ALPHABET[(*word % 36) as usize] as char);
-            *word /= 36;
-            if *word == 0 {
-                *word = a ^ (i as u64).wrapping_mul(0x9E37_79B9);
-            }
+        let words = {
+            let mut ids = lock(&self.shared.request_ids);
+            [ids.next_u64(), ids.next_u64(), ids.next_u64(), ids.next_u64()]
+        };
+        // 52 characters of [A-Z2-7], shaped like DynamoDB's request ids: 5 bits each, 13 from each word.
+        const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+        let mut out = [0u8; 52];
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = ALPHABET[((words[i / 13] >> (5 * (i % 13))) & 31) as usize];
         }
-        out
+        String::from_utf8_lossy(&out).into_owned()
     }
 }

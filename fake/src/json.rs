@@ -306,7 +306,8 @@ pub(crate) const MAX_DEPTH: usize = 256;
 
 /// Reads a JSON document borrowed from `bytes`; `None` if it is not JSON or nests too deep.
 pub(crate) fn from_slice(bytes: &[u8]) -> Option<Json<'_>> {
-    if nesting_depth(bytes) > MAX_DEPTH {
+    // Nesting deeper than the bound takes at least two bytes a level.
+    if bytes.len() > 2 * MAX_DEPTH && nesting_depth(bytes) > MAX_DEPTH {
         return None;
     }
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
