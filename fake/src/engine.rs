@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
-use crate::json::{Answer, Json};
+use crate::json::{Answer, Body, Json};
 
 use crate::error::DynamoError;
 use crate::ops;
@@ -73,9 +73,13 @@ impl Engine {
     }
 
     /// Answers one request: the operation name and its parsed JSON body.
-    pub(crate) fn handle(&mut self, operation: &str, body: &Json<'_>, now: SystemTime) -> Result<Answer, DynamoError> {
+    pub(crate) fn handle(&mut self, operation: &str, body: &Json<'_>, now: SystemTime) -> Result<Body, DynamoError> {
         validate::check(operation, body)?;
-        match operation {
+        let answer = match operation {
+            "PutItem" => return ops::items::put_item(self, body),
+            "GetItem" => return ops::items::get_item(self, body),
+            "UpdateItem" => return ops::items::update_item(self, body),
+            "DeleteItem" => return ops::items::delete_item(self, body),
             "CreateTable" => ops::control::create_table(self, body, now),
             "DeleteTable" => ops::control::delete_table(self, body),
             "DescribeTable" => ops::control::describe_table(self, body),
@@ -88,10 +92,6 @@ impl Engine {
             "TagResource" => ops::control::tag_resource(self, body),
             "UntagResource" => ops::control::untag_resource(self, body),
             "ListTagsOfResource" => ops::control::list_tags_of_resource(self, body),
-            "PutItem" => ops::items::put_item(self, body),
-            "GetItem" => ops::items::get_item(self, body),
-            "UpdateItem" => ops::items::update_item(self, body),
-            "DeleteItem" => ops::items::delete_item(self, body),
             "TransactWriteItems" => ops::transact::transact_write_items(self, body, now),
             "TransactGetItems" => ops::transact::transact_get_items(self, body),
             "Query" => ops::query::query(self, body),
@@ -99,7 +99,8 @@ impl Engine {
             "BatchGetItem" => ops::batch::batch_get_item(self, body),
             "BatchWriteItem" => ops::batch::batch_write_item(self, body),
             _ => Err(DynamoError::unknown_operation()),
-        }
+        };
+        answer.map(Body::from)
     }
 
     /// The table of this name, or DynamoDB's ResourceNotFoundException.

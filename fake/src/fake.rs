@@ -307,9 +307,7 @@ impl FakeDynamoDb {
         let result = self.run(operation, body, now, drawn.failure.as_ref(), &mut record);
         let reply = match (result, &drawn.failure) {
             (_, Some(Fault::LostResponse)) => Reply::Lost,
-            (Ok(json), _) => {
-                Reply::Http { status: 200, body: serde_json::to_vec(&json).unwrap_or_default(), request_id }
-            }
+            (Ok(json), _) => Reply::Http { status: 200, body: json.into_bytes(), request_id },
             (Err(error), _) => Reply::Http {
                 status: error.status,
                 body: serde_json::to_vec(&error.to_body()).unwrap_or_default(),
@@ -336,7 +334,7 @@ impl FakeDynamoDb {
         now: SystemTime,
         failure: Option<&Fault>,
         record: &mut RequestRecord,
-    ) -> Result<crate::json::Answer, DynamoError> {
+    ) -> Result<crate::json::Body, DynamoError> {
         // DynamoDB reports a body it cannot read before an unknown target, but an empty body after.
         let parsed = parse_body(body);
         let json = match parsed {

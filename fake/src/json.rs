@@ -12,6 +12,35 @@ pub(crate) use serde_json::Number;
 /// The JSON the fake answers with: built with `serde_json::json!`, written with `serde_json`.
 pub(crate) type Answer = serde_json::Value;
 
+/// The body of an answer: a JSON value to write, or one an operation wrote itself (the item
+/// operations write items straight from their attribute values, without a value tree).
+#[derive(Debug, Clone)]
+pub(crate) enum Body {
+    Value(Answer),
+    Bytes(Vec<u8>),
+}
+
+impl From<Answer> for Body {
+    fn from(value: Answer) -> Body {
+        Body::Value(value)
+    }
+}
+
+impl Body {
+    /// Writes any answer that implements `Serialize`.
+    pub(crate) fn write<T: serde::Serialize>(answer: &T) -> Body {
+        Body::Bytes(serde_json::to_vec(answer).unwrap_or_else(|_| b"{}".to_vec()))
+    }
+
+    /// The bytes of the answer.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Body::Value(value) => serde_json::to_vec(&value).unwrap_or_else(|_| b"{}".to_vec()),
+            Body::Bytes(bytes) => bytes,
+        }
+    }
+}
+
 /// A JSON value read from a request.
 #[derive(Debug, Clone, Default)]
 pub(crate) enum Json<'a> {

@@ -232,6 +232,59 @@ impl Value {
     }
 }
 
+/// Writes an attribute value straight to the wire, as [`Value::to_json`] would build it.
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+
+        struct Each<I>(std::cell::Cell<Option<I>>);
+        impl<I: Iterator<Item = T>, T: serde::Serialize> serde::Serialize for Each<I> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let Some(items) = self.0.take() else { return serializer.serialize_seq(Some(0))?.end() };
+                let mut seq = serializer.serialize_seq(None)?;
+                for item in items {
+                    seq.serialize_element(&item)?;
+                }
+                seq.end()
+            }
+        }
+        struct Text<T>(T);
+        impl<T: std::fmt::Display> serde::Serialize for Text<T> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(&self.0)
+            }
+        }
+        fn each<I>(items: I) -> Each<I> {
+            Each(std::cell::Cell::new(Some(items)))
+        }
+
+        let mut map = serializer.serialize_map(Some(1))?;
+        match self {
+            Value::S(s) => map.serialize_entry("S", s)?,
+            Value::N(n) => map.serialize_entry("N", &Text(n))?,
+            Value::B(b) => map.serialize_entry("B", &base64::encode(b))?,
+            Value::Bool(b) => map.serialize_entry("BOOL", b)?,
+            Value::Null => map.serialize_entry("NULL", &true)?,
+            Value::M(m) => map.serialize_entry("M", &ItemJson(m))?,
+            Value::L(l) => map.serialize_entry("L", l)?,
+            Value::SS(s) => map.serialize_entry("SS", s)?,
+            Value::NS(s) => map.serialize_entry("NS", &each(s.iter().map(Text)))?,
+            Value::BS(s) => map.serialize_entry("BS", &each(s.iter().map(base64::encode)))?,
+        }
+        map.end()
+    }
+}
+
+/// An item (or map) written straight to the wire.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ItemJson<'a>(pub(crate) &'a BTreeMap<String, Value>);
+
+impl serde::Serialize for ItemJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter())
+    }
+}
+
 /// Writes an item (or map) as wire JSON.
 pub fn item_to_json(item: &BTreeMap<String, Value>) -> Answer {
     let mut map = Map::with_capacity(item.len());
@@ -351,6 +404,8 @@ mod tests {
         assert_eq!(back["ns"], serde_json::json!({"NS": ["9", "10"]}));
         assert_eq!(back["b"], serde_json::json!({"B": "AAE="}));
         assert_eq!(item_from_json(&Json::from(&back)).unwrap(), parsed);
+        let written = serde_json::to_value(ItemJson(&parsed)).unwrap();
+        assert_eq!(written, back, "writing straight to the wire gives the same JSON");
     }
 
     #[test]

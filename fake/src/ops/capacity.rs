@@ -43,13 +43,6 @@ impl Halves {
     }
 }
 
-/// Adds `ConsumedCapacity` to an answer when the request asked for it.
-pub(crate) fn attach(body: &Json<'_>, out: &mut Answer, table: &str, units: Halves) {
-    if let Some(capacity) = describe(body, table, units) {
-        out["ConsumedCapacity"] = capacity;
-    }
-}
-
 /// The `ConsumedCapacity` entry of one table, if the request asked for it.
 pub(crate) fn describe(body: &Json<'_>, table: &str, units: Halves) -> Option<Answer> {
     match choice(body, "ReturnConsumedCapacity", "NONE") {

@@ -1,8 +1,6 @@
 //! PutItem, GetItem, UpdateItem and DeleteItem.
 
-use serde_json::{Map, json};
-
-use crate::json::{Answer, Json};
+use crate::json::{Answer, Body, Json};
 
 use super::capacity::{self, Halves};
 use super::write::WritePlan;
@@ -12,76 +10,94 @@ use crate::expr::ast::{Path, PathElem, UpdateAction};
 use crate::expr::parse_projection;
 use crate::expr::project::project;
 use crate::request::{choice, expression_context, flag, item, string, table_name};
-use crate::value::{Item, item_size, item_to_json};
+use crate::value::{Item, ItemJson, item_size};
 
-fn attributes(out: &mut Answer, item: &Item) {
-    if !item.is_empty() {
-        out["Attributes"] = item_to_json(item);
-    }
+/// The answer of an item operation: the attributes it returns, and its consumed capacity.
+#[derive(serde::Serialize)]
+struct ItemAnswer<'a> {
+    #[serde(rename = "Attributes", skip_serializing_if = "Option::is_none")]
+    attributes: Option<ItemJson<'a>>,
+    #[serde(rename = "Item", skip_serializing_if = "Option::is_none")]
+    item: Option<ItemJson<'a>>,
+    #[serde(rename = "ConsumedCapacity", skip_serializing_if = "Option::is_none")]
+    consumed: Option<Answer>,
+}
+
+/// The attributes a write returns: none for an empty item, as DynamoDB leaves `Attributes` out.
+fn attributes(item: Option<&Item>) -> Option<ItemJson<'_>> {
+    item.filter(|item| !item.is_empty()).map(ItemJson)
 }
 
 /// PutItem.
-pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
+pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
     let mut plan = WritePlan::prepare_request(engine, "Put", body)?;
     let outcome = plan.execute(engine)?;
-    let mut out = Answer::Object(Map::new());
-    if choice(body, "ReturnValues", "NONE") == "ALL_OLD"
-        && let Some(old) = &outcome.old
-    {
-        attributes(&mut out, old);
-    }
+    let all_old = choice(body, "ReturnValues", "NONE") == "ALL_OLD";
     let size = outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size));
-    capacity::attach(body, &mut out, &plan.table, Halves::write(size));
-    Ok(out)
+    Ok(Body::write(&ItemAnswer {
+        attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
+        item: None,
+        consumed: capacity::describe(body, &plan.table, Halves::write(size)),
+    }))
 }
 
 /// DeleteItem.
-pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
+pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
     let mut plan = WritePlan::prepare_request(engine, "Delete", body)?;
     let outcome = plan.execute(engine)?;
-    let mut out = Answer::Object(Map::new());
-    if choice(body, "ReturnValues", "NONE") == "ALL_OLD"
-        && let Some(old) = &outcome.old
-    {
-        attributes(&mut out, old);
-    }
-    capacity::attach(body, &mut out, &plan.table, Halves::write(outcome.old.as_ref().map_or(0, item_size)));
-    Ok(out)
+    let all_old = choice(body, "ReturnValues", "NONE") == "ALL_OLD";
+    let size = outcome.old.as_ref().map_or(0, item_size);
+    Ok(Body::write(&ItemAnswer {
+        attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
+        item: None,
+        consumed: capacity::describe(body, &plan.table, Halves::write(size)),
+    }))
 }
 
 /// UpdateItem.
-pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
+pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
     let mut plan = WritePlan::prepare_request(engine, "Update", body)?;
     let outcome = plan.execute(engine)?;
-    let mut out = Answer::Object(Map::new());
-    let paths: Vec<Path> = match &plan.kind {
-        super::write::WriteKind::Update(actions) => actions
-            .iter()
-            .map(|a| match a {
-                UpdateAction::Set(p, _)
-                | UpdateAction::Remove(p)
-                | UpdateAction::Add(p, _)
-                | UpdateAction::Delete(p, _) => p.clone(),
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
     let empty = Item::new();
     let old = outcome.old.as_ref().unwrap_or(&empty);
     let new = plan.current(engine).unwrap_or(&empty);
-    match choice(body, "ReturnValues", "NONE") {
-        "ALL_OLD" => attributes(&mut out, old),
-        "ALL_NEW" => attributes(&mut out, new),
-        "UPDATED_OLD" => attributes(&mut out, &project(old, &paths)),
-        "UPDATED_NEW" => attributes(&mut out, &project(new, &paths)),
-        _ => {}
-    }
-    capacity::attach(body, &mut out, &plan.table, Halves::write(item_size(new).max(item_size(old))));
-    Ok(out)
+    let updated_paths = || -> Vec<Path> {
+        match &plan.kind {
+            super::write::WriteKind::Update(actions) => actions
+                .iter()
+                .map(|a| match a {
+                    UpdateAction::Set(p, _)
+                    | UpdateAction::Remove(p)
+                    | UpdateAction::Add(p, _)
+                    | UpdateAction::Delete(p, _) => p.clone(),
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let projected;
+    let shown = match choice(body, "ReturnValues", "NONE") {
+        "ALL_OLD" => Some(old),
+        "ALL_NEW" => Some(new),
+        "UPDATED_OLD" => {
+            projected = project(old, &updated_paths());
+            Some(&projected)
+        }
+        "UPDATED_NEW" => {
+            projected = project(new, &updated_paths());
+            Some(&projected)
+        }
+        _ => None,
+    };
+    Ok(Body::write(&ItemAnswer {
+        attributes: attributes(shown),
+        item: None,
+        consumed: capacity::describe(body, &plan.table, Halves::write(item_size(new).max(item_size(old)))),
+    }))
 }
 
 /// GetItem.
-pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
+pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
     let name = table_name(body)?;
     let key_item = item(body, "Key")?;
     crate::validate::check_after_values("GetItem", body)?;
@@ -91,18 +107,18 @@ pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, D
     ctx.check_unused()?;
     let table = engine.table(name)?;
     let key = table.primary_key(&key_item)?;
-    let mut out = json!({});
     let found = table.items.get(&key);
-    if let Some(found) = found {
-        let shown = match &projection {
-            Some(paths) => project(found, paths),
-            None => found.clone(),
-        };
-        out["Item"] = item_to_json(&shown);
-    }
+    let projected = match (found, &projection) {
+        (Some(found), Some(paths)) => Some(project(found, paths)),
+        _ => None,
+    };
     let consistent = flag(body, "ConsistentRead");
-    capacity::attach(body, &mut out, name, Halves::read(found.map_or(0, item_size), consistent));
-    Ok(out)
+    Ok(Body::write(&ItemAnswer {
+        attributes: None,
+        // A found item is answered even when the projection leaves nothing of it.
+        item: projected.as_ref().or(found).map(ItemJson),
+        consumed: capacity::describe(body, name, Halves::read(found.map_or(0, item_size), consistent)),
+    }))
 }
 
 /// The paths a read projects: `ProjectionExpression`, or the legacy `AttributesToGet`.
