@@ -10,7 +10,6 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition};
 use dynalease::{LockTable, LockTableOptions, SeededIds, TableRef};
 use dynalease_fake::FakeDynamoDb;
 
@@ -89,20 +88,12 @@ impl Process {
             Arc::from(PARTITION_KEY),
         ));
         let http = SimConnector::new(shared.fake.http_client_named(&format!("p{}", self.id)), link.clone());
-        // The SDK draws the idempotency tokens of this client from a generator it seeds from the
-        // thread-local one when the client is built: seed that for this incarnation.
+        // The fake's configuration retries without jitter, with a token bucket of the client's
+        // own. The SDK draws the idempotency tokens of the client from a generator it seeds
+        // from the thread-local one when the client is built: seed that for this incarnation.
         fastrand::seed(SimRng::derive(shared.seed, &path(STREAM_CLIENT)).next_u64());
-        let config = shared
-            .fake
-            .client_config()
-            .http_client(http)
-            .time_source(clock.clone())
-            .sleep_impl(clock.clone())
-            // Backoff without jitter: the jitter would read the thread-local generator.
-            .retry_config(RetryConfig::standard().with_max_attempts(3).with_use_static_exponential_base(true))
-            // A token bucket of its own, not one kept process-wide under a name across runs.
-            .retry_partition(RetryPartition::custom(format!("dynalease-sim-{process}")).build())
-            .build();
+        let config =
+            shared.fake.client_config().http_client(http).time_source(clock.clone()).sleep_impl(clock.clone()).build();
         let client = aws_sdk_dynamodb::Client::from_conf(config);
         let ids = Arc::new(SeededIds::new(SimRng::derive(shared.seed, &path(STREAM_IDS)).next_u64()));
         let options = LockTableOptions::default()

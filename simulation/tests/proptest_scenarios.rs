@@ -1,11 +1,13 @@
 //! Scenarios as proptest strategies: the library holds in generated scenarios, and a failure
 //! shrinks to the smallest schedule of faults.
 
+use std::sync::Mutex;
+
 use dynalease_sim::check::ViolationKind;
 use dynalease_sim::scenario::strategy;
 use dynalease_sim::{Config, LockKind, World};
 use proptest::prelude::*;
-use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 
 /// Short runs, so that debug builds check a few dozen of them quickly.
 fn short(lock: LockKind) -> Config {
@@ -24,25 +26,34 @@ proptest! {
 
 #[test]
 fn a_failure_of_the_naive_lock_shrinks_to_a_small_schedule() {
-    let mut runner = TestRunner::new(RunnerConfig {
-        cases: 64,
-        max_shrink_iters: 256,
-        failure_persistence: None,
-        rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
-        ..RunnerConfig::default()
-    });
+    let config =
+        RunnerConfig { cases: 64, max_shrink_iters: 512, failure_persistence: None, ..RunnerConfig::default() };
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let first_failure = Mutex::new(None::<usize>);
     let outcome = runner.run(&strategy(short(LockKind::Naive)), |scenario| {
+        let faults = scenario.faults.len();
         let report = World::new(scenario).run();
         let unsafe_run = report
             .violations()
             .iter()
             .any(|v| matches!(v.kind, ViolationKind::OverlappingBeliefs | ViolationKind::StaleFencedWrite));
-        if unsafe_run { Err(TestCaseError::fail(report.failure_report())) } else { Ok(()) }
+        if !unsafe_run {
+            return Ok(());
+        }
+        first_failure.lock().unwrap().get_or_insert(faults);
+        Err(TestCaseError::fail(report.failure_report()))
     });
+    let first = first_failure.lock().unwrap().expect("a failing case");
     match outcome {
         Err(TestError::Fail(_, minimal)) => {
             // The naive lock needs no fault at all to fail: clocks that disagree are enough.
-            assert!(minimal.faults.len() <= 1, "shrunk to {} faults:\n{}", minimal.faults.len(), minimal.describe());
+            assert!(
+                minimal.faults.len() <= 1 && minimal.faults.len() <= first,
+                "shrunk from {first} to {} faults:\n{}",
+                minimal.faults.len(),
+                minimal.describe()
+            );
         }
         other => panic!("the naive lock should fail in 64 generated scenarios: {other:?}"),
     }
