@@ -1,5 +1,6 @@
 //! Evaluating conditions against an item.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use super::ast::{CmpOp, Condition, Operand, Path, PathElem};
@@ -23,12 +24,14 @@ pub(crate) fn resolve<'a>(item: &'a Item, path: &Path) -> Option<&'a Value> {
     Some(current)
 }
 
-/// An operand's value for an item; `size` yields a number.
-fn operand_value(item: &Item, operand: &Operand) -> Option<Value> {
+/// An operand's value for an item, borrowed where it can be; `size` yields a number.
+fn operand_value<'a>(item: &'a Item, operand: &'a Operand) -> Option<Cow<'a, Value>> {
     match operand {
-        Operand::Path(p) => resolve(item, p).cloned(),
-        Operand::Value(v) => Some(v.clone()),
-        Operand::Size(inner) => size_of(&operand_value(item, inner)?).map(|n| Value::N(Number::from_i64(n))),
+        Operand::Path(p) => resolve(item, p).map(Cow::Borrowed),
+        Operand::Value(v) => Some(Cow::Borrowed(v)),
+        Operand::Size(inner) => {
+            size_of(operand_value(item, inner)?.as_ref()).map(|n| Cow::Owned(Value::N(Number::from_i64(n))))
+        }
     }
 }
 
@@ -88,21 +91,21 @@ impl Condition {
             Condition::Exists(path) => resolve(item, path).is_some(),
             Condition::NotExists(path) => resolve(item, path).is_none(),
             Condition::AttributeType(x, t) => {
-                let (Some(x), Some(Value::S(t))) = (operand_value(item, x), operand_value(item, t)) else {
-                    return false;
-                };
-                x.type_name() == t
+                let (Some(x), Some(t)) = (operand_value(item, x), operand_value(item, t)) else { return false };
+                matches!(t.as_ref(), Value::S(t) if x.type_name() == t)
             }
-            Condition::BeginsWith(x, prefix) => match (operand_value(item, x), operand_value(item, prefix)) {
-                (Some(Value::S(s)), Some(Value::S(p))) => s.starts_with(p.as_str()),
-                (Some(Value::B(s)), Some(Value::B(p))) => s.starts_with(&p),
-                _ => false,
-            },
+            Condition::BeginsWith(x, prefix) => {
+                match (operand_value(item, x).as_deref(), operand_value(item, prefix).as_deref()) {
+                    (Some(Value::S(s)), Some(Value::S(p))) => s.starts_with(p.as_str()),
+                    (Some(Value::B(s)), Some(Value::B(p))) => s.starts_with(p),
+                    _ => false,
+                }
+            }
             Condition::Contains(x, needle) => {
                 let (Some(hay), Some(needle)) = (operand_value(item, x), operand_value(item, needle)) else {
                     return false;
                 };
-                match (&hay, &needle) {
+                match (hay.as_ref(), needle.as_ref()) {
                     (Value::S(s), Value::S(n)) => s.contains(n.as_str()),
                     (Value::B(s), Value::B(n)) => n.is_empty() || s.windows(n.len()).any(|w| w == n.as_slice()),
                     (Value::SS(set), Value::S(n)) => set.contains(n),
