@@ -101,6 +101,21 @@ impl aws_sdk_dynamodb::config::auth::ResolveAuthScheme for NoAuth {
     }
 }
 
+/// The fake's one endpoint: every request goes to the in-process engine, so the SDK's endpoint
+/// rules (evaluated on every request otherwise) are not needed.
+#[derive(Debug)]
+struct FakeEndpoint;
+
+impl aws_sdk_dynamodb::config::endpoint::ResolveEndpoint for FakeEndpoint {
+    fn resolve_endpoint<'a>(
+        &'a self,
+        _params: &'a aws_sdk_dynamodb::config::endpoint::Params,
+    ) -> aws_smithy_runtime_api::client::endpoint::EndpointFuture<'a> {
+        let endpoint = aws_smithy_types::endpoint::Endpoint::builder().url("http://dynalease-fake.local").build();
+        aws_smithy_runtime_api::client::endpoint::EndpointFuture::ready(Ok(endpoint))
+    }
+}
+
 /// The fake's clock as the SDK's time source and sleep.
 #[derive(Debug, Clone)]
 pub(crate) struct ClockAdapter(pub(crate) Arc<dyn FakeClock>);
@@ -128,6 +143,7 @@ pub(crate) fn client_config(
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .auth_scheme_resolver(NoAuth)
+        .endpoint_resolver(FakeEndpoint)
         .http_client(http)
         .time_source(ClockAdapter(clock.clone()))
         .sleep_impl(ClockAdapter(clock))
