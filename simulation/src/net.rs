@@ -32,7 +32,7 @@ use crate::rng::SimRng;
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The HTTP header that names the operation ([`OpId`]) of a write: when DynamoDB commits a
-/// request that carries it, the world records [`Event::Committed`](crate::history::Event::Committed)
+/// request that carries it, the world records [`Event::Committed`]
 /// for that operation. Set it on the fenced writes of a workload of your own with
 /// `.customize().mutate_request(..)`.
 pub const OP_HEADER: &str = "x-dynalease-sim-op";
