@@ -152,8 +152,8 @@ impl Index {
         }
     }
 
-    /// The index's entry in DescribeTable.
-    pub(crate) fn describe(&self, table: &Table) -> Answer {
+    /// The index's entry in a table description whose table is in `status`.
+    pub(crate) fn describe(&self, table: &Table, status: &str) -> Answer {
         let mut projection = serde_json::Map::new();
         match &self.projection {
             Projection::All => {
@@ -186,7 +186,8 @@ impl Index {
                 (Billing::Provisioned { .. }, Some((r, w))) => (r, w),
                 _ => (0, 0),
             };
-            out["IndexStatus"] = json!("ACTIVE");
+            // An index is created with its table: CREATING while the table is, ACTIVE after.
+            out["IndexStatus"] = json!(if status == "CREATING" { "CREATING" } else { "ACTIVE" });
             out["ProvisionedThroughput"] =
                 json!({"NumberOfDecreasesToday": 0, "ReadCapacityUnits": read, "WriteCapacityUnits": write});
         }

@@ -285,12 +285,12 @@ impl Table {
             );
         }
         let lsis: Vec<Answer> =
-            self.indexes.iter().filter(|i| i.kind == IndexKind::Local).map(|i| i.describe(self)).collect();
+            self.indexes.iter().filter(|i| i.kind == IndexKind::Local).map(|i| i.describe(self, status)).collect();
         if !lsis.is_empty() {
             out.insert("LocalSecondaryIndexes".into(), Answer::Array(lsis));
         }
         let gsis: Vec<Answer> =
-            self.indexes.iter().filter(|i| i.kind == IndexKind::Global).map(|i| i.describe(self)).collect();
+            self.indexes.iter().filter(|i| i.kind == IndexKind::Global).map(|i| i.describe(self, status)).collect();
         if !gsis.is_empty() {
             out.insert("GlobalSecondaryIndexes".into(), Answer::Array(gsis));
         }

@@ -169,3 +169,45 @@ async fn delete_table_removes_it_and_its_items() {
     let err = client.delete_table().table_name("Shop").send().await.unwrap_err().into_service_error();
     assert!(err.is_resource_not_found_exception());
 }
+
+#[tokio::test(start_paused = true)]
+async fn deleting_a_missing_table_names_it_in_the_error() {
+    let fake = FakeDynamoDb::new();
+    let client = fake.client();
+    let err = client.delete_table().table_name("Ghost").send().await.unwrap_err().into_service_error();
+    assert_eq!(err.code(), Some("ResourceNotFoundException"));
+    assert_eq!(err.message(), Some("Requested resource not found: Table: Ghost not found"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn global_indexes_are_creating_with_their_table_then_active() {
+    let fake = FakeDynamoDb::new();
+    let client = fake.client();
+    let created = client
+        .create_table()
+        .table_name("Orders")
+        .attribute_definitions(def("id", ScalarAttributeType::S))
+        .attribute_definitions(def("status", ScalarAttributeType::S))
+        .key_schema(key("id", KeyType::Hash))
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("byStatus")
+                .key_schema(key("status", KeyType::Hash))
+                .projection(all())
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap()
+        .table_description
+        .unwrap();
+    assert_eq!(created.table_status(), Some(&TableStatus::Creating));
+    let status = |t: &aws_sdk_dynamodb::types::TableDescription| {
+        t.global_secondary_indexes()[0].index_status().map(|s| s.as_str().to_owned())
+    };
+    assert_eq!(status(&created).as_deref(), Some("CREATING"));
+    let described = client.describe_table().table_name("Orders").send().await.unwrap().table.unwrap();
+    assert_eq!(status(&described).as_deref(), Some("ACTIVE"));
+}

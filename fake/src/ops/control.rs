@@ -143,7 +143,7 @@ fn read_tags(json: Option<&Json<'_>>) -> BTreeMap<String, String> {
 /// DeleteTable.
 pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
-    let table = engine.table(name)?;
+    let table = engine.tables.get(name).ok_or_else(|| table_not_found(name))?;
     if table.deletion_protection {
         return Err(DynamoError::validation(format!(
             "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first. Table: {name}"
@@ -157,10 +157,13 @@ pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
 /// DescribeTable.
 pub(crate) fn describe_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
-    let table = engine.tables.get(name).ok_or_else(|| {
-        DynamoError::resource_not_found_msg(format!("Requested resource not found: Table: {name} not found"))
-    })?;
+    let table = engine.tables.get(name).ok_or_else(|| table_not_found(name))?;
     Ok(json!({ "Table": table.describe("ACTIVE") }))
+}
+
+/// The answer of DescribeTable and DeleteTable for a table that does not exist, which names it.
+fn table_not_found(name: &str) -> DynamoError {
+    DynamoError::resource_not_found_msg(format!("Requested resource not found: Table: {name} not found"))
 }
 
 /// ListTables, with `ExclusiveStartTableName` and `Limit` (at most 100 names a page).
