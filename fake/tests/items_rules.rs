@@ -170,3 +170,22 @@ async fn delete_item_with_condition_and_all_old() {
         .unwrap();
     assert!(again.attributes().is_none(), "deleting a missing item succeeds with no attributes");
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_oversized_put_is_refused_before_its_table_or_conditions_are_read() {
+    let (_fake, client) = setup();
+    let big = "x".repeat(400 * 1024);
+    // No such table, and a legacy condition that is itself invalid: the size is reported first.
+    let err = client
+        .put_item()
+        .table_name("NoSuchTable")
+        .item("pk", s("a"))
+        .item("blob", s(&big))
+        .expected("pk", aws_sdk_dynamodb::types::ExpectedAttributeValue::builder().build())
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert_eq!(err.code(), Some("ValidationException"));
+    assert_eq!(err.message(), Some("Item size has exceeded the maximum allowed size"));
+}

@@ -84,6 +84,11 @@ impl WritePlan {
         let put_item = if kind_name == "Put" { Some(item(body, "Item")?) } else { None };
         if let Some(put) = &put_item {
             crate::limits::check_item_depth(put)?;
+            // The size of a put is known from the request alone: DynamoDB refuses it before it
+            // reads the conditions or looks the table up.
+            if item_size(put) > MAX_ITEM_BYTES {
+                return Err(DynamoError::validation("Item size has exceeded the maximum allowed size"));
+            }
         }
         let key_item = if kind_name == "Put" { Item::new() } else { item(body, "Key")? };
         if legacy {
@@ -111,9 +116,6 @@ impl WritePlan {
         let (key, key_item, kind) = match put_item {
             Some(put) => {
                 let key = table.item_key(&put)?;
-                if item_size(&put) > MAX_ITEM_BYTES {
-                    return Err(DynamoError::validation("Item size has exceeded the maximum allowed size"));
-                }
                 let key_item =
                     table.key.attrs().filter_map(|a| put.get(&a.name).map(|v| (a.name.clone(), v.clone()))).collect();
                 (key, key_item, WriteKind::Put(put))
