@@ -75,6 +75,7 @@ impl Engine {
     /// Answers one request: the operation name and its parsed JSON body.
     pub(crate) fn handle(&mut self, operation: &str, body: &Json<'_>, now: SystemTime) -> Result<Body, DynamoError> {
         validate::check(operation, body)?;
+        let _value_checks = crate::value::ValueChecks::of_operation(operation).enter();
         let answer = match operation {
             "PutItem" => return ops::items::put_item(self, body),
             "GetItem" => return ops::items::get_item(self, body),

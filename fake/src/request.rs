@@ -7,7 +7,7 @@ use crate::json::Json;
 
 use crate::error::DynamoError;
 use crate::expr::context::ExprContext;
-use crate::value::{Item, Value, item_from_json};
+use crate::value::{Item, Value, ValueChecks, item_from_json};
 
 /// A string member, if present.
 pub(crate) fn string<'a>(body: &'a Json<'_>, key: &str) -> Option<&'a str> {
@@ -51,6 +51,10 @@ pub(crate) fn expression_context(body: &Json<'_>) -> Result<ExprContext, DynamoE
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeValues") {
         for (placeholder, value) in map {
             let value = Value::from_json(value).map_err(|error| {
+                // Only the older checker of values names the placeholder of a bad value.
+                if ValueChecks::in_force() != ValueChecks::Older {
+                    return error;
+                }
                 DynamoError::validation(format!(
                     "ExpressionAttributeValues contains invalid value: {} for key {placeholder}",
                     error.message

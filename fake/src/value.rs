@@ -14,6 +14,79 @@ use crate::number::Number;
 /// An item: attribute names to values, in name order.
 pub type Item = BTreeMap<String, Value>;
 
+/// Which of DynamoDB's two checkers of attribute values an operation runs. They word a malformed
+/// number and a duplicate set member differently, and one of them reports inside the
+/// `1 validation error detected: ` envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueChecks {
+    /// PutItem, UpdateItem and DeleteItem: the current wording, inside the envelope, wherever
+    /// the value sits (item, key, expression value, legacy parameter).
+    CurrentEnveloped,
+    /// GetItem, BatchGetItem and Query: the current wording, bare.
+    Current,
+    /// BatchWriteItem, the transactions, Scan and the rest: the older wording, bare, with
+    /// expression values named in an `ExpressionAttributeValues contains invalid value` wrapper.
+    Older,
+}
+
+thread_local! {
+    static VALUE_CHECKS: std::cell::Cell<ValueChecks> = const { std::cell::Cell::new(ValueChecks::Older) };
+}
+
+/// Puts the previous [`ValueChecks`] back when the request that chose them is answered.
+#[derive(Debug)]
+pub(crate) struct ValueChecksGuard(ValueChecks);
+
+impl Drop for ValueChecksGuard {
+    fn drop(&mut self) {
+        VALUE_CHECKS.with(|checks| checks.set(self.0));
+    }
+}
+
+impl ValueChecks {
+    /// The checker DynamoDB runs for this operation.
+    pub(crate) fn of_operation(operation: &str) -> ValueChecks {
+        match operation {
+            "PutItem" | "UpdateItem" | "DeleteItem" => ValueChecks::CurrentEnveloped,
+            "GetItem" | "BatchGetItem" | "Query" => ValueChecks::Current,
+            _ => ValueChecks::Older,
+        }
+    }
+
+    /// Makes these the checks of the values read on this thread until the guard is dropped.
+    pub(crate) fn enter(self) -> ValueChecksGuard {
+        ValueChecksGuard(VALUE_CHECKS.with(|checks| checks.replace(self)))
+    }
+
+    /// The checks in force.
+    pub(crate) fn in_force() -> ValueChecks {
+        VALUE_CHECKS.with(std::cell::Cell::get)
+    }
+
+    /// The error for a message of the value checker, enveloped where this checker does that.
+    fn refuse(self, message: String) -> DynamoError {
+        match self {
+            ValueChecks::CurrentEnveloped => DynamoError::validation(format!("1 validation error detected: {message}")),
+            ValueChecks::Current | ValueChecks::Older => DynamoError::validation(message),
+        }
+    }
+
+    /// The duplicate members of a set as the current checker lists them: in byte order up to the
+    /// first repeat, then the repeat, then the rest as sent.
+    fn current_duplicates<K: Ord + Clone>(members: &[(K, String)]) -> Vec<&str> {
+        let mut seen: BTreeMap<K, &str> = BTreeMap::new();
+        for (at, (key, text)) in members.iter().enumerate() {
+            if seen.insert(key.clone(), text).is_some() {
+                let mut listed: Vec<&str> = seen.values().copied().collect();
+                listed.push(text);
+                listed.extend(members[at + 1..].iter().map(|(_, t)| t.as_str()));
+                return listed;
+            }
+        }
+        seen.into_values().collect()
+    }
+}
+
 /// One attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
@@ -136,9 +209,17 @@ impl Value {
                         set.insert(s.to_owned());
                     }
                     if set.len() != texts.len() {
-                        return Err(DynamoError::invalid_parameter(format!(
-                            "Input collection [{}] contains duplicates.",
+                        let checks = ValueChecks::in_force();
+                        let listed = if checks == ValueChecks::Older {
                             texts.join(", ")
+                        } else {
+                            let members: Vec<(String, String)> = texts.iter().map(|t| (t.clone(), t.clone())).collect();
+                            let quoted: Vec<String> =
+                                ValueChecks::current_duplicates(&members).iter().map(|t| format!("\"{t}\"")).collect();
+                            quoted.join(", ")
+                        };
+                        return Err(checks.refuse(format!(
+                            "One or more parameter values were invalid: Input collection [{listed}] contains duplicates."
                         )));
                     }
                     Value::SS(set)
@@ -152,7 +233,13 @@ impl Value {
                     for item in items {
                         let text = expect_string(item, "String")?;
                         if !set.insert(parse_number(text)?) {
-                            return Err(DynamoError::validation("Input collection contains duplicates"));
+                            return Err(match ValueChecks::in_force() {
+                                ValueChecks::Older => DynamoError::validation("Input collection contains duplicates"),
+                                checks => checks.refuse(
+                                    "One or more parameter values were invalid: Input collection contains duplicates."
+                                        .to_owned(),
+                                ),
+                            });
                         }
                     }
                     Value::NS(set)
@@ -163,7 +250,7 @@ impl Value {
                         return Err(DynamoError::invalid_parameter("Binary sets should not be empty"));
                     }
                     let mut set = BTreeSet::new();
-                    let mut texts = Vec::with_capacity(items.len());
+                    let mut members = Vec::with_capacity(items.len());
                     for item in items {
                         let bytes = decode_blob(item)?;
                         if bytes.is_empty() {
@@ -171,13 +258,20 @@ impl Value {
                                 "Binary sets may not contain null or empty values",
                             ));
                         }
-                        texts.push(item.as_str().unwrap_or_default().to_owned());
+                        members.push((bytes.clone(), item.as_str().unwrap_or_default().to_owned()));
                         set.insert(bytes);
                     }
-                    if set.len() != texts.len() {
-                        return Err(DynamoError::invalid_parameter(format!(
-                            "Input collection [{}]of type BS contains duplicates.",
-                            texts.join(", ")
+                    if set.len() != members.len() {
+                        let checks = ValueChecks::in_force();
+                        let listed = if checks == ValueChecks::Older {
+                            members.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join(", ")
+                        } else {
+                            let quoted: Vec<String> =
+                                ValueChecks::current_duplicates(&members).iter().map(|t| format!("\"{t}\"")).collect();
+                            quoted.join(",")
+                        };
+                        return Err(checks.refuse(format!(
+                            "One or more parameter values were invalid: Input collection [{listed}]of type BS contains duplicates."
                         )));
                     }
                     Value::BS(set)
@@ -312,7 +406,16 @@ pub fn item_size(item: &Item) -> usize {
 }
 
 fn parse_number(text: &str) -> Result<Number, DynamoError> {
-    Number::parse(text).map_err(|e| e.to_error(text))
+    Number::parse(text).map_err(|e| match ValueChecks::in_force() {
+        ValueChecks::Older => e.to_error(text),
+        // The current checker quotes the text of every malformed number, even an empty one.
+        checks => checks.refuse(match e {
+            crate::number::NumberError::Syntax => {
+                format!("The parameter cannot be converted to a numeric value: {text}")
+            }
+            _ => e.to_error(text).message,
+        }),
+    })
 }
 
 fn expect_string<'a>(json: &'a Json<'_>, target: &str) -> Result<&'a str, DynamoError> {

@@ -90,7 +90,7 @@ async fn set_and_null_rules() {
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::Ns(vec!["1".into(), "1.0".into()]))).await,
-        "Input collection contains duplicates"
+        "1 validation error detected: One or more parameter values were invalid: Input collection contains duplicates."
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::Null(false))).await,
@@ -98,11 +98,11 @@ async fn set_and_null_rules() {
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::N("1e126".into()))).await,
-        "Number overflow. Attempting to store a number with magnitude larger than supported range"
+        "1 validation error detected: Number overflow. Attempting to store a number with magnitude larger than supported range"
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::N("1.23456789012345678901234567890123456789".into()))).await,
-        "Attempting to store more than 38 significant digits in a Number"
+        "1 validation error detected: Attempting to store more than 38 significant digits in a Number"
     );
 }
 

@@ -1,0 +1,136 @@
+//! How a malformed number or a duplicate set member is worded, which depends on the operation:
+//! DynamoDB runs one of two checkers of attribute values. PutItem, UpdateItem and DeleteItem
+//! answer in the current wording inside the `1 validation error detected: ` envelope; GetItem,
+//! BatchGetItem and Query in the current wording, bare; BatchWriteItem, the transactions and
+//! Scan in the older wording.
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, Put, PutRequest, TransactWriteItem, WriteRequest};
+use dynalease_fake::FakeDynamoDb;
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+fn setup() -> (FakeDynamoDb, Client) {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    (fake, client)
+}
+
+fn refusal<E: ProvideErrorMetadata>(err: E) -> String {
+    assert_eq!(err.code(), Some("ValidationException"));
+    err.message().unwrap_or_default().to_owned()
+}
+
+fn strings_b_a_b() -> AttributeValue {
+    AttributeValue::Ss(vec!["b".into(), "a".into(), "b".into()])
+}
+
+fn binaries_ff_00_00() -> AttributeValue {
+    AttributeValue::Bs(vec![Blob::new(vec![0xff]), Blob::new(vec![0x00]), Blob::new(vec![0x00])])
+}
+
+async fn put(client: &Client, value: AttributeValue) -> String {
+    let err = client.put_item().table_name("Shop").item("pk", s("k")).item("v", value).send().await.unwrap_err();
+    refusal(err.into_service_error())
+}
+
+#[tokio::test(start_paused = true)]
+async fn writes_of_one_item_word_values_currently_inside_the_envelope() {
+    let (_fake, client) = setup();
+    let envelope = |m: &str| format!("1 validation error detected: {m}");
+    assert_eq!(put(&client, n("")).await, envelope("The parameter cannot be converted to a numeric value: "));
+    assert_eq!(put(&client, n("abc")).await, envelope("The parameter cannot be converted to a numeric value: abc"));
+    assert_eq!(
+        put(&client, n("1e126")).await,
+        envelope("Number overflow. Attempting to store a number with magnitude larger than supported range")
+    );
+    assert_eq!(
+        put(&client, strings_b_a_b()).await,
+        envelope(r#"One or more parameter values were invalid: Input collection ["a", "b", "b"] contains duplicates."#)
+    );
+    assert_eq!(
+        put(&client, binaries_ff_00_00()).await,
+        envelope(
+            r#"One or more parameter values were invalid: Input collection ["AA==","/w==","AA=="]of type BS contains duplicates."#
+        )
+    );
+    assert_eq!(
+        put(&client, AttributeValue::Ns(vec!["2".into(), "1".into(), "2".into()])).await,
+        envelope("One or more parameter values were invalid: Input collection contains duplicates.")
+    );
+    // An expression value is enveloped too, and its placeholder is not named.
+    let err = client
+        .update_item()
+        .table_name("Shop")
+        .key("pk", s("k"))
+        .update_expression("SET v = :v")
+        .expression_attribute_values(":v", n("abc"))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refusal(err.into_service_error()),
+        envelope("The parameter cannot be converted to a numeric value: abc")
+    );
+    let err = client.delete_item().table_name("Shop").key("pk", strings_b_a_b()).send().await.unwrap_err();
+    assert_eq!(
+        refusal(err.into_service_error()),
+        envelope(r#"One or more parameter values were invalid: Input collection ["a", "b", "b"] contains duplicates."#)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn reads_by_key_and_query_word_values_currently_and_bare() {
+    let (_fake, client) = setup();
+    let err = client.get_item().table_name("Shop").key("pk", n("")).send().await.unwrap_err();
+    assert_eq!(refusal(err.into_service_error()), "The parameter cannot be converted to a numeric value: ");
+    let keys = KeysAndAttributes::builder().keys([("pk".to_owned(), strings_b_a_b())].into()).build().unwrap();
+    let err = client.batch_get_item().request_items("Shop", keys).send().await.unwrap_err();
+    assert_eq!(
+        refusal(err.into_service_error()),
+        r#"One or more parameter values were invalid: Input collection ["a", "b", "b"] contains duplicates."#
+    );
+    let err = client
+        .query()
+        .table_name("Shop")
+        .key_condition_expression("pk = :p")
+        .filter_expression("v = :v")
+        .expression_attribute_values(":p", s("k"))
+        .expression_attribute_values(":v", n("abc"))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(refusal(err.into_service_error()), "The parameter cannot be converted to a numeric value: abc");
+}
+
+#[tokio::test(start_paused = true)]
+async fn batch_writes_and_transactions_word_values_the_older_way() {
+    let (_fake, client) = setup();
+    let write = |value: AttributeValue| {
+        WriteRequest::builder()
+            .put_request(PutRequest::builder().item("pk", s("k")).item("v", value).build().unwrap())
+            .build()
+    };
+    let err = client.batch_write_item().request_items("Shop", vec![write(n(""))]).send().await.unwrap_err();
+    assert_eq!(refusal(err.into_service_error()), "The parameter cannot be converted to a numeric value");
+    let err = client.batch_write_item().request_items("Shop", vec![write(strings_b_a_b())]).send().await.unwrap_err();
+    assert_eq!(
+        refusal(err.into_service_error()),
+        "One or more parameter values were invalid: Input collection [b, a, b] contains duplicates."
+    );
+    let put = Put::builder().table_name("Shop").item("pk", s("k")).item("v", n("abc")).build().unwrap();
+    let err = client.transact_write_items().transact_items(TransactWriteItem::builder().put(put).build()).send().await;
+    assert_eq!(
+        refusal(err.unwrap_err().into_service_error()),
+        "The parameter cannot be converted to a numeric value: abc"
+    );
+}
