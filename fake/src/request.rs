@@ -51,8 +51,9 @@ pub(crate) fn expression_context(body: &Json<'_>) -> Result<ExprContext, DynamoE
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeValues") {
         for (placeholder, value) in map {
             let value = Value::from_json(value).map_err(|error| {
-                // Only the older checker of values names the placeholder of a bad value.
-                if ValueChecks::in_force() != ValueChecks::Older {
+                // The current checker of values does not name the placeholder of a malformed
+                // number or a duplicate set member.
+                if ValueChecks::in_force() != ValueChecks::Older && ValueChecks::words_differently(&error.message) {
                     return error;
                 }
                 DynamoError::validation(format!(

@@ -63,6 +63,23 @@ impl ValueChecks {
         VALUE_CHECKS.with(std::cell::Cell::get)
     }
 
+    /// Whether `message` is one the two checkers word differently (a malformed number, a
+    /// duplicate set member): the current checker reports those without naming the placeholder of
+    /// an expression value; every other refusal of a value is named the same way by both.
+    pub(crate) fn words_differently(message: &str) -> bool {
+        let message = message.strip_prefix("1 validation error detected: ").unwrap_or(message);
+        [
+            "The parameter cannot be converted to a numeric value",
+            "Number overflow.",
+            "Number underflow.",
+            "Attempting to store more than 38 significant digits",
+            "One or more parameter values were invalid: Input collection",
+            "Input collection contains duplicates",
+        ]
+        .iter()
+        .any(|start| message.starts_with(start))
+    }
+
     /// The error for a message of the value checker, enveloped where this checker does that.
     fn refuse(self, message: String) -> DynamoError {
         match self {

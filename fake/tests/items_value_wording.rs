@@ -134,3 +134,22 @@ async fn batch_writes_and_transactions_word_values_the_older_way() {
         "The parameter cannot be converted to a numeric value: abc"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn other_refusals_of_an_expression_value_still_name_its_placeholder() {
+    let (_fake, client) = setup();
+    let err = client
+        .delete_item()
+        .table_name("Shop")
+        .key("pk", s("k"))
+        .condition_expression("v = :v")
+        .expression_attribute_values(":v", AttributeValue::Null(false))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refusal(err.into_service_error()),
+        "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: \
+         Null attribute value types must have the value of true for key :v"
+    );
+}
