@@ -1,5 +1,5 @@
-//! Cost per operation of the fake: the engine alone (JSON in, JSON out) and through the real SDK
-//! client in-process. Run with `cargo bench -p dynalease-fake --bench engine`.
+//! Cost per operation of the fake: the engine alone (the compact JSON the SDK sends in, JSON out)
+//! and through the real SDK client in-process. Run with `cargo bench -p dynalease-fake --bench engine`.
 #![allow(clippy::disallowed_methods)] // A benchmark measures real time.
 
 use std::hint::black_box;
@@ -20,9 +20,12 @@ fn report(name: &str, elapsed: Duration, ops: u64) {
 fn engine_alone(fake: &FakeDynamoDb) {
     let put = |i: u64| {
         format!(
-            r##"{{"TableName":"Bench","Item":{{"pk":{{"S":"k{i}"}},"owner":{{"S":"me"}},"n":{{"N":"1"}}}},
-               "ConditionExpression":"attribute_not_exists(pk) OR #o = :me",
-               "ExpressionAttributeNames":{{"#o":"owner"}},"ExpressionAttributeValues":{{":me":{{"S":"me"}}}}}}"##
+            concat!(
+                r##"{{"TableName":"Bench","Item":{{"pk":{{"S":"k{i}"}},"owner":{{"S":"me"}},"n":{{"N":"1"}}}},"##,
+                r##""ConditionExpression":"attribute_not_exists(pk) OR #o = :me","##,
+                r##""ExpressionAttributeNames":{{"#o":"owner"}},"ExpressionAttributeValues":{{":me":{{"S":"me"}}}}}}"##
+            ),
+            i = i
         )
     };
     let bodies: Vec<String> = (0..1000).map(put).collect();
@@ -47,8 +50,11 @@ fn engine_alone(fake: &FakeDynamoDb) {
     let updates: Vec<String> = (0..1000)
         .map(|i| {
             format!(
-                r#"{{"TableName":"Bench","Key":{{"pk":{{"S":"k{i}"}}}},"UpdateExpression":"ADD n :one",
-                   "ExpressionAttributeValues":{{":one":{{"N":"1"}}}}}}"#
+                concat!(
+                    r#"{{"TableName":"Bench","Key":{{"pk":{{"S":"k{i}"}}}},"UpdateExpression":"ADD n :one","#,
+                    r#""ExpressionAttributeValues":{{":one":{{"N":"1"}}}}}}"#
+                ),
+                i = i
             )
         })
         .collect();
