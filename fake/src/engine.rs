@@ -54,6 +54,8 @@ pub(crate) struct Engine {
     pub(crate) tokens: BTreeMap<String, TokenEntry>,
     pub(crate) next_table_id: u64,
     pub(crate) seed: u64,
+    /// Whether a failed condition answers the item when the request asks for it.
+    pub(crate) item_on_condition_failure: bool,
     /// How many requests of the next batch may be processed before the rest is returned
     /// unprocessed (set by a [`crate::Fault::Unprocessed`] for one request).
     pub(crate) batch_budget: Option<usize>,
@@ -69,6 +71,7 @@ impl Engine {
             next_table_id: 0,
             seed,
             batch_budget: None,
+            item_on_condition_failure: true,
         }
     }
 

@@ -10,6 +10,7 @@ use crate::engine::{Engine, OPERATIONS, table_of};
 use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
 use crate::log::RequestRecord;
+use crate::signature::Signature;
 use crate::ttl::{SweepSchedule, sweep};
 use crate::validate::parse_body;
 
@@ -54,6 +55,7 @@ pub struct FakeDynamoDbBuilder {
     clock: Option<Arc<dyn FakeClock>>,
     ttl_sweep_interval: Option<Duration>,
     request_log_limit: Option<usize>,
+    item_on_condition_failure: Option<bool>,
 }
 
 impl FakeDynamoDbBuilder {
@@ -89,6 +91,15 @@ impl FakeDynamoDbBuilder {
         self
     }
 
+    /// Whether a failed condition answers the item as it is when the request asks for it with
+    /// `ReturnValuesOnConditionCheckFailure` (default: yes, as DynamoDB does). `false` answers as
+    /// DynamoDB did before that parameter existed, and as some emulators still do: without the
+    /// item, so that code can be tested against both.
+    pub fn item_on_condition_failure(mut self, answer_item: bool) -> Self {
+        self.item_on_condition_failure = Some(answer_item);
+        self
+    }
+
     /// The fake.
     pub fn build(self) -> FakeDynamoDb {
         let clock: Arc<dyn FakeClock> = match (self.clock, self.start_time) {
@@ -100,7 +111,11 @@ impl FakeDynamoDbBuilder {
         let interval = self.ttl_sweep_interval.unwrap_or(Duration::from_secs(600));
         FakeDynamoDb {
             shared: Arc::new(Shared {
-                engine: Mutex::new(Engine::new(self.seed)),
+                engine: Mutex::new({
+                    let mut engine = Engine::new(self.seed);
+                    engine.item_on_condition_failure = self.item_on_condition_failure.unwrap_or(true);
+                    engine
+                }),
                 clock,
                 log: Mutex::new(std::collections::VecDeque::new()),
                 log_limit: self.request_log_limit,
@@ -131,6 +146,8 @@ pub(crate) struct Call<'a> {
     pub(crate) client: Option<&'a str>,
     /// Whether it carried an `Authorization` header.
     pub(crate) signed: bool,
+    /// What the transport saw of its signature, checked before the body is read.
+    pub(crate) signature: Signature<'a>,
 }
 
 /// What the fake answers one request with.
@@ -268,7 +285,10 @@ impl FakeDynamoDb {
     /// Answers one request synchronously, without faults: operation name and JSON body in,
     /// HTTP status and JSON body out. For embedding the engine behind another transport.
     pub fn handle_json(&self, operation: &str, body: &[u8]) -> (u16, Vec<u8>) {
-        match self.answer(&Call { operation, body, client: None, signed: false }, &Drawn::default()) {
+        match self.answer(
+            &Call { operation, body, client: None, signed: false, signature: Signature::Unchecked },
+            &Drawn::default(),
+        ) {
             Reply::Http { status, body, .. } => (status, body),
             Reply::Lost => (500, Vec::new()),
         }
@@ -286,7 +306,7 @@ impl FakeDynamoDb {
 
     /// Answers a request whose latency (if any) has already been waited out.
     pub(crate) fn answer(&self, call: &Call<'_>, drawn: &Drawn) -> Reply {
-        let Call { operation, body, client, signed } = *call;
+        let Call { operation, body, client, signed, signature } = *call;
         let now = self.now();
         let request_id = self.request_id();
         let mut record = RequestRecord {
@@ -304,7 +324,7 @@ impl FakeDynamoDb {
             consistent_read: false,
             signed,
         };
-        let result = self.run(operation, body, now, drawn.failure.as_ref(), &mut record);
+        let result = self.run(operation, body, signature, now, drawn.failure.as_ref(), &mut record);
         let reply = match (result, &drawn.failure) {
             (_, Some(Fault::LostResponse)) => Reply::Lost,
             (Ok(json), _) => Reply::Http { status: 200, body: json.into_bytes(), request_id },
@@ -331,27 +351,25 @@ impl FakeDynamoDb {
         &self,
         operation: &str,
         body: &[u8],
+        signature: Signature<'_>,
         now: SystemTime,
         failure: Option<&Fault>,
         record: &mut RequestRecord,
     ) -> Result<crate::json::Body, DynamoError> {
-        // DynamoDB reports a body it cannot read before an unknown target, but an empty body after.
+        // DynamoDB reports a body it cannot read before an unknown target, then a missing or
+        // incomplete signature, and an empty body last.
         let parsed = parse_body(body);
-        let json = match parsed {
-            Err(error) if !body.is_empty() => {
-                record.error = Some(error.code().to_owned());
-                return Err(error);
-            }
-            _ if !OPERATIONS.contains(&operation) => {
-                let error = DynamoError::unknown_operation();
-                record.error = Some(error.code().to_owned());
-                return Err(error);
-            }
+        let checked = match parsed {
+            Err(error) if !body.is_empty() => Err(error),
+            _ if !OPERATIONS.contains(&operation) => Err(DynamoError::unknown_operation()),
+            parsed => signature.check().and(parsed),
+        };
+        let json = match checked {
+            Ok(json) => json,
             Err(error) => {
                 record.error = Some(error.code().to_owned());
                 return Err(error);
             }
-            Ok(json) => json,
         };
         record.table = table_of(operation, &json);
         record.consistent_read = json.get("ConsistentRead").and_then(crate::validate::as_bool).unwrap_or(false);
@@ -384,7 +402,8 @@ impl FakeDynamoDb {
         result
     }
 
-    fn request_id(&self) -> String {
+    /// A new request id, shaped like DynamoDB's.
+    pub(crate) fn request_id(&self) -> String {
         let words = {
             let mut ids = lock(&self.shared.request_ids);
             [ids.next_u64(), ids.next_u64(), ids.next_u64(), ids.next_u64()]

@@ -142,3 +142,23 @@ async fn projection_keeps_only_the_named_paths() {
     assert_eq!(got["m"], AttributeValue::M([("y".into(), n("2"))].into()));
     assert_eq!(got["l"], AttributeValue::L(vec![n("12")]));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_fake_like_older_dynamodb_answers_failed_conditions_without_the_item() {
+    let fake = FakeDynamoDb::builder().item_on_condition_failure(false).build();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    let put = client
+        .put_item()
+        .table_name("Shop")
+        .item("pk", s("a"))
+        .condition_expression("attribute_not_exists(pk)")
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+    put.clone().send().await.unwrap();
+    match put.send().await.unwrap_err().into_service_error() {
+        aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(e) => {
+            assert!(e.item.is_none())
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}

@@ -310,6 +310,21 @@ impl DynamoStore {
             _ => None,
         }
     }
+
+    /// The lock as a failed conditional update found it: the item the failure brought back or,
+    /// where the answer carries none, the item read again. DynamoDB answers with the item when
+    /// it exists; an older DynamoDB and some emulators never do, and reading tells a lock held
+    /// by another owner from one that is gone. `None` when the update failed for another reason.
+    async fn refused_view(
+        &self,
+        name: &str,
+        err: &SdkError<UpdateItemError, HttpResponse>,
+    ) -> Option<Result<LockView, Error>> {
+        match Self::old_item(err)? {
+            Some(item) => Some(self.decode_for(name, item)),
+            None => Some(self.read(name).await),
+        }
+    }
 }
 
 impl LockStore for DynamoStore {
@@ -382,9 +397,8 @@ impl LockStore for DynamoStore {
                         }),
                     }
                 }
-                Err(err) => match Self::old_item(&err) {
-                    Some(Some(item)) => Ok(AcquireOutcome::Refused(self.decode_for(name, item)?)),
-                    Some(None) => Ok(AcquireOutcome::Refused(LockView::Absent)),
+                Err(err) => match self.refused_view(name, &err).await {
+                    Some(view) => Ok(AcquireOutcome::Refused(view?)),
                     None => Err(self.failure("UpdateItem", err).await),
                 },
             }
@@ -404,9 +418,10 @@ impl LockStore for DynamoStore {
                 .await;
             match answer {
                 Ok(_) => Ok(RenewOutcome::Renewed),
-                Err(err) => match Self::old_item(&err) {
-                    Some(Some(_)) => Ok(RenewOutcome::TakenOver),
-                    Some(None) => Ok(RenewOutcome::Deleted),
+                Err(err) => match self.refused_view(name, &err).await {
+                    Some(Ok(LockView::Absent)) => Ok(RenewOutcome::Deleted),
+                    Some(Ok(_)) => Ok(RenewOutcome::TakenOver),
+                    Some(Err(err)) => Err(err),
                     None => Err(self.failure("UpdateItem", err).await),
                 },
             }

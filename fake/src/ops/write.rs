@@ -112,7 +112,8 @@ impl WritePlan {
         };
         ctx.check_unused()?;
         let table = engine.table(table_name)?;
-        let return_old_on_failure = string(body, "ReturnValuesOnConditionCheckFailure") == Some("ALL_OLD");
+        let return_old_on_failure =
+            engine.item_on_condition_failure && string(body, "ReturnValuesOnConditionCheckFailure") == Some("ALL_OLD");
         let (key, key_item, kind) = match put_item {
             Some(put) => {
                 let key = table.item_key(&put)?;
