@@ -20,6 +20,7 @@ use aws_smithy_types::body::SdkBody;
 
 use crate::clock::FakeClock;
 use crate::fake::{Call, FakeDynamoDb, Reply};
+use crate::signature::Signature;
 
 /// The fake as the SDK's HTTP client. Give it to `aws_sdk_dynamodb::Config::builder().http_client(..)`
 /// to use the fake with a configuration of your own.
@@ -60,7 +61,13 @@ impl HttpConnector for FakeHttpClient {
         let body = request.body().bytes().unwrap_or_default();
         let drawn = self.fake.draw_faults(&operation, body, self.name.as_deref());
         if drawn.latency.is_none() && drawn.response_delay.is_none() {
-            let call = Call { operation: &operation, body, client: self.name.as_deref(), signed };
+            let call = Call {
+                operation: &operation,
+                body,
+                client: self.name.as_deref(),
+                signed,
+                signature: Signature::Unchecked,
+            };
             return HttpConnectorFuture::ready(http_response(self.fake.answer(&call, &drawn)));
         }
         let fake = self.fake.clone();
@@ -70,7 +77,13 @@ impl HttpConnector for FakeHttpClient {
             if let Some(latency) = drawn.latency {
                 fake.shared.clock.sleep(latency).await;
             }
-            let call = Call { operation: &operation, body: &body, client: name.as_deref(), signed };
+            let call = Call {
+                operation: &operation,
+                body: &body,
+                client: name.as_deref(),
+                signed,
+                signature: Signature::Unchecked,
+            };
             let reply = fake.answer(&call, &drawn);
             if let Some(delay) = drawn.response_delay {
                 fake.shared.clock.sleep(delay).await;

@@ -123,6 +123,17 @@ impl DynamoError {
         }
     }
 
+    /// Whether the error refuses the request's signature or credentials.
+    fn is_about_the_signature(&self) -> bool {
+        matches!(
+            self.code(),
+            "MissingAuthenticationTokenException"
+                | "IncompleteSignatureException"
+                | "InvalidSignatureException"
+                | "UnrecognizedClientException"
+        )
+    }
+
     /// Adds a member to the error body.
     pub fn with(mut self, key: &str, value: Json) -> Self {
         self.extra.get_or_insert_with(Default::default).insert(key.to_owned(), value);
@@ -133,8 +144,10 @@ impl DynamoError {
     pub fn to_body(&self) -> Json {
         let mut body = Map::new();
         body.insert("__type".into(), Json::String(self.type_name.to_string()));
-        // DynamoDB spells the member `Message` for the coral service errors and `message` elsewhere.
-        let key = if self.type_name.starts_with("com.amazon.coral.service#") { "Message" } else { "message" };
+        // DynamoDB spells the member `Message` for the coral service errors, except those about the
+        // request's signature, and `message` elsewhere.
+        let coral_service = self.type_name.starts_with("com.amazon.coral.service#");
+        let key = if coral_service && !self.is_about_the_signature() { "Message" } else { "message" };
         if !self.message.is_empty() {
             body.insert(key.into(), Json::String(self.message.clone()));
         }

@@ -41,6 +41,7 @@ mod ops;
 mod partition;
 mod request;
 mod server;
+mod signature;
 mod table;
 mod ttl;
 mod validate;

@@ -11,6 +11,12 @@ use serde_json::{Value as Json, json};
 /// A safety net so that a broken server fails a test instead of hanging it; never a timing claim.
 const IO_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The headers every SDK sends with an API call: the JSON content type and a SigV4 signature
+/// (which the server does not verify).
+const SIGNED: &str = "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Date: 20240101T000000Z\r\n\
+    Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20240101/us-east-1/dynamodb/aws4_request, \
+    SignedHeaders=host;x-amz-date;x-amz-target, Signature=0123456789abcdef\r\n";
+
 /// The server binary, running until the test stops it (or until it is dropped).
 struct Server {
     child: Child,
@@ -110,13 +116,22 @@ impl Connection {
         self.stream.write_all(bytes).unwrap();
     }
 
+    /// A signed API call with `body`, and `extra_headers` (each line ending in `\r\n`).
     fn send(&mut self, target: Option<&str>, body: &[u8], extra_headers: &str) {
-        let mut head =
-            String::from("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n");
+        self.send_with(target, body, &format!("{SIGNED}{extra_headers}"));
+    }
+
+    /// A `POST` with `body` and exactly the headers given, besides `Host` and `Content-Length`.
+    fn send_with(&mut self, target: Option<&str>, body: &[u8], headers: &str) {
+        self.send_method("POST", target, body, headers);
+    }
+
+    fn send_method(&mut self, method: &str, target: Option<&str>, body: &[u8], headers: &str) {
+        let mut head = format!("{method} / HTTP/1.1\r\nHost: localhost\r\n");
         if let Some(target) = target {
             head.push_str(&format!("X-Amz-Target: {target}\r\n"));
         }
-        head.push_str(extra_headers);
+        head.push_str(headers);
         head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
         let mut request = head.into_bytes();
         request.extend_from_slice(body);
@@ -152,13 +167,31 @@ impl Connection {
             let (name, value) = line.split_once(':').expect("a header");
             headers.push((name.trim().to_owned(), value.trim().to_owned()));
         }
-        let length = headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-            .map_or(0, |(_, v)| v.parse::<usize>().unwrap());
-        let mut body = vec![0; length];
-        self.reader.read_exact(&mut body).unwrap();
+        let header = |name: &str| headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone());
+        let body = if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+            self.read_chunks()
+        } else {
+            let mut body = vec![0; header("content-length").map_or(0, |v| v.parse::<usize>().unwrap())];
+            self.reader.read_exact(&mut body).unwrap();
+            body
+        };
         Some(Reply { status, headers, body })
+    }
+
+    /// A chunked body, up to and including its last chunk (the reply carries no trailers).
+    fn read_chunks(&mut self) -> Vec<u8> {
+        let mut body = Vec::new();
+        loop {
+            let mut size = String::new();
+            self.reader.read_line(&mut size).unwrap();
+            let size = usize::from_str_radix(size.trim_end(), 16).unwrap();
+            let mut chunk = vec![0; size + 2];
+            self.reader.read_exact(&mut chunk).unwrap();
+            if size == 0 {
+                return body;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
     }
 
     /// True once the server has closed the connection (end of stream or reset).
@@ -247,17 +280,134 @@ fn one_keep_alive_connection_carries_many_requests() {
 }
 
 #[test]
-fn a_sigv4_authorization_header_is_accepted_unchecked() {
+fn any_sigv4_signature_is_accepted_whatever_its_credentials() {
     let server = Server::start(&[]);
     let mut connection = server.connect();
-    connection.send(
+    connection.send_with(
         Some("DynamoDB_20120810.ListTables"),
         b"{}",
-        "X-Amz-Date: 20240101T000000Z\r\nAuthorization: AWS4-HMAC-SHA256 \
-         Credential=AKIDEXAMPLE/20240101/us-east-1/dynamodb/aws4_request, \
-         SignedHeaders=host;x-amz-date;x-amz-target, Signature=0123456789abcdef\r\n",
+        "Content-Type: application/x-amz-json-1.0\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\n\
+         Authorization: AWS4-HMAC-SHA256 Credential=nobody/19990101/nowhere/dynamodb/aws4_request, \
+         SignedHeaders=host, Signature=not-even-hex\r\n",
     );
     assert_eq!(connection.read_reply().unwrap().status, 200);
+}
+
+#[test]
+fn an_unsigned_call_is_refused_for_a_missing_token_and_a_partial_signature_for_what_it_lacks() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    let json = "Content-Type: application/x-amz-json-1.0\r\n";
+    for authorization in ["", "Authorization: AWS4\r\n", "Authorization: Basic dXNlcg==\r\n"] {
+        connection.send_with(Some("DynamoDB_20120810.ListTables"), b"{}", &format!("{json}{authorization}"));
+        let reply = connection.read_reply().unwrap();
+        assert_eq!(reply.status, 400);
+        assert_eq!(
+            reply.json(),
+            json!({
+                "__type": "com.amazon.coral.service#MissingAuthenticationTokenException",
+                "message": "Request is missing Authentication Token",
+            })
+        );
+    }
+    connection.send_with(Some("DynamoDB_20120810.ListTables"), b"{}", &format!("{json}Authorization: AWS4-\r\n"));
+    let reply = connection.read_reply().unwrap();
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), "IncompleteSignatureException");
+    assert_eq!(
+        reply.json()["message"],
+        "Authorization header requires 'Credential' parameter. \
+         Authorization header requires 'Signature' parameter. \
+         Authorization header requires 'SignedHeaders' parameter. \
+         Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. \
+         Authorization=AWS4-"
+    );
+}
+
+#[test]
+fn an_unreadable_body_or_an_unknown_target_is_reported_before_a_missing_signature() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    let json = "Content-Type: application/x-amz-json-1.0\r\n";
+    connection.send_with(Some("DynamoDB_20120810.ListTables"), b"hi", json);
+    assert_eq!(
+        connection.read_reply().unwrap().json(),
+        json!({"__type": "com.amazon.coral.service#SerializationException"})
+    );
+    connection.send_with(Some("DynamoDB_20120810.ListTable"), b"{}", json);
+    assert_eq!(connection.read_reply().unwrap().error_code(), "UnknownOperationException");
+    connection.send_with(Some("ListTables"), b"{}", json);
+    assert_eq!(connection.read_reply().unwrap().error_code(), "UnknownOperationException", "no API prefix");
+    // An empty body is reported after the signature.
+    connection.send_with(Some("DynamoDB_20120810.ListTables"), b"", "");
+    assert_eq!(connection.read_reply().unwrap().error_code(), "MissingAuthenticationTokenException");
+    connection.send(Some("DynamoDB_20120810.ListTables"), b"", "");
+    assert_eq!(connection.read_reply().unwrap().error_code(), "SerializationException");
+}
+
+#[test]
+fn errors_are_answered_in_the_json_content_type_the_request_named() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send_with(None, b"{}", "Content-Type: application/json\r\n");
+    let plain = connection.read_reply().unwrap();
+    assert_eq!(plain.header("content-type"), Some("application/json"));
+    assert_eq!(plain.json(), json!({"__type": "com.amazon.coral.service#UnknownOperationException"}));
+    connection.send_with(None, b"", "");
+    assert_eq!(connection.read_reply().unwrap().header("content-type"), Some("application/json"));
+    connection.send_with(None, b"{}", "Content-Type: application/x-amz-json-1.0\r\n");
+    assert_eq!(connection.read_reply().unwrap().header("content-type"), Some("application/x-amz-json-1.0"));
+}
+
+#[test]
+fn other_methods_and_bodies_that_are_not_json_by_their_content_type_get_404() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    let expect_404 = |reply: Reply| {
+        assert_eq!(reply.status, 404);
+        assert_eq!(reply.body, b"<UnknownOperationException/>\n");
+        assert_eq!(reply.header("x-amz-crc32"), Some("3552371480"));
+        assert_eq!(reply.header("x-amzn-requestid").map(str::len), Some(52));
+    };
+    for method in ["PUT", "DELETE", "OPTIONS", "PATCH"] {
+        connection.send_method(method, None, b"", "");
+        expect_404(connection.read_reply().unwrap());
+    }
+    for content_type in ["", "Content-Type: text/plain\r\n", "Content-Type: whatever\r\n"] {
+        connection.send_with(Some("DynamoDB_20120810.ListTables"), b"{}", content_type);
+        expect_404(connection.read_reply().unwrap());
+    }
+    assert_eq!(connection.call("ListTables", &json!({})).status, 200, "the connection keeps serving");
+}
+
+#[test]
+fn a_request_with_an_origin_gets_cors_headers_and_a_preflight_is_answered() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    connection.send(Some("DynamoDB_20120810.ListTables"), b"{}", "Origin: http://app.example\r\n");
+    let call = connection.read_reply().unwrap();
+    assert_eq!(call.status, 200);
+    assert_eq!(call.header("access-control-allow-origin"), Some("*"));
+    connection.send_method(
+        "OPTIONS",
+        None,
+        b"",
+        "Origin: http://app.example\r\nAccess-Control-Request-Headers: a, b, c\r\n\
+         Access-Control-Request-Method: POST\r\n",
+    );
+    let preflight = connection.read_reply().unwrap();
+    assert_eq!(preflight.status, 200);
+    assert!(preflight.body.is_empty());
+    assert_eq!(preflight.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(preflight.header("access-control-allow-headers"), Some("a, b, c"));
+    assert_eq!(preflight.header("access-control-allow-methods"), Some("POST"));
+    assert_eq!(preflight.header("access-control-max-age"), Some("172800"));
+    assert_eq!(preflight.header("x-amzn-requestid").map(str::len), Some(52));
+    connection.send_method("OPTIONS", None, b"", "Origin: http://app.example\r\n");
+    let bare = connection.read_reply().unwrap();
+    assert_eq!((bare.status, bare.header("access-control-allow-headers")), (200, None));
+    connection.send(Some("DynamoDB_20120810.ListTables"), b"{}", "");
+    assert_eq!(connection.read_reply().unwrap().header("access-control-allow-origin"), None);
 }
 
 #[test]
@@ -307,11 +457,14 @@ fn a_chunked_body_is_read_whole() {
     create_table(&server, "Shop");
     let mut connection = server.connect();
     connection.send_raw(
-        b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n\
-          Transfer-Encoding: chunked\r\n\r\n\
-          11\r\n{\"TableName\":\"Sho\r\n\
-          1b;note=split\r\np\",\"Item\":{\"pk\":{\"S\":\"c\"}}}\r\n\
-          0\r\n\r\n",
+        format!(
+            "POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n{SIGNED}\
+             Transfer-Encoding: chunked\r\n\r\n\
+             11\r\n{{\"TableName\":\"Sho\r\n\
+             1b;note=split\r\np\",\"Item\":{{\"pk\":{{\"S\":\"c\"}}}}}}\r\n\
+             0\r\n\r\n"
+        )
+        .as_bytes(),
     );
     assert_eq!(connection.read_reply().unwrap().status, 200);
     assert_eq!(connection.call("ListTables", &json!({})).status, 200, "the connection stays usable");
@@ -323,8 +476,11 @@ fn expect_100_continue_gets_an_interim_answer_before_the_body_is_sent() {
     let server = Server::start(&[]);
     let mut connection = server.connect();
     connection.send_raw(
-        b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n\
-          Expect: 100-continue\r\nContent-Length: 2\r\n\r\n",
+        format!(
+            "POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n{SIGNED}\
+             Expect: 100-continue\r\nContent-Length: 2\r\n\r\n"
+        )
+        .as_bytes(),
     );
     let interim = connection.read_reply().unwrap();
     assert_eq!(interim.status, 100);
@@ -337,8 +493,12 @@ fn expect_100_continue_gets_an_interim_answer_before_the_body_is_sent() {
 fn an_http_1_0_request_gets_its_answer_and_the_connection_closes() {
     let server = Server::start(&[]);
     let mut connection = server.connect();
-    connection
-        .send_raw(b"POST / HTTP/1.0\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 2\r\n\r\n{}");
+    connection.send_raw(
+        format!(
+            "POST / HTTP/1.0\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n{SIGNED}Content-Length: 2\r\n\r\n{{}}"
+        )
+        .as_bytes(),
+    );
     let reply = connection.read_reply().unwrap();
     assert_eq!(reply.status, 200);
     assert_eq!(reply.header("connection"), Some("close"));
@@ -366,9 +526,23 @@ fn a_declared_length_over_16_mb_gets_413_before_the_body_is_sent() {
     let reply = connection.read_reply().expect("an answer without the rest of the body");
     assert_eq!(reply.status, 413);
     assert_eq!(reply.header("connection"), Some("close"));
-    assert_eq!(reply.header("x-amz-crc32").unwrap().parse::<u32>().unwrap(), crc32fast::hash(&reply.body));
+    assert_eq!((reply.header("transfer-encoding"), reply.body.as_slice()), (Some("chunked"), &b""[..]));
     assert!(connection.is_closed_by_server());
     assert_eq!(server.call("ListTables", &json!({})).status, 200);
+}
+
+#[test]
+fn a_client_still_sending_an_oversized_body_gets_its_413_without_a_reset() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    let length = 16 * 1024 * 1024 + 1;
+    connection.send_raw(format!("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: {length}\r\n\r\n").as_bytes());
+    let mut writer = connection.stream.try_clone().unwrap();
+    let sender = std::thread::spawn(move || writer.write_all(&vec![b'a'; length]).is_ok());
+    let reply = connection.read_reply().expect("an answer");
+    assert_eq!(reply.status, 413);
+    assert!(sender.join().unwrap(), "the server reads the rest of the body instead of resetting");
+    assert!(connection.is_closed_by_server());
 }
 
 #[test]
@@ -551,7 +725,8 @@ fn a_get_is_answered_like_dynamodbs_health_check() {
     connection.send_raw(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
     let reply = connection.read_reply().unwrap();
     assert_eq!(reply.status, 200);
-    assert!(reply.body.starts_with(b"healthy: dynamodb"));
+    assert_eq!(reply.body, b"healthy: dynamodb.us-east-1.amazonaws.com ");
+    assert_eq!(reply.header("x-amzn-requestid").map(str::len), Some(52));
 }
 
 #[test]

@@ -5,56 +5,116 @@
 //! `read` that sleeps, one `write`), which is most of the server's CPU time per operation; the
 //! engine itself takes a lock per request anyway.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::time::Duration;
 
 use tokio::runtime::Handle;
 
 use super::exchange;
-use super::http::{DateHeader, Method, ReadError, Refusal, RequestReader, Response};
+use super::http::{DateHeader, Headers, MAX_BODY_BYTES, Method, ReadError, Refusal, RequestReader, Response};
 use crate::fake::{FakeDynamoDb, Reply};
 
 /// What DynamoDB answers a `GET /`.
 const HEALTHY: &[u8] = b"healthy: dynamodb.us-east-1.amazonaws.com ";
 
+/// What DynamoDB answers a request that is not an API call: another method than `POST`, or a
+/// body that is not JSON by its content type.
+const NOT_FOUND: &[u8] = b"<UnknownOperationException/>\n";
+
+/// The JSON content types of API calls. DynamoDB answers in the one the request named, as
+/// `application/json` unless it named `application/x-amz-json-1.0`.
+const JSON_TYPES: [&str; 2] = ["application/x-amz-json-1.0", "application/json"];
+
+/// How long a refused request's connection waits for more of its body before it closes.
+const DRAIN_PAUSE: Duration = Duration::from_millis(500);
+
+/// The most bytes a refused request's connection reads and drops before it closes.
+const DRAIN_BYTES: usize = 2 * MAX_BODY_BYTES;
+
 /// Serves the requests of `stream` until the client closes it, a request asks to close it, or a
 /// fault loses an answer.
 pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) {
     let mut reader = RequestReader::new();
-    let mut target = String::new();
+    let mut headers = Headers::default();
     let mut out = Vec::with_capacity(1024);
     let mut date = DateHeader::default();
+    let mut cors = String::new();
     loop {
         out.clear();
-        let keep_alive = match reader.read(&mut stream, &mut target) {
+        let keep_alive = match reader.read(&mut stream, &mut headers) {
             Ok(None) | Err(ReadError::Io) => return,
             Err(ReadError::Refused(refusal)) => {
-                refused(refusal).encode(&mut out, date.at(fake.now()), false);
+                refused(refusal, &mut out, date.at(fake.now()));
                 let _ = stream.write_all(&out);
                 let _ = stream.shutdown(Shutdown::Write);
+                drain(&mut stream);
                 return;
             }
             Ok(Some(request)) => {
                 let keep_alive = request.keep_alive;
+                let close = !keep_alive;
+                cors_headers(&headers, request.method, &mut cors);
+                let date = date.at(fake.now());
+                let media_type = headers.content_type.split(';').next().unwrap_or("").trim();
+                let json_type = JSON_TYPES.iter().find(|t| t.eq_ignore_ascii_case(media_type));
                 match request.method {
-                    Method::Post => match exchange::answer(fake, runtime, &target, request.body) {
-                        Reply::Http { status, body, request_id } => {
-                            let response = Response {
-                                status,
-                                content_type: Response::AMZ_JSON,
-                                request_id: Some(&request_id),
-                                extra_headers: "",
-                                body: &body,
-                                close: !keep_alive,
-                            };
-                            response.encode(&mut out, date.at(fake.now()), false);
+                    Method::Post if request.body.is_empty() || json_type.is_some() => {
+                        let content_type = json_type.map_or(JSON_TYPES[1], |t| t);
+                        match exchange::answer(fake, runtime, &headers, request.body) {
+                            Reply::Http { status, body, request_id } => {
+                                let response = Response {
+                                    status,
+                                    content_type,
+                                    request_id: Some(&request_id),
+                                    extra_headers: &cors,
+                                    body: &body,
+                                    close,
+                                };
+                                response.encode(&mut out, date, false);
+                            }
+                            Reply::Lost => {
+                                let _ = stream.shutdown(Shutdown::Both);
+                                return;
+                            }
                         }
-                        Reply::Lost => {
-                            let _ = stream.shutdown(Shutdown::Both);
-                            return;
-                        }
-                    },
-                    method => health(method, keep_alive).encode(&mut out, date.at(fake.now()), method == Method::Head),
+                    }
+                    Method::Get | Method::Head => {
+                        let request_id = fake.request_id();
+                        let response = Response {
+                            status: 200,
+                            content_type: "text/plain",
+                            request_id: Some(&request_id),
+                            extra_headers: &cors,
+                            body: HEALTHY,
+                            close,
+                        };
+                        response.encode(&mut out, date, request.method == Method::Head);
+                    }
+                    Method::Options if headers.origin => {
+                        let request_id = fake.request_id();
+                        let response = Response {
+                            status: 200,
+                            content_type: "",
+                            request_id: Some(&request_id),
+                            extra_headers: &cors,
+                            body: b"",
+                            close,
+                        };
+                        response.encode(&mut out, date, false);
+                    }
+                    _ => {
+                        let request_id = fake.request_id();
+                        let response = Response {
+                            status: 404,
+                            content_type: "",
+                            request_id: Some(&request_id),
+                            extra_headers: &cors,
+                            body: NOT_FOUND,
+                            close,
+                        };
+                        response.encode(&mut out, date, false);
+                    }
                 }
                 keep_alive
             }
@@ -65,29 +125,57 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
     }
 }
 
-/// The answer to a `GET` or `HEAD` (DynamoDB's health check), or 405 for another method.
-fn health(method: Method, keep_alive: bool) -> Response<'static> {
-    let allowed = matches!(method, Method::Get | Method::Head);
-    Response {
-        status: if allowed { 200 } else { 405 },
-        content_type: "text/plain",
-        request_id: None,
-        extra_headers: if allowed { "" } else { "allow: GET, HEAD, POST\r\n" },
-        body: if allowed { HEALTHY } else { b"" },
-        close: !keep_alive,
+/// The CORS headers of an answer to a request from a browser (one with an `Origin`): any origin
+/// is allowed, and a preflight gets back the headers and method it asked for.
+fn cors_headers(headers: &Headers, method: Method, out: &mut String) {
+    out.clear();
+    if !headers.origin {
+        return;
     }
+    out.push_str("access-control-allow-origin: *\r\n");
+    if method != Method::Options {
+        return;
+    }
+    if let Some(requested) = &headers.cors_headers {
+        out.push_str(&format!("access-control-allow-headers: {requested}\r\n"));
+    }
+    if let Some(requested) = &headers.cors_method {
+        out.push_str(&format!("access-control-allow-methods: {requested}\r\n"));
+    }
+    out.push_str("access-control-max-age: 172800\r\n");
 }
 
 /// The answer to a request the reader refused; the connection closes after it.
-fn refused(refusal: Refusal) -> Response<'static> {
-    let (status, body): (u16, &'static [u8]) = match refusal {
-        Refusal::BadRequest => (400, b""),
-        Refusal::HeadersTooLarge => (431, b""),
-        Refusal::PayloadTooLarge => (
-            413,
-            br#"{"__type":"com.amazon.coral.service#RequestEntityTooLargeException","message":"Request body must be at most 16777216 bytes"}"#,
-        ),
+fn refused(refusal: Refusal, out: &mut Vec<u8>, date: &[u8]) {
+    let status = match refusal {
+        Refusal::BadRequest => 400,
+        Refusal::HeadersTooLarge => 431,
+        Refusal::PayloadTooLarge => {
+            // DynamoDB answers a body over its limit with an empty chunked body.
+            out.extend_from_slice(b"HTTP/1.1 413 Payload Too Large\r\ntransfer-encoding: chunked\r\ndate: ");
+            out.extend_from_slice(date);
+            out.extend_from_slice(b"\r\nconnection: close\r\n\r\n0\r\n\r\n");
+            return;
+        }
     };
-    let content_type = if body.is_empty() { "text/plain" } else { Response::AMZ_JSON };
-    Response { status, content_type, request_id: None, extra_headers: "", body, close: true }
+    let response =
+        Response { status, content_type: "text/plain", request_id: None, extra_headers: "", body: b"", close: true };
+    response.encode(out, date, false);
+}
+
+/// Reads and drops what the client still sends after a refusal, so that closing the connection
+/// does not reset it before the client has read the answer: until the client closes, pauses for
+/// [`DRAIN_PAUSE`], or has sent [`DRAIN_BYTES`].
+fn drain(stream: &mut TcpStream) {
+    if stream.set_read_timeout(Some(DRAIN_PAUSE)).is_err() {
+        return;
+    }
+    let mut sink = vec![0u8; 64 * 1024];
+    let mut drained = 0;
+    while drained < DRAIN_BYTES {
+        match stream.read(&mut sink) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => drained += n,
+        }
+    }
 }

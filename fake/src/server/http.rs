@@ -57,8 +57,44 @@ pub(super) enum Method {
     Get,
     /// A health check without a body in the answer.
     Head,
-    /// Anything else: 405.
+    /// A CORS preflight, if it names an origin.
+    Options,
+    /// Anything else: not found.
     Other,
+}
+
+/// The headers of a request that the server reads, reused from one request to the next.
+#[derive(Debug, Default)]
+pub(super) struct Headers {
+    /// `X-Amz-Target`.
+    pub(super) target: String,
+    /// The query string of the request's path, without the `?`.
+    pub(super) query: String,
+    /// `Content-Type`; empty if absent.
+    pub(super) content_type: String,
+    /// `Authorization`.
+    pub(super) authorization: Option<String>,
+    /// Whether an `X-Amz-Date` or a `Date` header came with the request.
+    pub(super) dated: bool,
+    /// Whether an `Origin` header came with the request.
+    pub(super) origin: bool,
+    /// `Access-Control-Request-Headers`, of a CORS preflight.
+    pub(super) cors_headers: Option<String>,
+    /// `Access-Control-Request-Method`, of a CORS preflight.
+    pub(super) cors_method: Option<String>,
+}
+
+impl Headers {
+    fn clear(&mut self) {
+        self.target.clear();
+        self.query.clear();
+        self.content_type.clear();
+        self.authorization = None;
+        self.dated = false;
+        self.origin = false;
+        self.cors_headers = None;
+        self.cors_method = None;
+    }
 }
 
 /// One request: the parts the server reads. The body borrows the reader's buffers.
@@ -95,15 +131,15 @@ impl RequestReader {
         RequestReader { buf: vec![0; BUFFER_BYTES], start: 0, end: 0, chunked: Vec::new(), taken: 0 }
     }
 
-    /// The next request, with its `X-Amz-Target` in `target`; `None` once the client has closed
-    /// the connection between requests.
+    /// The next request, with the headers the server reads in `headers`; `None` once the client
+    /// has closed the connection between requests.
     pub(super) fn read<S: Read + Write>(
         &mut self,
         stream: &mut S,
-        target: &mut String,
+        headers: &mut Headers,
     ) -> Result<Option<Request<'_>>, ReadError> {
         self.consume();
-        let Some(head) = self.read_head(stream, target)? else { return Ok(None) };
+        let Some(head) = self.read_head(stream, headers)? else { return Ok(None) };
         self.start += head.len;
         let body = match head.framing {
             Framing::Length(length) => {
@@ -142,13 +178,13 @@ impl RequestReader {
     }
 
     /// Reads and parses the request line and headers.
-    fn read_head<S: Read>(&mut self, stream: &mut S, target: &mut String) -> Result<Option<Head>, ReadError> {
+    fn read_head<S: Read>(&mut self, stream: &mut S, read: &mut Headers) -> Result<Option<Head>, ReadError> {
         loop {
             if self.end > self.start {
                 let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
                 let mut request = httparse::Request::new(&mut headers);
                 match request.parse(&self.buf[self.start..self.end]) {
-                    Ok(httparse::Status::Complete(len)) => return Head::of(&request, len, target).map(Some),
+                    Ok(httparse::Status::Complete(len)) => return Head::of(&request, len, read).map(Some),
                     Ok(httparse::Status::Partial) => {}
                     Err(httparse::Error::TooManyHeaders) => return Err(ReadError::Refused(Refusal::HeadersTooLarge)),
                     Err(_) => return Err(ReadError::Refused(Refusal::BadRequest)),
@@ -270,11 +306,12 @@ struct Head {
 }
 
 impl Head {
-    fn of(request: &httparse::Request<'_, '_>, len: usize, target: &mut String) -> Result<Head, ReadError> {
+    fn of(request: &httparse::Request<'_, '_>, len: usize, read: &mut Headers) -> Result<Head, ReadError> {
         let method = match request.method {
             Some("POST") => Method::Post,
             Some("GET") => Method::Get,
             Some("HEAD") => Method::Head,
+            Some("OPTIONS") => Method::Options,
             _ => Method::Other,
         };
         let http_11 = request.version == Some(1);
@@ -282,12 +319,28 @@ impl Head {
         let mut length: Option<usize> = None;
         let mut chunked = false;
         let mut expect_continue = false;
-        target.clear();
+        read.clear();
+        if let Some((_, query)) = request.path.and_then(|path| path.split_once('?')) {
+            read.query.push_str(query);
+        }
+        let text = |value: &[u8]| String::from_utf8_lossy(value).into_owned();
         for header in request.headers.iter() {
             let name = header.name;
             let value = header.value;
             if name.eq_ignore_ascii_case("x-amz-target") {
-                target.push_str(std::str::from_utf8(value).unwrap_or(""));
+                read.target.push_str(std::str::from_utf8(value).unwrap_or(""));
+            } else if name.eq_ignore_ascii_case("content-type") {
+                read.content_type.push_str(std::str::from_utf8(value).unwrap_or(""));
+            } else if name.eq_ignore_ascii_case("authorization") {
+                read.authorization = Some(text(value));
+            } else if name.eq_ignore_ascii_case("x-amz-date") || name.eq_ignore_ascii_case("date") {
+                read.dated |= !value.is_empty();
+            } else if name.eq_ignore_ascii_case("origin") {
+                read.origin = true;
+            } else if name.eq_ignore_ascii_case("access-control-request-headers") {
+                read.cors_headers = Some(text(value));
+            } else if name.eq_ignore_ascii_case("access-control-request-method") {
+                read.cors_method = Some(text(value));
             } else if name.eq_ignore_ascii_case("content-length") {
                 let parsed = parse_length(value).ok_or(ReadError::Refused(Refusal::BadRequest))?;
                 if length.is_some_and(|earlier| earlier != parsed) {
@@ -339,31 +392,33 @@ fn parse_length(value: &[u8]) -> Option<usize> {
 #[derive(Debug)]
 pub(super) struct Response<'a> {
     pub(super) status: u16,
+    /// The `Content-Type`; none if empty.
     pub(super) content_type: &'static str,
     pub(super) request_id: Option<&'a str>,
     /// Extra header lines, each ending in `\r\n`.
-    pub(super) extra_headers: &'static str,
+    pub(super) extra_headers: &'a str,
     pub(super) body: &'a [u8],
     /// Whether the connection closes after this answer.
     pub(super) close: bool,
 }
 
 impl Response<'_> {
-    /// The JSON content type of every answer of DynamoDB.
-    pub(super) const AMZ_JSON: &'static str = "application/x-amz-json-1.0";
-
     /// Appends the status line, headers and (unless `head_only`) body to `out`.
     pub(super) fn encode(&self, out: &mut Vec<u8>, date: &[u8], head_only: bool) {
         // Writing to a Vec cannot fail.
         let _ = write!(
             out,
-            "HTTP/1.1 {} {}\r\ncontent-type: {}\r\ncontent-length: {}\r\nx-amz-crc32: {}\r\n",
+            "HTTP/1.1 {} {}\r\ncontent-length: {}\r\nx-amz-crc32: {}\r\n",
             self.status,
             reason(self.status),
-            self.content_type,
             self.body.len(),
             crc32fast::hash(self.body),
         );
+        if !self.content_type.is_empty() {
+            out.extend_from_slice(b"content-type: ");
+            out.extend_from_slice(self.content_type.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
         if let Some(request_id) = self.request_id {
             out.extend_from_slice(b"x-amzn-requestid: ");
             out.extend_from_slice(request_id.as_bytes());
@@ -388,7 +443,7 @@ fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         400 => "Bad Request",
-        405 => "Method Not Allowed",
+        404 => "Not Found",
         413 => "Payload Too Large",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
@@ -488,11 +543,11 @@ mod tests {
     fn bodies(input: &[u8], step: usize) -> Result<Vec<(String, Vec<u8>, bool)>, String> {
         let mut stream = Scripted::new(input, step);
         let mut reader = RequestReader::new();
-        let mut target = String::new();
+        let mut headers = Headers::default();
         let mut out = Vec::new();
         loop {
-            match reader.read(&mut stream, &mut target) {
-                Ok(Some(request)) => out.push((target.clone(), request.body.to_vec(), request.keep_alive)),
+            match reader.read(&mut stream, &mut headers) {
+                Ok(Some(request)) => out.push((headers.target.clone(), request.body.to_vec(), request.keep_alive)),
                 Ok(None) => return Ok(out),
                 Err(error) => return Err(format!("{error:?}")),
             }
@@ -523,7 +578,7 @@ mod tests {
     fn expect_continue_is_answered_before_the_body_is_read() {
         let mut stream = Scripted::new(b"POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}", 60);
         let mut reader = RequestReader::new();
-        let request = reader.read(&mut stream, &mut String::new()).unwrap().unwrap();
+        let request = reader.read(&mut stream, &mut Headers::default()).unwrap().unwrap();
         assert_eq!(request.body, b"{}");
         assert_eq!(stream.written, b"HTTP/1.1 100 Continue\r\n\r\n");
     }

@@ -33,13 +33,16 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(20);
 
 /// Serves `fake` over HTTP/1.1 on `listener` until `shutdown` completes.
 ///
-/// Requests are DynamoDB's JSON protocol (`POST` with `X-Amz-Target: DynamoDB_20120810.<Op>`);
-/// a SigV4 `Authorization` header is accepted and not checked. Answers carry
-/// `Content-Type: application/x-amz-json-1.0`, `x-amzn-RequestId` and `x-amz-crc32`; DynamoDB
-/// errors are 400, injected server errors 500, and a body over DynamoDB's 16 MB request limit
-/// is refused with 413 without being read. A [`Fault::LostResponse`](crate::Fault) applies
-/// the request and closes the connection without an answer. `GET /` answers like DynamoDB's
-/// health check.
+/// Requests are DynamoDB's JSON protocol (`POST` with `X-Amz-Target: DynamoDB_20120810.<Op>`),
+/// signed as DynamoDB requires: a request without a SigV4 `Authorization` header, or with one
+/// that lacks a part, is refused as DynamoDB refuses it, but any credentials and any signature
+/// are accepted. Answers carry the request's JSON content type, `x-amzn-RequestId` and
+/// `x-amz-crc32`; DynamoDB errors are 400, injected server errors 500, and a body over
+/// DynamoDB's 16 MB request limit is refused with 413 without being read. A
+/// [`Fault::LostResponse`](crate::Fault) applies the request and closes the connection without
+/// an answer. `GET /` answers like DynamoDB's health check; another method, or a body that is
+/// not JSON by its content type, gets DynamoDB's 404. A request with an `Origin` gets CORS
+/// headers that allow any origin, and a CORS preflight (`OPTIONS`) is answered.
 ///
 /// Each connection is served on a thread of its own with blocking I/O: the cheapest way, in CPU
 /// time per request, to serve a client that waits for each answer. A latency fault waits on the

@@ -1,0 +1,158 @@
+//! The checks DynamoDB makes of a request's signature before it reads the request: that there is
+//! one, in the `Authorization` header or in the query string (a presigned request) but not both,
+//! that the header names SigV4, and that it has the parts a signature needs. The signature itself
+//! is never verified: any credentials are welcome.
+
+use crate::error::DynamoError;
+
+/// What a transport saw of a request's signature.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Signature<'a> {
+    /// Not checked: the in-process client (which signs with `noAuth`) and `handle_json`.
+    Unchecked,
+    /// Checked as DynamoDB checks it: the `Authorization` header, if any, whether an
+    /// `X-Amz-Date` or `Date` header came with the request, and the query string of its path.
+    Header { authorization: Option<&'a str>, dated: bool, query: &'a str },
+}
+
+/// The parameters of a presigned request, each required in its query string.
+const QUERY_PARAMETERS: [&str; 5] =
+    ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-SignedHeaders", "X-Amz-Date"];
+
+impl Signature<'_> {
+    /// `MissingAuthenticationTokenException` for a request with no SigV4 header or query,
+    /// `InvalidSignatureException` for one with both, `IncompleteSignatureException` for one
+    /// that lacks a part.
+    pub(crate) fn check(self) -> Result<(), DynamoError> {
+        let Signature::Header { authorization, dated, query } = self else { return Ok(()) };
+        let presigned = query_parameter(query, "X-Amz-Algorithm").is_some();
+        let mut missing = String::new();
+        match authorization {
+            Some(_) if presigned => {
+                return Err(DynamoError::custom(
+                    400,
+                    "InvalidSignatureException",
+                    "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.",
+                ));
+            }
+            Some(authorization) if authorization.trim().starts_with("AWS4-") => {
+                for part in ["Credential", "Signature", "SignedHeaders"] {
+                    if header_parameter(authorization, part).is_none_or(str::is_empty) {
+                        missing.push_str(&format!("Authorization header requires '{part}' parameter. "));
+                    }
+                }
+                if !dated {
+                    missing.push_str(
+                        "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ",
+                    );
+                }
+                if !missing.is_empty() {
+                    missing.push_str(&format!("Authorization={authorization}"));
+                }
+            }
+            None if presigned => {
+                for part in QUERY_PARAMETERS {
+                    if query_parameter(query, part).is_none_or(str::is_empty) {
+                        missing.push_str(&format!("AWS query-string parameters must include '{part}'. "));
+                    }
+                }
+                if !missing.is_empty() {
+                    missing.push_str("Re-examine the query-string parameters.");
+                }
+            }
+            _ => {
+                return Err(DynamoError::custom(
+                    400,
+                    "MissingAuthenticationTokenException",
+                    "Request is missing Authentication Token",
+                ));
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(DynamoError::custom(400, "IncompleteSignatureException", &missing))
+    }
+}
+
+/// The value of `name=value` among the parameters after the algorithm of an `Authorization`
+/// header, separated by commas or spaces.
+fn header_parameter<'a>(authorization: &'a str, name: &str) -> Option<&'a str> {
+    let mut tokens = authorization.split([',', ' ']).filter(|token| !token.is_empty());
+    tokens.next();
+    tokens.find_map(|token| {
+        let mut parts = token.split('=');
+        (parts.next() == Some(name)).then(|| parts.next().unwrap_or(""))
+    })
+}
+
+/// The value of `name` in a query string; empty if it has no `=`.
+fn query_parameter<'a>(query: &'a str, name: &str) -> Option<&'a str> {
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        (key == name).then_some(value)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(authorization: Option<&str>, dated: bool) -> Result<(), (String, String)> {
+        presigned(authorization, dated, "")
+    }
+
+    fn presigned(authorization: Option<&str>, dated: bool, query: &str) -> Result<(), (String, String)> {
+        Signature::Header { authorization, dated, query }.check().map_err(|e| (e.code().to_owned(), e.message))
+    }
+
+    #[test]
+    fn a_complete_sigv4_header_passes_whatever_its_credentials() {
+        let header = "AWS4-HMAC-SHA256 Credential=anyone/20240101/us-east-1/dynamodb/aws4_request, \
+                      SignedHeaders=host;x-amz-date, Signature=00";
+        assert_eq!(answer(Some(header), true), Ok(()));
+        assert_eq!(answer(Some("AWS4- Signature=b Credential=a,SignedHeaders=c"), true), Ok(()));
+        assert_eq!(Signature::Unchecked.check(), Ok(()));
+    }
+
+    #[test]
+    fn a_presigned_query_needs_every_parameter_and_no_header_beside_it() {
+        let query = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a&X-Amz-Signature=b\
+                     &X-Amz-SignedHeaders=host&X-Amz-Date=20240101T000000Z";
+        assert_eq!(presigned(None, false, query), Ok(()));
+        let (code, message) = presigned(None, false, "X-Amz-Algorithm=a&X-Amz-Credential=b&X-Amz-Date=d").unwrap_err();
+        assert_eq!(code, "IncompleteSignatureException");
+        assert_eq!(
+            message,
+            "AWS query-string parameters must include 'X-Amz-Signature'. \
+             AWS query-string parameters must include 'X-Amz-SignedHeaders'. \
+             Re-examine the query-string parameters."
+        );
+        let (code, _) = presigned(Some("X"), true, "X-Amz-Algorithm").unwrap_err();
+        assert_eq!(code, "InvalidSignatureException");
+        let (code, _) = presigned(None, true, "X-Amz-Credential=a&X-Amz-Signature=b").unwrap_err();
+        assert_eq!(code, "MissingAuthenticationTokenException");
+    }
+
+    #[test]
+    fn no_header_or_another_scheme_is_a_missing_token() {
+        for header in [None, Some(""), Some("AWS4"), Some("Basic dXNlcg==")] {
+            let (code, message) = answer(header, true).unwrap_err();
+            assert_eq!(code, "MissingAuthenticationTokenException");
+            assert_eq!(message, "Request is missing Authentication Token");
+        }
+    }
+
+    #[test]
+    fn each_missing_part_is_named_and_the_header_quoted() {
+        let (code, message) = answer(Some("AWS4-HMAC-SHA256 Credential=a/b, Signature="), false).unwrap_err();
+        assert_eq!(code, "IncompleteSignatureException");
+        assert_eq!(
+            message,
+            "Authorization header requires 'Signature' parameter. \
+             Authorization header requires 'SignedHeaders' parameter. \
+             Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. \
+             Authorization=AWS4-HMAC-SHA256 Credential=a/b, Signature="
+        );
+    }
+}
