@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 pub(crate) use serde_json::Number;
 
@@ -247,56 +247,80 @@ const LINEAR_DEDUP_MAX: usize = 32;
 
 impl<'de> Deserialize<'de> for Json<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct JsonVisitor;
-        impl<'de> Visitor<'de> for JsonVisitor {
-            type Value = Json<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Json<'de>, E> {
-                Ok(Json::Bool(v))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Json<'de>, E> {
-                Ok(Json::Number(v.into()))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Json<'de>, E> {
-                Ok(Json::Number(v.into()))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json<'de>, E> {
-                Ok(Number::from_f64(v).map_or(Json::Null, Json::Number))
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Json<'de>, E> {
-                Ok(Json::String(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Json<'de>, E> {
-                Ok(Json::String(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Json<'de>, E> {
-                Ok(Json::String(Cow::Owned(v)))
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Json<'de>, E> {
-                Ok(Json::Null)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Json<'de>, E> {
-                Ok(Json::Null)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
-                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(item) = seq.next_element::<Json<'de>>()? {
-                    items.push(item);
-                }
-                Ok(Json::Array(items))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
-                let mut members: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
-                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                    let value = map.next_value::<Json<'de>>()?;
-                    members.push((key, value));
-                }
-                Ok(Json::Object(Object(dedup(members))))
-            }
+        Level(0).deserialize(deserializer)
+    }
+}
+
+/// A value at nesting level `.0`: reading refuses to go below [`MAX_DEPTH`], so the recursive
+/// reader never runs off the end of the stack, without a scan of the body beforehand.
+#[derive(Clone, Copy)]
+struct Level(usize);
+
+impl<'de> DeserializeSeed<'de> for Level {
+    type Value = Json<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json<'de>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Level {
+    fn deeper<E: de::Error>(self) -> Result<Level, E> {
+        if self.0 >= MAX_DEPTH {
+            return Err(E::custom("nested too deep"));
         }
-        deserializer.deserialize_any(JsonVisitor)
+        Ok(Level(self.0 + 1))
+    }
+}
+
+impl<'de> Visitor<'de> for Level {
+    type Value = Json<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Json<'de>, E> {
+        Ok(Json::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Json<'de>, E> {
+        Ok(Json::Number(v.into()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Json<'de>, E> {
+        Ok(Json::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json<'de>, E> {
+        Ok(Number::from_f64(v).map_or(Json::Null, Json::Number))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Json<'de>, E> {
+        Ok(Json::String(Cow::Owned(v)))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Null)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
+        let inner = self.deeper()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(item) = seq.next_element_seed(inner)? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
+        let inner = self.deeper()?;
+        let mut members: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let value = map.next_value_seed(inner)?;
+            members.push((key, value));
+        }
+        Ok(Json::Object(Object(dedup(members))))
     }
 }
 
@@ -335,41 +359,11 @@ pub(crate) const MAX_DEPTH: usize = 256;
 
 /// Reads a JSON document borrowed from `bytes`; `None` if it is not JSON or nests too deep.
 pub(crate) fn from_slice(bytes: &[u8]) -> Option<Json<'_>> {
-    // Nesting deeper than the bound takes at least two bytes a level.
-    if bytes.len() > 2 * MAX_DEPTH && nesting_depth(bytes) > MAX_DEPTH {
-        return None;
-    }
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     deserializer.disable_recursion_limit();
     let json = Json::deserialize(&mut deserializer).ok()?;
     deserializer.end().ok()?;
     Some(json)
-}
-
-/// The deepest nesting of brackets and braces outside strings.
-fn nesting_depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in bytes {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
 }
 
 #[cfg(test)]
