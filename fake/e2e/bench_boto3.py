@@ -130,6 +130,7 @@ def main() -> None:
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             BillingMode="PAY_PER_REQUEST",
         )
+        fake_server.wait_until_active(client, TABLE)
         run_loop(client, args.warmup, 0)
         tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
         ops = 3 * args.iterations

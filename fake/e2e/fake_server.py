@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import boto3
@@ -33,6 +34,16 @@ def binary(release: bool = False) -> str:
             if message["target"]["name"] == "dynalease-fake":
                 return message["executable"]
     raise RuntimeError("cargo did not report the dynalease-fake executable")
+
+
+def wait_until_active(client, table: str) -> None:
+    """Polls DescribeTable until `table` is ACTIVE: a new table is CREATING for a moment, as in
+    DynamoDB (botocore's own waiter would sleep 20 s after its first look)."""
+    for _ in range(200):
+        if client.describe_table(TableName=table)["Table"]["TableStatus"] == "ACTIVE":
+            return
+        time.sleep(0.02)
+    raise TimeoutError(f"table {table} did not become ACTIVE")
 
 
 class FakeServer:

@@ -9,7 +9,7 @@ import unittest
 
 from botocore.exceptions import ClientError, ConnectionClosedError
 
-from fake_server import FakeServer
+from fake_server import FakeServer, wait_until_active
 
 TABLE = "Orders"
 
@@ -21,6 +21,7 @@ def create_table(client, name=TABLE):
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         BillingMode="PAY_PER_REQUEST",
     )
+    wait_until_active(client, name)
 
 
 def error_code(error: ClientError) -> str:

@@ -2,7 +2,7 @@
 //! synchronous and knows nothing of HTTP, clocks or faults; `FakeDynamoDb` wraps it.
 
 use std::collections::BTreeMap;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::json::{Answer, Body, Json};
 
@@ -59,6 +59,10 @@ pub(crate) struct Engine {
     /// How many requests of the next batch may be processed before the rest is returned
     /// unprocessed (set by a [`crate::Fault::Unprocessed`] for one request).
     pub(crate) batch_budget: Option<usize>,
+    /// How long a table created through the API stays CREATING (zero: active at once).
+    pub(crate) table_creation: Duration,
+    /// The time of the request being answered.
+    pub(crate) now: SystemTime,
 }
 
 impl Engine {
@@ -72,11 +76,14 @@ impl Engine {
             seed,
             batch_budget: None,
             item_on_condition_failure: true,
+            table_creation: Duration::ZERO,
+            now: SystemTime::UNIX_EPOCH,
         }
     }
 
     /// Answers one request: the operation name and its parsed JSON body.
     pub(crate) fn handle(&mut self, operation: &str, body: &Json<'_>, now: SystemTime) -> Result<Body, DynamoError> {
+        self.now = now;
         validate::check(operation, body)?;
         let _value_checks = crate::value::ValueChecks::of_operation(operation).enter();
         let answer = match operation {
@@ -107,14 +114,16 @@ impl Engine {
         answer.map(Body::from)
     }
 
-    /// The table of this name, or DynamoDB's ResourceNotFoundException.
+    /// The table of this name, or DynamoDB's ResourceNotFoundException, which a table that is
+    /// still being created gets too.
     pub(crate) fn table(&self, name: &str) -> Result<&Table, DynamoError> {
-        self.tables.get(name).ok_or_else(DynamoError::resource_not_found)
+        self.tables.get(name).filter(|t| !t.is_creating(self.now)).ok_or_else(DynamoError::resource_not_found)
     }
 
     /// The table of this name, mutable.
     pub(crate) fn table_mut(&mut self, name: &str) -> Result<&mut Table, DynamoError> {
-        self.tables.get_mut(name).ok_or_else(DynamoError::resource_not_found)
+        let now = self.now;
+        self.tables.get_mut(name).filter(|t| !t.is_creating(now)).ok_or_else(DynamoError::resource_not_found)
     }
 }
 

@@ -56,6 +56,7 @@ pub struct FakeDynamoDbBuilder {
     ttl_sweep_interval: Option<Duration>,
     request_log_limit: Option<usize>,
     item_on_condition_failure: Option<bool>,
+    table_creation_time: Option<Duration>,
 }
 
 impl FakeDynamoDbBuilder {
@@ -81,6 +82,16 @@ impl FakeDynamoDbBuilder {
     /// when [`FakeDynamoDb::sweep_ttl`] is called).
     pub fn ttl_sweep_interval(mut self, interval: Duration) -> Self {
         self.ttl_sweep_interval = Some(interval);
+        self
+    }
+
+    /// How long a table created with CreateTable stays CREATING, as in DynamoDB (default: zero,
+    /// active at once). Until then DescribeTable says CREATING, reads and writes of it are
+    /// answered ResourceNotFoundException, and DeleteTable or UpdateTable
+    /// ResourceInUseException. [`FakeDynamoDb::create_table`] makes active tables whatever this
+    /// says.
+    pub fn table_creation_time(mut self, time: Duration) -> Self {
+        self.table_creation_time = Some(time);
         self
     }
 
@@ -114,6 +125,7 @@ impl FakeDynamoDbBuilder {
                 engine: Mutex::new({
                     let mut engine = Engine::new(self.seed);
                     engine.item_on_condition_failure = self.item_on_condition_failure.unwrap_or(true);
+                    engine.table_creation = self.table_creation_time.unwrap_or_default();
                     engine
                 }),
                 clock,
@@ -192,8 +204,12 @@ impl FakeDynamoDb {
         });
         let now = self.now();
         let body = crate::json::Json::from(&body);
-        if let Err(error) = lock(&self.shared.engine).handle("CreateTable", &body, now) {
+        let mut engine = lock(&self.shared.engine);
+        if let Err(error) = engine.handle("CreateTable", &body, now) {
             panic!("create_table({name:?}) failed: {error}");
+        }
+        if let Some(table) = engine.tables.get_mut(name) {
+            table.creating_until = None;
         }
     }
 

@@ -153,9 +153,16 @@ pub(crate) struct Table {
     pub(crate) deletion_protection: bool,
     pub(crate) stream: Option<String>,
     pub(crate) table_class: Option<String>,
+    /// Until when the table is still being created; `None` once it is active.
+    pub(crate) creating_until: Option<SystemTime>,
 }
 
 impl Table {
+    /// Whether the table is still being created at `now`.
+    pub(crate) fn is_creating(&self, now: SystemTime) -> bool {
+        self.creating_until.is_some_and(|until| now < until)
+    }
+
     /// The ARN of the table.
     pub(crate) fn arn(&self) -> String {
         format!("arn:aws:dynamodb:{}:{}:table/{}", self.region, self.account, self.name)

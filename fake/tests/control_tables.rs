@@ -1,12 +1,14 @@
-//! The control plane through the SDK: CreateTable, DescribeTable, ListTables, DeleteTable.
+//! The control plane through the SDK: CreateTable, DescribeTable, ListTables, DeleteTable, and a
+//! table's creation time.
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex, Projection,
-    ProjectionType, ProvisionedThroughput, ScalarAttributeType, TableStatus,
+    AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+    LocalSecondaryIndex, Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType, TableStatus,
 };
 use dynalease_fake::FakeDynamoDb;
+use std::time::Duration;
 
 fn def(name: &str, kind: ScalarAttributeType) -> AttributeDefinition {
     AttributeDefinition::builder().attribute_name(name).attribute_type(kind).build().unwrap()
@@ -210,4 +212,74 @@ async fn global_indexes_are_creating_with_their_table_then_active() {
     assert_eq!(status(&created).as_deref(), Some("CREATING"));
     let described = client.describe_table().table_name("Orders").send().await.unwrap().table.unwrap();
     assert_eq!(status(&described).as_deref(), Some("ACTIVE"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_table_with_a_creation_time_is_creating_until_it_passes() {
+    let fake = FakeDynamoDb::builder().table_creation_time(Duration::from_millis(500)).build();
+    let client = fake.client();
+    client
+        .create_table()
+        .table_name("Slow")
+        .attribute_definitions(def("pk", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap();
+    let status = || async {
+        client.describe_table().table_name("Slow").send().await.unwrap().table.unwrap().table_status.unwrap()
+    };
+    assert_eq!(status().await, TableStatus::Creating);
+    assert_eq!(client.list_tables().send().await.unwrap().table_names(), ["Slow"]);
+    let read = client.get_item().table_name("Slow").key("pk", AttributeValue::S("a".into())).send().await;
+    let read = read.unwrap_err().into_service_error();
+    assert_eq!(
+        (read.code(), read.message()),
+        (Some("ResourceNotFoundException"), Some("Requested resource not found"))
+    );
+    let write = client.put_item().table_name("Slow").item("pk", AttributeValue::S("a".into())).send().await;
+    assert!(write.unwrap_err().into_service_error().is_resource_not_found_exception());
+    let in_use = "Attempt to change a resource which is still in use: Table is being created: Slow";
+    let delete = client.delete_table().table_name("Slow").send().await.unwrap_err().into_service_error();
+    assert_eq!((delete.code(), delete.message()), (Some("ResourceInUseException"), Some(in_use)));
+    let update = client.update_table().table_name("Slow").deletion_protection_enabled(true).send().await;
+    let update = update.unwrap_err().into_service_error();
+    assert_eq!((update.code(), update.message()), (Some("ResourceInUseException"), Some(in_use)));
+
+    tokio::time::advance(Duration::from_millis(500)).await;
+    assert_eq!(status().await, TableStatus::Active);
+    client.put_item().table_name("Slow").item("pk", AttributeValue::S("a".into())).send().await.unwrap();
+    client.delete_table().table_name("Slow").send().await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn tables_are_active_at_once_by_default_and_from_the_create_table_helper() {
+    let fake = FakeDynamoDb::builder().table_creation_time(Duration::from_secs(60)).build();
+    fake.create_table("Quick", "pk", None);
+    let client = fake.client();
+    client.put_item().table_name("Quick").item("pk", AttributeValue::S("a".into())).send().await.unwrap();
+    let default = FakeDynamoDb::new();
+    let client = default.client();
+    client
+        .create_table()
+        .table_name("Quick")
+        .attribute_definitions(def("pk", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap();
+    client.put_item().table_name("Quick").item("pk", AttributeValue::S("a".into())).send().await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deleted_tables_description_leaves_out_its_global_indexes() {
+    let fake = FakeDynamoDb::new();
+    let client = fake.client();
+    create_orders(&client).await;
+    let deleted = client.delete_table().table_name("Orders").send().await.unwrap().table_description.unwrap();
+    assert_eq!(deleted.table_status(), Some(&TableStatus::Deleting));
+    assert_eq!(deleted.global_secondary_indexes, None);
+    assert_eq!(deleted.local_secondary_indexes().len(), 1);
 }

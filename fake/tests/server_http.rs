@@ -216,6 +216,9 @@ fn create_table(server: &Server, name: &str) {
         }),
     );
     assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
+    // A new table is CREATING for a moment, as in DynamoDB: ask until it is ACTIVE.
+    let mut connection = server.connect();
+    while connection.call("DescribeTable", &json!({"TableName": name})).json()["Table"]["TableStatus"] != "ACTIVE" {}
 }
 
 fn put(server: &Server, table: &str, pk: &str) {
@@ -737,4 +740,25 @@ fn a_port_in_use_is_an_error_on_stderr_and_exit_code_1() {
     assert_eq!(output.status.code(), Some(1));
     assert!(output.stdout.is_empty());
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot listen"));
+}
+
+#[test]
+fn a_new_table_is_creating_for_the_time_the_flag_gives() {
+    let server = Server::start(&["--table-creation-ms", "600000"]);
+    let mut connection = server.connect();
+    let table = json!({
+        "TableName": "Slow",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "BillingMode": "PAY_PER_REQUEST",
+    });
+    assert_eq!(connection.call("CreateTable", &table).json()["TableDescription"]["TableStatus"], "CREATING");
+    assert_eq!(
+        connection.call("DescribeTable", &json!({"TableName": "Slow"})).json()["Table"]["TableStatus"],
+        "CREATING"
+    );
+    let read = connection.call("GetItem", &json!({"TableName": "Slow", "Key": {"pk": {"S": "a"}}}));
+    assert_eq!((read.status, read.error_code()), (400, "ResourceNotFoundException".to_owned()));
+    let delete = connection.call("DeleteTable", &json!({"TableName": "Slow"}));
+    assert_eq!(delete.error_code(), "ResourceInUseException");
 }

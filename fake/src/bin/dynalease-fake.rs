@@ -66,6 +66,10 @@ struct ServeArgs {
     /// How often time-to-live sweeps delete expired items, in seconds (0: never).
     #[arg(long, default_value_t = 600)]
     ttl_sweep_interval_secs: u64,
+    /// How long a new table stays CREATING, in milliseconds, as in DynamoDB (0: active at
+    /// once). Until then it cannot be read, written or changed.
+    #[arg(long, default_value_t = 10)]
+    table_creation_ms: u64,
 }
 
 /// A probability: a number from 0.0 to 1.0.
@@ -129,6 +133,7 @@ fn fake(args: &ServeArgs) -> FakeDynamoDb {
     let fake = FakeDynamoDb::builder()
         .seed(args.seed)
         .ttl_sweep_interval(Duration::from_secs(args.ttl_sweep_interval_secs))
+        .table_creation_time(Duration::from_millis(args.table_creation_ms))
         // Nobody reads the request log of a server; keeping it would grow without bound.
         .request_log_limit(0)
         .build();

@@ -125,8 +125,10 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
             .filter(|s| s.get("StreamEnabled").and_then(crate::validate::as_bool) == Some(true))
             .map(|s| string(s, "StreamViewType").unwrap_or("NEW_AND_OLD_IMAGES").to_owned()),
         table_class: string(body, "TableClass").map(str::to_owned),
+        creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
     };
-    // A fake table is ready at once; the answer still says CREATING, as DynamoDB's does.
+    // Until its creation time has passed, the table is refused to reads and writes as missing,
+    // and to changes as in use.
     let description = table.describe("CREATING");
     engine.tables.insert(name, table);
     Ok(json!({ "TableDescription": description }))
@@ -144,12 +146,19 @@ fn read_tags(json: Option<&Json<'_>>) -> BTreeMap<String, String> {
 pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let table = engine.tables.get(name).ok_or_else(|| table_not_found(name))?;
+    if table.is_creating(engine.now) {
+        return Err(being_created(name));
+    }
     if table.deletion_protection {
         return Err(DynamoError::validation(format!(
             "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first. Table: {name}"
         )));
     }
-    let description = table.describe("DELETING");
+    let mut description = table.describe("DELETING");
+    // DynamoDB leaves the global secondary indexes out of a deleted table's description.
+    if let Some(description) = description.as_object_mut() {
+        description.remove("GlobalSecondaryIndexes");
+    }
     engine.tables.remove(name);
     Ok(json!({ "TableDescription": description }))
 }
@@ -158,7 +167,15 @@ pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
 pub(crate) fn describe_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let table = engine.tables.get(name).ok_or_else(|| table_not_found(name))?;
-    Ok(json!({ "Table": table.describe("ACTIVE") }))
+    let status = if table.is_creating(engine.now) { "CREATING" } else { "ACTIVE" };
+    Ok(json!({ "Table": table.describe(status) }))
+}
+
+/// ResourceInUseException for a change to a table that is still being created.
+fn being_created(name: &str) -> DynamoError {
+    DynamoError::resource_in_use(format!(
+        "Attempt to change a resource which is still in use: Table is being created: {name}"
+    ))
 }
 
 /// The answer of DescribeTable and DeleteTable for a table that does not exist, which names it.
@@ -193,6 +210,9 @@ enum IndexChange {
 /// Every change is checked before any is applied: a refused request changes nothing.
 pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
+    if engine.tables.get(name).is_some_and(|t| t.is_creating(engine.now)) {
+        return Err(being_created(name));
+    }
     let table = engine.table(name)?;
     let mut requested: Vec<(String, KeyType)> = Vec::new();
     for def in body.get("AttributeDefinitions").and_then(Json::as_array).into_iter().flatten() {

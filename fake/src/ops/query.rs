@@ -51,7 +51,7 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
         string(body, "FilterExpression").map(|t| parse_condition(t, "FilterExpression", &mut ctx)).transpose()?;
     let projection = read_projection(body, &mut ctx)?;
     ctx.check_unused()?;
-    let table_exists = engine.tables.contains_key(name);
+    let table_exists = engine.table(name).is_ok();
     let conditions = match &key_expression {
         Some(expression) => from_expression(expression).map_err(|error| match table_exists {
             // Against a table that exists, the service words this one as an expression error.
