@@ -216,12 +216,8 @@ impl Value {
                     let mut set = BTreeSet::new();
                     let mut texts = Vec::with_capacity(items.len());
                     for item in items {
+                        // An empty string is a member like any other (only empty sets are refused).
                         let s = expect_string(item, "String")?;
-                        if s.is_empty() {
-                            return Err(DynamoError::invalid_parameter(
-                                "An string set may not have a empty string as a member",
-                            ));
-                        }
                         texts.push(s.to_owned());
                         set.insert(s.to_owned());
                     }
@@ -270,11 +266,6 @@ impl Value {
                     let mut members = Vec::with_capacity(items.len());
                     for item in items {
                         let bytes = decode_blob(item)?;
-                        if bytes.is_empty() {
-                            return Err(DynamoError::invalid_parameter(
-                                "Binary sets may not contain null or empty values",
-                            ));
-                        }
                         members.push((bytes.clone(), item.as_str().unwrap_or_default().to_owned()));
                         set.insert(bytes);
                     }

@@ -134,6 +134,23 @@ async fn all_ten_types_and_empty_non_key_strings_round_trip() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn an_empty_string_or_binary_is_a_set_member_like_any_other() {
+    let (_fake, client) = setup();
+    let ss = AttributeValue::Ss(vec![String::new(), "v".into()]);
+    let bs = AttributeValue::Bs(vec![Blob::new(vec![]), Blob::new(vec![7])]);
+    let put = client.put_item().table_name("Shop").item("pk", s("a")).item("sk", s("b"));
+    put.item("ss", ss).item("bs", bs).send().await.unwrap();
+    let item =
+        client.get_item().table_name("Shop").key("pk", s("a")).key("sk", s("b")).send().await.unwrap().item.unwrap();
+    assert_eq!(item["ss"].as_ss().unwrap(), &["", "v"]);
+    assert_eq!(item["bs"].as_bs().unwrap(), &[Blob::new(vec![]), Blob::new(vec![7])]);
+    let twice = AttributeValue::Ss(vec![String::new(), String::new()]);
+    let put = client.put_item().table_name("Shop").item("pk", s("a")).item("sk", s("b")).item("ss", twice);
+    let refused = put.send().await.unwrap_err().into_service_error();
+    assert!(refused.meta().message().unwrap_or_default().contains("contains duplicates"), "{refused:?}");
+}
+
+#[tokio::test(start_paused = true)]
 async fn delete_item_with_condition_and_all_old() {
     let (_fake, client) = setup();
     client.put_item().table_name("Shop").item("pk", s("a")).item("sk", s("b")).item("v", s("1")).send().await.unwrap();
