@@ -179,6 +179,16 @@ async fn errors_have_dynamodb_texts() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_name_starting_with_an_underscore_is_a_syntax_error_anywhere_in_a_path() {
+    let c = setup().await;
+    for condition in ["attribute_not_exists(_c)", "attribute_not_exists(c._d)", "m.inner._x = m.y"] {
+        let refused = holds(&c, condition, &[]).await.unwrap_err();
+        assert!(refused.starts_with("Invalid ConditionExpression: Syntax error; token: \"_"), "{condition}: {refused}");
+    }
+    assert_eq!(holds(&c, "attribute_not_exists(c.d_)", &[]).await, Ok(true));
+}
+
+#[tokio::test(start_paused = true)]
 async fn hostile_expressions_are_refused_quickly() {
     let c = setup().await;
     let deep = format!("{}num = :v{}", "(".repeat(1500), ")".repeat(1500));

@@ -259,13 +259,14 @@ impl<'a> Parser<'a> {
 
     // ---- paths and placeholders ----
 
-    fn name_element(&mut self, leading: bool) -> PResult<String> {
+    fn name_element(&mut self) -> PResult<String> {
         let tok = self.peek();
         match tok.kind {
             Tok::Ident if !self.is_language_keyword(tok) => {
                 let text = self.text(tok);
-                // Condition and projection paths start with a letter; update paths may start with '_'.
-                if leading && self.language != Language::Update && text.starts_with('_') {
+                // In condition and projection paths every name starts with a letter, the first and
+                // those after a dot alike; update paths may start with '_'.
+                if self.language != Language::Update && text.starts_with('_') {
                     return Err(self.syntax_error());
                 }
                 self.advance();
@@ -296,12 +297,12 @@ impl<'a> Parser<'a> {
     }
 
     fn path(&mut self) -> PResult<Path> {
-        let mut elems = vec![PathElem::Name(self.name_element(true)?)];
+        let mut elems = vec![PathElem::Name(self.name_element()?)];
         loop {
             match self.peek().kind {
                 Tok::Dot => {
                     self.advance();
-                    elems.push(PathElem::Name(self.name_element(false)?));
+                    elems.push(PathElem::Name(self.name_element()?));
                 }
                 Tok::LBracket => {
                     self.advance();
