@@ -162,3 +162,50 @@ async fn a_fake_like_older_dynamodb_answers_failed_conditions_without_the_item()
         other => panic!("unexpected {other:?}"),
     }
 }
+
+/// A raw request through `handle_json`: the status and the `message` of an error, if any.
+fn raw(fake: &FakeDynamoDb, operation: &str, body: serde_json::Value) -> (u16, String) {
+    let (status, answer) = fake.handle_json(operation, body.to_string().as_bytes());
+    let answer: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+    (status, answer["message"].as_str().unwrap_or_default().to_owned())
+}
+
+#[tokio::test(start_paused = true)]
+async fn projecting_into_a_key_or_index_key_attribute_is_refused_by_gets() {
+    let fake = FakeDynamoDb::new();
+    let created = raw(
+        &fake,
+        "CreateTable",
+        serde_json::json!({
+            "TableName": "Shop",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "GlobalSecondaryIndexes": [{
+                "IndexName": "byG",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }],
+            "BillingMode": "PAY_PER_REQUEST",
+        }),
+    );
+    assert_eq!(created.0, 200);
+    let scalars = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed";
+    for (projection, attr, kind) in [("#a.b.c", "pk", "Key"), ("#a[0]", "pk", "Key"), ("#a.x", "g", "IndexKey")] {
+        let names = serde_json::json!({"#a": attr});
+        let get = serde_json::json!({
+            "TableName": "Shop", "Key": {"pk": {"S": "k"}}, "ProjectionExpression": projection, "ExpressionAttributeNames": names,
+        });
+        assert_eq!(raw(&fake, "GetItem", get), (400, format!("{scalars}: {kind}: {attr}")), "{projection} on {attr}");
+        let batch = serde_json::json!({"RequestItems": {"Shop": {
+            "Keys": [{"pk": {"S": "k"}}], "ProjectionExpression": projection, "ExpressionAttributeNames": names,
+        }}});
+        assert_eq!(
+            raw(&fake, "BatchGetItem", batch),
+            (400, format!("{scalars}: {kind}: {attr}")),
+            "{projection} on {attr}"
+        );
+    }
+    let fine =
+        serde_json::json!({"TableName": "Shop", "Key": {"pk": {"S": "k"}}, "ProjectionExpression": "pk, info.x"});
+    assert_eq!(raw(&fake, "GetItem", fine).0, 200);
+}

@@ -82,6 +82,9 @@ pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Ans
             let primary = table.primary_key(key)?;
             keys.push(primary);
         }
+        if let Some(paths) = &request.projection {
+            crate::ops::read::check_key_paths(table, paths)?;
+        }
         resolved.push(keys);
     }
     let total: usize = resolved.iter().map(Vec::len).sum();

@@ -107,6 +107,9 @@ pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
     ctx.check_unused()?;
     let table = engine.table(name)?;
     let key = table.primary_key(&key_item)?;
+    if let Some(paths) = &projection {
+        crate::ops::read::check_key_paths(table, paths)?;
+    }
     let found = table.items.get(&key);
     let projected = match (found, &projection) {
         (Some(found), Some(paths)) => Some(project(found, paths)),
