@@ -133,6 +133,23 @@ async fn update_errors_carry_dynamodb_messages() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn remove_and_delete_need_the_parent_of_a_nested_path() {
+    let (_fake, client) = setup().await;
+    let invalid = "The document path provided in the update expression is invalid for update";
+    let set = || (":s", AttributeValue::Ss(vec!["x".into()]));
+    for expr in ["REMOVE absent.x", "REMOVE absent[0]", "REMOVE mp[0]", "REMOVE lst.x", "REMOVE cnt.x"] {
+        assert_eq!(update(&client, expr, &[]).await.unwrap_err(), invalid, "{expr}");
+    }
+    for expr in ["DELETE absent.x :s", "DELETE absent[0] :s", "DELETE mp[0] :s", "DELETE lst.x :s", "DELETE cnt.x :s"] {
+        assert_eq!(update(&client, expr, &[set()]).await.unwrap_err(), invalid, "{expr}");
+    }
+    // Where the parent exists, a missing attribute or element is left alone.
+    let item = update(&client, "REMOVE absent, mp.absent, lst[9] DELETE gone :s, mp.gone :s", &[set()]).await.unwrap();
+    assert_eq!(item["lst"], AttributeValue::L(vec![n("1"), n("2"), n("3")]));
+    assert_eq!(item["mp"], AttributeValue::M([("leaf".to_owned(), s("v"))].into()));
+}
+
+#[tokio::test(start_paused = true)]
 async fn update_of_a_missing_item_creates_it_and_updated_new_reports_only_changes() {
     let (_fake, client) = setup().await;
     let out = client
@@ -159,5 +176,44 @@ async fn update_of_a_missing_item_creates_it_and_updated_new_reports_only_change
     assert_eq!(
         out.attributes.unwrap(),
         HashMap::from([("mp".to_owned(), AttributeValue::M([("leaf".to_owned(), s("v"))].into()))])
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn updates_of_index_keys_are_checked_before_and_after_the_item_is_read() {
+    let fake = FakeDynamoDb::new();
+    let create = serde_json::json!({
+        "TableName": "Idx",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "GlobalSecondaryIndexes": [{
+            "IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"},
+        }],
+        "BillingMode": "PAY_PER_REQUEST",
+    });
+    assert_eq!(fake.handle_json("CreateTable", create.to_string().as_bytes()).0, 200);
+    let client = fake.client();
+    let refusal = |expr: &'static str, values: Vec<(&'static str, AttributeValue)>| {
+        let mut req = client.update_item().table_name("Idx").key("pk", s("k")).update_expression(expr);
+        for (k, v) in values {
+            req = req.expression_attribute_values(k, v);
+        }
+        async move { req.send().await.unwrap_err().into_service_error().meta().message().unwrap_or_default().to_owned() }
+    };
+    // Known from the expression alone, before the path into a missing map is found invalid.
+    let mismatch =
+        "One or more parameter values were invalid: Type mismatch for Index Key g Expected: S Actual: N IndexName: byG";
+    assert_eq!(refusal("SET m.x = :s ADD g :n", vec![(":s", s("v")), (":n", n("1"))]).await, mismatch);
+    assert_eq!(refusal("SET e = g[1], g = e + :n", vec![(":n", n("1"))]).await, mismatch);
+    let scalars =
+        "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: IndexKey: g";
+    assert_eq!(refusal("ADD g.b :n", vec![(":n", n("1"))]).await, scalars);
+    assert_eq!(refusal("SET e = list_append(a, b), f = g[1]", vec![]).await, scalars);
+    // Known only from the item: worded as an update of the index key.
+    let put = client.update_item().table_name("Idx").key("pk", s("k")).update_expression("SET e = :n");
+    put.expression_attribute_values(":n", n("1")).send().await.unwrap();
+    assert_eq!(
+        refusal("SET g = e", vec![]).await,
+        "The update expression attempted to update the secondary index key to unsupported type"
     );
 }

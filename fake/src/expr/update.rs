@@ -75,7 +75,11 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
             }
             UpdateAction::Delete(path, value) => {
                 let remaining = match (resolve(&item, path), value) {
-                    (None, Value::SS(_) | Value::NS(_) | Value::BS(_)) => continue,
+                    // A missing set is left alone, but only where its parent exists.
+                    (None, Value::SS(_) | Value::NS(_) | Value::BS(_)) => {
+                        check_parent(&item, path)?;
+                        continue;
+                    }
                     (Some(Value::SS(a)), Value::SS(b)) => {
                         let rest: std::collections::BTreeSet<_> = a.difference(b).cloned().collect();
                         (!rest.is_empty()).then_some(Value::SS(rest))
@@ -149,7 +153,8 @@ fn remove_at(item: &mut Item, path: &Path) -> Result<(), DynamoError> {
         }
         return Ok(());
     }
-    let Some(container) = walk_mut(item, parents)? else { return Ok(()) };
+    // Removing from a parent that does not exist is refused, as DynamoDB refuses it.
+    let container = walk_mut(item, parents)?.ok_or_else(invalid_path)?;
     match (container, last) {
         (Value::M(map), PathElem::Name(name)) => {
             map.remove(name);
@@ -162,6 +167,19 @@ fn remove_at(item: &mut Item, path: &Path) -> Result<(), DynamoError> {
         _ => return Err(invalid_path()),
     }
     Ok(())
+}
+
+/// Refuses a nested path whose parent is missing or cannot hold its last element.
+fn check_parent(item: &Item, path: &Path) -> Result<(), DynamoError> {
+    let Some((last, parents)) = path.0.split_last() else { return Err(invalid_path()) };
+    if parents.is_empty() {
+        return Ok(());
+    }
+    let parent = resolve(item, &Path(parents.to_vec())).ok_or_else(invalid_path)?;
+    match (parent, last) {
+        (Value::M(_), PathElem::Name(_)) | (Value::L(_), PathElem::Index(_)) => Ok(()),
+        _ => Err(invalid_path()),
+    }
 }
 
 /// The value at the parent path; `Ok(None)` where the path runs out, an error where it crosses a

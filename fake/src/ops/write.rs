@@ -5,7 +5,7 @@ use crate::json::Json;
 
 use crate::engine::Engine;
 use crate::error::DynamoError;
-use crate::expr::ast::{Condition, PathElem, UpdateAction};
+use crate::expr::ast::{Condition, Path, PathElem, SetValue, UpdateAction, UpdateOperand};
 use crate::expr::context::ExprContext;
 use crate::expr::{parse_condition, parse_update, update};
 use crate::request::{expression_context, item, string};
@@ -140,6 +140,9 @@ impl WritePlan {
                                 )));
                             }
                         }
+                        if string(body, "UpdateExpression").is_some() {
+                            check_index_updates(table, &actions)?;
+                        }
                         WriteKind::Update(actions)
                     }
                     ("Update", None) => WriteKind::Update(Vec::new()),
@@ -177,6 +180,9 @@ impl WritePlan {
             true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
             false => Failure::Invalid(error),
         })?;
+        if !self.legacy_updates {
+            check_index_sets(table, actions, &updated).map_err(Failure::Invalid)?;
+        }
         if item_size(&updated) > MAX_ITEM_BYTES {
             return Err(Failure::Invalid(DynamoError::validation(
                 "Item size to update has exceeded the maximum allowed size",
@@ -224,4 +230,88 @@ impl WritePlan {
     pub(crate) fn current<'e>(&self, engine: &'e Engine) -> Option<&'e Item> {
         engine.tables.get(&self.table)?.items.get(&self.key)
     }
+}
+
+/// The checks of an update expression against the table's index keys that DynamoDB makes before
+/// it reads the item: an index key given a value whose type is known from the expression alone
+/// (a value, arithmetic, `list_append`, `ADD`) must have the index's key type, and no path may
+/// look inside a key or index key attribute.
+fn check_index_updates(table: &crate::table::Table, actions: &[UpdateAction]) -> Result<(), DynamoError> {
+    for action in actions {
+        let (path, known) = match action {
+            UpdateAction::Set(path, value) => (path, set_value_type(value)),
+            UpdateAction::Add(path, value) => (path, Some(value.type_name())),
+            UpdateAction::Remove(_) | UpdateAction::Delete(..) => continue,
+        };
+        let ([PathElem::Name(name)], Some(actual)) = (path.0.as_slice(), known) else { continue };
+        for index in &table.indexes {
+            if let Some(attr) = index.key.attrs().find(|a| &a.name == name && a.kind.name() != actual) {
+                return Err(DynamoError::invalid_parameter(format!(
+                    "Type mismatch for Index Key {name} Expected: {} Actual: {actual} IndexName: {}",
+                    attr.kind.name(),
+                    index.name
+                )));
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    for action in actions {
+        match action {
+            UpdateAction::Set(path, value) => {
+                paths.push(path);
+                match value {
+                    SetValue::Operand(o) => operand_paths(o, &mut paths),
+                    SetValue::Plus(a, b) | SetValue::Minus(a, b) => {
+                        operand_paths(a, &mut paths);
+                        operand_paths(b, &mut paths);
+                    }
+                }
+            }
+            UpdateAction::Remove(path) | UpdateAction::Add(path, _) | UpdateAction::Delete(path, _) => paths.push(path),
+        }
+    }
+    crate::ops::read::check_key_paths(table, paths)
+}
+
+/// The type a SET gives its path, where the expression alone tells it.
+fn set_value_type(value: &SetValue) -> Option<&'static str> {
+    match value {
+        SetValue::Plus(..) | SetValue::Minus(..) => Some("N"),
+        SetValue::Operand(UpdateOperand::Value(v)) => Some(v.type_name()),
+        SetValue::Operand(UpdateOperand::ListAppend(..)) => Some("L"),
+        SetValue::Operand(UpdateOperand::Path(_) | UpdateOperand::IfNotExists(..)) => None,
+    }
+}
+
+fn operand_paths<'a>(operand: &'a UpdateOperand, out: &mut Vec<&'a Path>) {
+    match operand {
+        UpdateOperand::Path(path) => out.push(path),
+        UpdateOperand::Value(_) => {}
+        UpdateOperand::IfNotExists(path, fallback) => {
+            out.push(path);
+            operand_paths(fallback, out);
+        }
+        UpdateOperand::ListAppend(a, b) => {
+            operand_paths(a, out);
+            operand_paths(b, out);
+        }
+    }
+}
+
+/// An index key that a SET gave a value of another type than the index's, found once the update
+/// is applied: DynamoDB words this apart from a put's type mismatch.
+fn check_index_sets(table: &crate::table::Table, actions: &[UpdateAction], updated: &Item) -> Result<(), DynamoError> {
+    for action in actions {
+        let UpdateAction::Set(path, _) = action else { continue };
+        let [PathElem::Name(name)] = path.0.as_slice() else { continue };
+        let Some(value) = updated.get(name) else { continue };
+        let mismatched =
+            table.indexes.iter().flat_map(|i| i.key.attrs()).any(|a| &a.name == name && !a.kind.matches(value));
+        if mismatched {
+            return Err(DynamoError::validation(
+                "The update expression attempted to update the secondary index key to unsupported type",
+            ));
+        }
+    }
+    Ok(())
 }
