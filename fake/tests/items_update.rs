@@ -96,6 +96,14 @@ async fn remove_list_elements_and_nested_set() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn elements_set_past_the_end_of_a_list_are_appended_in_index_order() {
+    let (_fake, client) = setup().await;
+    let values = [(":x", s("x")), (":y", s("y")), (":z", s("z")), (":n", n("5"))];
+    let item = update(&client, "SET lst[7] = :x, lst[5] = :y, lst[0] = :z ADD lst[6] :n", &values).await.unwrap();
+    assert_eq!(item["lst"], AttributeValue::L(vec![s("z"), n("2"), n("3"), s("y"), n("5"), s("x")]));
+}
+
+#[tokio::test(start_paused = true)]
 async fn update_errors_carry_dynamodb_messages() {
     let (_fake, client) = setup().await;
     assert_eq!(

@@ -102,13 +102,20 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
         }
     }
     let mut out = item;
-    // List elements are removed from the highest index down, so earlier removals do not shift later ones.
+    // Writes go in path order, so that elements set past the end of a list are appended in the
+    // order of their indexes, whatever the order of the actions. List elements are removed from
+    // the highest index down, so earlier removals do not shift later ones.
+    let mut puts: Vec<(&Path, &Value)> = Vec::new();
     let mut removals: Vec<&Path> = Vec::new();
     for change in &changes {
         match change {
-            Change::Put(path, value) => put_at(&mut out, path, value.clone())?,
+            Change::Put(path, value) => puts.push((path, value)),
             Change::Remove(path) => removals.push(path),
         }
+    }
+    puts.sort_by(|a, b| a.0.cmp(b.0));
+    for (path, value) in puts {
+        put_at(&mut out, path, value.clone())?;
     }
     removals.sort_by(|a, b| b.cmp(a));
     for path in removals {
