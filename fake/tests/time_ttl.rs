@@ -100,6 +100,19 @@ async fn describe_time_to_live_reports_the_attribute() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn time_to_live_operations_name_a_missing_table() {
+    let (_fake, client) = setup(Duration::ZERO).await;
+    let described = client.describe_time_to_live().table_name("Nowhere").send().await.unwrap_err().into_service_error();
+    assert!(described.is_resource_not_found_exception());
+    assert_eq!(described.meta().message(), Some("Requested resource not found: Table: Nowhere not found"));
+    let spec = TimeToLiveSpecification::builder().enabled(true).attribute_name("at").build().unwrap();
+    let updated = client.update_time_to_live().table_name("Nowhere").time_to_live_specification(spec).send().await;
+    let updated = updated.unwrap_err().into_service_error();
+    assert!(updated.is_resource_not_found_exception());
+    assert_eq!(updated.meta().message(), Some("Requested resource not found: Table: Nowhere not found"));
+}
+
+#[tokio::test(start_paused = true)]
 async fn sdk_retries_sleep_on_virtual_time() {
     let (fake, client) = setup(Duration::ZERO).await;
     fake.inject(dynalease_fake::FaultRule::new(dynalease_fake::Fault::InternalServerError).times(2));

@@ -121,6 +121,16 @@ fn constraint_violations_are_listed_together() {
 }
 
 #[test]
+fn a_missing_time_to_live_specification_is_not_listed_among_constraint_failures() {
+    let fake = FakeDynamoDb::new();
+    assert_eq!(
+        validation(&fake, "UpdateTimeToLive", json!({"TableName": "abc;"})),
+        "1 validation error detected: Value 'abc;' at 'tableName' failed to satisfy constraint: Member must satisfy \
+         regular expression pattern: [a-zA-Z0-9_.-]+"
+    );
+}
+
+#[test]
 fn validation_comes_before_the_table_lookup() {
     let fake = FakeDynamoDb::new();
     // No table exists: a valid request would get ResourceNotFoundException.

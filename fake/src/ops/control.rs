@@ -327,7 +327,7 @@ pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Resul
     let spec = body.get("TimeToLiveSpecification").cloned().unwrap_or(Json::Null);
     let enabled = spec.get("Enabled").and_then(crate::validate::as_bool).unwrap_or(false);
     let attribute = string(&spec, "AttributeName").unwrap_or_default().to_owned();
-    let table = engine.table_mut(name)?;
+    let table = engine.table_mut(name).map_err(|_| table_not_found(name))?;
     if enabled && table.ttl.enabled {
         return Err(DynamoError::validation("TimeToLive is already enabled"));
     }
@@ -346,7 +346,7 @@ pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Resul
 /// DescribeTimeToLive.
 pub(crate) fn describe_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
-    let table = engine.table(name)?;
+    let table = engine.table(name).map_err(|_| table_not_found(name))?;
     let description = match (&table.ttl.attribute, table.ttl.enabled) {
         (Some(attr), true) => json!({"TimeToLiveStatus": "ENABLED", "AttributeName": attr}),
         _ => json!({"TimeToLiveStatus": "DISABLED"}),

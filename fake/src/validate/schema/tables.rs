@@ -144,7 +144,8 @@ pub(crate) static UPDATE_TIME_TO_LIVE: StructShape = StructShape {
     name: "UpdateTimeToLiveInput",
     members: &[
         Member::optional("TableName", "tableName", CONTROL_TABLE_NAME),
-        Member::required(
+        // DynamoDB does not list a missing specification among the constraint failures.
+        Member::optional(
             "TimeToLiveSpecification",
             "timeToLiveSpecification",
             Shape::Structure(&StructShape {
