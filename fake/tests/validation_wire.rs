@@ -131,6 +131,60 @@ fn a_missing_time_to_live_specification_is_not_listed_among_constraint_failures(
 }
 
 #[test]
+fn tag_operations_check_the_shape_of_the_arn_then_their_list_then_the_table() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    for (arn, resource) in [("", "*"), ("abcd", "abcd"), ("a:b:c:d:e:f", "a:b:c:d:e:f"), ("a:b:c:d:e/f", "a:b:c:d:e/f")]
+    {
+        for operation in ["TagResource", "UntagResource", "ListTagsOfResource"] {
+            let (status, answer) = answer(&fake, operation, json!({"ResourceArn": arn}));
+            assert_eq!(
+                (status, answer["__type"].as_str()),
+                (400, Some("com.amazon.coral.service#AccessDeniedException"))
+            );
+            let message = answer["Message"].as_str().unwrap();
+            assert!(message.starts_with("User: arn:aws:iam::000000000000:"), "{message}");
+            assert!(
+                message
+                    .ends_with(&format!(" is not authorized to perform: dynamodb:{operation} on resource: {resource}"))
+            );
+        }
+    }
+    assert_eq!(validation(&fake, "ListTagsOfResource", json!({})), "Invalid TableArn");
+    let shaped = "a:b:c:d:e:f/g";
+    assert_eq!(
+        validation(&fake, "TagResource", json!({"ResourceArn": shaped})),
+        "1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null"
+    );
+    assert_eq!(
+        validation(&fake, "UntagResource", json!({"ResourceArn": shaped})),
+        "1 validation error detected: Value null at 'tagKeys' failed to satisfy constraint: Member must not be null"
+    );
+    let short = "arn:aws:dynamodb:us-east-1:000000000000:table/ab";
+    for arn in [shaped, short] {
+        assert_eq!(
+            validation(&fake, "TagResource", json!({"ResourceArn": arn, "Tags": []})),
+            format!("Invalid TableArn: Invalid ResourceArn provided as input {arn}")
+        );
+    }
+    let table = "arn:aws:dynamodb:us-east-1:000000000000:table/Shop";
+    assert_eq!(
+        validation(&fake, "TagResource", json!({"ResourceArn": table, "Tags": []})),
+        "Atleast one Tag needs to be provided as Input."
+    );
+    assert_eq!(
+        validation(&fake, "UntagResource", json!({"ResourceArn": table, "TagKeys": []})),
+        "Atleast one Tag Key needs to be provided as Input."
+    );
+    let missing = "arn:aws:dynamodb:us-east-1:000000000000:table/Nowhere";
+    let (_, tagged) =
+        answer(&fake, "TagResource", json!({"ResourceArn": missing, "Tags": [{"Key": "a", "Value": "b"}]}));
+    assert_eq!(tagged["message"], format!("Requested resource not found: ResourcArn: {missing} not found"));
+    let (_, untagged) = answer(&fake, "UntagResource", json!({"ResourceArn": missing, "TagKeys": ["a"]}));
+    assert_eq!(untagged["message"], "Requested resource not found");
+}
+
+#[test]
 fn validation_comes_before_the_table_lookup() {
     let fake = FakeDynamoDb::new();
     // No table exists: a valid request would get ResourceNotFoundException.

@@ -398,7 +398,8 @@ pub(crate) fn untag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Ans
         .filter_map(Json::as_str)
         .map(str::to_owned)
         .collect();
-    let table = table_of_arn(engine, body)?;
+    // UntagResource does not name the missing resource.
+    let table = table_of_arn(engine, body).map_err(|_| DynamoError::resource_not_found())?;
     for key in keys {
         table.tags.remove(&key);
     }

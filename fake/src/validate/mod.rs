@@ -90,9 +90,9 @@ fn operation(name: &str) -> Option<&'static Operation> {
     static LIST_TABLES: Operation = Operation::new(&tables::LIST_TABLES, rules::pass);
     static UPDATE_TIME_TO_LIVE: Operation =
         Operation::new(&tables::UPDATE_TIME_TO_LIVE, control::update_time_to_live).with_table_name_first();
-    static TAG_RESOURCE: Operation = Operation::new(&tables::TAG_RESOURCE, control::resource_named);
-    static UNTAG_RESOURCE: Operation = Operation::new(&tables::UNTAG_RESOURCE, control::resource_named);
-    static LIST_TAGS: Operation = Operation::new(&tables::LIST_TAGS_OF_RESOURCE, control::resource_named);
+    static TAG_RESOURCE: Operation = Operation::new(&tables::TAG_RESOURCE, control::tag_resource);
+    static UNTAG_RESOURCE: Operation = Operation::new(&tables::UNTAG_RESOURCE, control::untag_resource);
+    static LIST_TAGS: Operation = Operation::new(&tables::LIST_TAGS_OF_RESOURCE, control::list_tags_of_resource);
     static EMPTY: Operation = Operation::new(&tables::EMPTY, rules::pass);
     static PUT_ITEM: Operation = Operation::new(&item_schema::PUT_ITEM, items::conditional_write)
         .then_after_values(items::conditional_write_after_values);
