@@ -283,3 +283,76 @@ async fn a_deleted_tables_description_leaves_out_its_global_indexes() {
     assert_eq!(deleted.global_secondary_indexes, None);
     assert_eq!(deleted.local_secondary_indexes().len(), 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn update_table_checks_throughput_and_index_changes_against_the_table() {
+    let fake = FakeDynamoDb::new();
+    let client = fake.client();
+    let units = |read, write| {
+        ProvisionedThroughput::builder().read_capacity_units(read).write_capacity_units(write).build().unwrap()
+    };
+    client
+        .create_table()
+        .table_name("Prov")
+        .attribute_definitions(def("pk", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .provisioned_throughput(units(10, 5))
+        .send()
+        .await
+        .unwrap();
+    fake.create_table("OnDemand", "pk", None);
+    let refusal = |table: &'static str, body: serde_json::Value| {
+        let mut body = body;
+        body["TableName"] = table.into();
+        let (status, answer) = fake.handle_json("UpdateTable", body.to_string().as_bytes());
+        let answer: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+        (
+            status,
+            answer["__type"].as_str().unwrap_or_default().rsplit('#').next().unwrap().to_owned(),
+            answer["message"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    let invalid = "One or more parameter values were invalid: ";
+    assert_eq!(
+        refusal(
+            "OnDemand",
+            serde_json::json!({"ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}})
+        )
+        .2,
+        format!(
+            "{invalid}Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST"
+        )
+    );
+    assert_eq!(
+        refusal("OnDemand", serde_json::json!({"BillingMode": "PROVISIONED"})).2,
+        format!("{invalid}ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+    );
+    assert_eq!(
+        refusal(
+            "Prov",
+            serde_json::json!({"ProvisionedThroughput": {"ReadCapacityUnits": 10, "WriteCapacityUnits": 5}})
+        )
+        .2,
+        "The provisioned throughput for the table will not change. The requested value equals the current value. \
+         Current ReadCapacityUnits provisioned for the table: 10. Requested ReadCapacityUnits: 10. \
+         Current WriteCapacityUnits provisioned for the table: 5. Requested WriteCapacityUnits: 5. \
+         Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits."
+    );
+    let deletes = serde_json::json!({"GlobalSecondaryIndexUpdates": [{"Delete": {"IndexName": "abc"}}, {"Delete": {"IndexName": "abd"}}]});
+    assert_eq!(
+        refusal("Prov", deletes),
+        (
+            400,
+            "LimitExceededException".to_owned(),
+            "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+                .to_owned()
+        )
+    );
+    let high = serde_json::json!({"GlobalSecondaryIndexUpdates": [{"Update": {"IndexName": "abc", "ProvisionedThroughput": {"ReadCapacityUnits": 1_000_000_000_001i64, "WriteCapacityUnits": 1}}}]});
+    assert_eq!(
+        refusal("Prov", high.clone()).2,
+        "This operation cannot be performed with given input values. Please contact DynamoDB service team for more info: Action Blocked: IndexUpdate"
+    );
+    assert_eq!(refusal("Nowhere", high).2, "Requested resource not found: Table: Nowhere not found");
+    client.update_table().table_name("Prov").provisioned_throughput(units(30, 15)).send().await.unwrap();
+}

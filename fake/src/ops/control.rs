@@ -213,7 +213,8 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     if engine.tables.get(name).is_some_and(|t| t.is_creating(engine.now)) {
         return Err(being_created(name));
     }
-    let table = engine.table(name)?;
+    let table = engine.table(name).map_err(|_| table_not_found(name))?;
+    check_throughput_change(table, body)?;
     let mut requested: Vec<(String, KeyType)> = Vec::new();
     for def in body.get("AttributeDefinitions").and_then(Json::as_array).into_iter().flatten() {
         let attr = string(def, "AttributeName").unwrap_or_default().to_owned();
@@ -319,6 +320,58 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
         }
     }
     Ok(json!({ "TableDescription": table.describe("UPDATING") }))
+}
+
+/// The rules of an UpdateTable on the table's throughput and its indexes' that need the table:
+/// no throughput for an on-demand table, throughput when turning it provisioned, a change to the
+/// throughput, one index created or deleted at a time, and the bounds of an index's throughput.
+fn check_throughput_change(table: &crate::table::Table, body: &Json<'_>) -> Result<(), DynamoError> {
+    let requested = throughput(body.get("ProvisionedThroughput"));
+    let billing = string(body, "BillingMode");
+    let on_demand = matches!(table.billing, Billing::PayPerRequest);
+    let will_be_on_demand = billing.map_or(on_demand, |mode| mode == "PAY_PER_REQUEST");
+    if body.get("ProvisionedThroughput").is_some() && will_be_on_demand {
+        return Err(DynamoError::invalid_parameter(
+            "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST",
+        ));
+    }
+    if billing == Some("PROVISIONED") && on_demand && requested.is_none() {
+        return Err(DynamoError::invalid_parameter(
+            "ProvisionedThroughput must be specified when BillingMode is PROVISIONED",
+        ));
+    }
+    if let (Some((read, write)), Billing::Provisioned { read: current_read, write: current_write }) =
+        (requested, &table.billing)
+        && (read, write) == (*current_read, *current_write)
+    {
+        return Err(DynamoError::validation(format!(
+            "The provisioned throughput for the table will not change. The requested value equals the current value. \
+             Current ReadCapacityUnits provisioned for the table: {current_read}. Requested ReadCapacityUnits: {read}. \
+             Current WriteCapacityUnits provisioned for the table: {current_write}. Requested WriteCapacityUnits: {write}. \
+             Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits."
+        )));
+    }
+    let updates: Vec<&Json<'_>> =
+        body.get("GlobalSecondaryIndexUpdates").and_then(Json::as_array).into_iter().flatten().collect();
+    let online =
+        updates.iter().filter(|u| ["Create", "Delete"].iter().any(|a| u.get(a).is_some_and(|v| !v.is_null()))).count();
+    if online > 1 {
+        return Err(DynamoError::custom(
+            400,
+            "LimitExceededException",
+            "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table",
+        ));
+    }
+    const MAX_UNITS: i64 = 1_000_000_000_000;
+    for update in updates.iter().filter_map(|u| u.get("Update")) {
+        if throughput(update.get("ProvisionedThroughput")).is_some_and(|(r, w)| r > MAX_UNITS || w > MAX_UNITS) {
+            return Err(DynamoError::validation(
+                "This operation cannot be performed with given input values. Please contact DynamoDB service team \
+                 for more info: Action Blocked: IndexUpdate",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// UpdateTimeToLive.

@@ -28,7 +28,7 @@ pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
     if index_updates.is_empty() && !UPDATES.iter().any(|member| field(request, member).is_some()) {
         return refuse(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates \
-             or SSESpecification is required",
+             or SSESpecification or ReplicaUpdates is required",
         );
     }
     if let Some(table_throughput) = object(request, "ProvisionedThroughput") {

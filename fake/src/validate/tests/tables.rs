@@ -306,7 +306,7 @@ fn create_table_checks_global_secondary_indexes() {
 #[test]
 fn update_table_needs_an_update_and_one_action_per_index() {
     let invalid = "One or more parameter values were invalid: ";
-    let at_least_one = "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification is required";
+    let at_least_one = "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required";
     assert_eq!(validation("UpdateTable", json!({"TableName": "abc"})), at_least_one);
     assert_eq!(validation("UpdateTable", json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": []})), at_least_one);
     assert_eq!(
