@@ -11,7 +11,7 @@ use crate::ops;
 use crate::table::Table;
 use crate::validate;
 
-/// The operations of DynamoDB that the fake answers.
+/// The operations of DynamoDB that the fake answers, sorted: looked up by binary search.
 pub(crate) const OPERATIONS: &[&str] = &[
     "BatchGetItem",
     "BatchWriteItem",
@@ -145,5 +145,15 @@ pub(crate) fn table_of(operation: &str, body: &Json<'_>) -> Option<String> {
             arn.rsplit_once("table/").map(|(_, name)| name.split('/').next().unwrap_or(name).to_owned())
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OPERATIONS;
+
+    #[test]
+    fn operations_are_sorted_for_binary_search() {
+        assert!(OPERATIONS.windows(2).all(|pair| pair[0] < pair[1]));
     }
 }

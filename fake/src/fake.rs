@@ -377,7 +377,7 @@ impl FakeDynamoDb {
         let parsed = parse_body(body);
         let checked = match parsed {
             Err(error) if !body.is_empty() => Err(error),
-            _ if !OPERATIONS.contains(&operation) => Err(DynamoError::unknown_operation()),
+            _ if OPERATIONS.binary_search(&operation).is_err() => Err(DynamoError::unknown_operation()),
             parsed => signature.check().and(parsed),
         };
         let json = match checked {
@@ -427,9 +427,13 @@ impl FakeDynamoDb {
         // 52 characters of [A-Z2-7], shaped like DynamoDB's request ids: 5 bits each, 13 from each word.
         const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
         let mut out = [0u8; 52];
-        for (i, slot) in out.iter_mut().enumerate() {
-            *slot = ALPHABET[((words[i / 13] >> (5 * (i % 13))) & 31) as usize];
+        for (chunk, mut word) in out.chunks_mut(13).zip(words) {
+            for slot in chunk {
+                *slot = ALPHABET[(word & 31) as usize];
+                word >>= 5;
+            }
         }
-        String::from_utf8_lossy(&out).into_owned()
+        // Only ASCII letters and digits: the conversion cannot fail.
+        String::from_utf8(out.to_vec()).unwrap_or_default()
     }
 }

@@ -46,7 +46,7 @@ pub(crate) fn transact_write_items(
         };
         if remember {
             let entry =
-                TokenEntry { request: body["TransactItems"].clone().into_owned(), response: response.clone(), at: now };
+                TokenEntry { request: body["TransactItems"].to_owned_static(), response: response.clone(), at: now };
             engine.tokens.insert(token, entry);
         }
     }
@@ -54,9 +54,9 @@ pub(crate) fn transact_write_items(
 }
 
 fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let actions = body.get("TransactItems").and_then(Json::as_array).cloned().unwrap_or_default();
+    let actions = body.get("TransactItems").and_then(Json::as_array).map_or(&[][..], Vec::as_slice);
     let mut plans = Vec::with_capacity(actions.len());
-    for action in &actions {
+    for action in actions {
         let Some((kind, member)) = ACTIONS.iter().find_map(|k| action.get(k).map(|m| (*k, m))) else {
             return Err(DynamoError::validation("TransactItems can only contain one of Check, Put, Update or Delete"));
         };
