@@ -40,7 +40,8 @@ pub(crate) const OPERATIONS: &[&str] = &[
 /// What a transaction's idempotency token remembers.
 #[derive(Debug, Clone)]
 pub(crate) struct TokenEntry {
-    pub(crate) request: Json<'static>,
+    /// The [`Json::digest`] of the request's TransactItems.
+    pub(crate) request: u64,
     pub(crate) response: Result<Answer, DynamoError>,
     pub(crate) at: SystemTime,
 }

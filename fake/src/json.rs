@@ -141,18 +141,31 @@ impl<'a> Json<'a> {
         }
     }
 
-    /// A copy of the document that owns all its text.
-    pub(crate) fn to_owned_static(&self) -> Json<'static> {
+    /// A 64-bit digest of the document in which the order of an object's members does not count,
+    /// as it does not in [`PartialEq`]: equal documents have equal digests, and two different
+    /// ones share a digest with odds of about one in 2^64.
+    pub(crate) fn digest(&self) -> u64 {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let mut hasher = DefaultHasher::new();
         match self {
-            Json::Null => Json::Null,
-            Json::Bool(b) => Json::Bool(*b),
-            Json::Number(n) => Json::Number(n.clone()),
-            Json::String(s) => Json::String(Cow::Owned(s.as_ref().to_owned())),
-            Json::Array(items) => Json::Array(items.iter().map(Json::to_owned_static).collect()),
-            Json::Object(Object(members)) => Json::Object(Object(
-                members.iter().map(|(k, v)| (Cow::Owned(k.as_ref().to_owned()), v.to_owned_static())).collect(),
-            )),
+            Json::Null => 0u8.hash(&mut hasher),
+            Json::Bool(b) => (1u8, b).hash(&mut hasher),
+            Json::Number(n) => (2u8, n.to_string()).hash(&mut hasher),
+            Json::String(s) => (3u8, s.as_ref()).hash(&mut hasher),
+            Json::Array(items) => {
+                (4u8, items.len()).hash(&mut hasher);
+                items.iter().for_each(|item| item.digest().hash(&mut hasher));
+            }
+            Json::Object(object) => {
+                let members = object.iter().fold(0u64, |sum, (key, value)| {
+                    let mut member = DefaultHasher::new();
+                    (key, value.digest()).hash(&mut member);
+                    sum.wrapping_add(member.finish())
+                });
+                (5u8, object.len(), members).hash(&mut hasher);
+            }
         }
+        hasher.finish()
     }
 
     /// The same document as a `serde_json::Value`.
@@ -411,7 +424,23 @@ mod tests {
         let b = from_slice(br#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.to_value(), serde_json::json!({"x": [1, {"p": "q", "r": true}], "y": null}));
-        assert_eq!(a.to_owned_static(), a);
+    }
+
+    #[test]
+    fn digests_ignore_member_order_and_see_every_value() {
+        let digest = |text: &str| from_slice(text.as_bytes()).unwrap().digest();
+        let a = digest(r#"{"x":[1,{"p":"q","r":true}],"y":null}"#);
+        assert_eq!(a, digest(r#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#));
+        for other in [
+            r#"{"x":[1,{"p":"q","r":false}],"y":null}"#,
+            r#"{"x":[{"p":"q","r":true},1],"y":null}"#,
+            r#"{"x":[1,{"p":"q","r":true}]}"#,
+            r#"{"x":[1,{"p":"q","r":true}],"z":null}"#,
+            r#"{"x":["1",{"p":"q","r":true}],"y":null}"#,
+            r#"{"x":[1,{"r":"q","p":true}],"y":null}"#,
+        ] {
+            assert_ne!(a, digest(other), "{other}");
+        }
     }
 
     #[test]

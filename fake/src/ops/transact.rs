@@ -31,7 +31,7 @@ pub(crate) fn transact_write_items(
     if let Some(token) = &token {
         engine.tokens.retain(|_, entry| now.duration_since(entry.at).map_or(true, |age| age < TOKEN_LIFETIME));
         if let Some(entry) = engine.tokens.get(token) {
-            if entry.request == body["TransactItems"] {
+            if entry.request == body["TransactItems"].digest() {
                 return entry.response.clone();
             }
             return Err(DynamoError::idempotent_parameter_mismatch());
@@ -46,7 +46,7 @@ pub(crate) fn transact_write_items(
         };
         if remember {
             let entry =
-                TokenEntry { request: body["TransactItems"].to_owned_static(), response: response.clone(), at: now };
+                TokenEntry { request: body["TransactItems"].digest(), response: response.clone(), at: now };
             engine.tokens.insert(token, entry);
         }
     }
