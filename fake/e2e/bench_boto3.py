@@ -26,7 +26,11 @@ import fake_server
 TABLE = "Bench"
 LIST_TABLES = (
     b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
-    b"Content-Type: application/x-amz-json-1.0\r\nContent-Length: 2\r\n\r\n{}"
+    b"Content-Type: application/x-amz-json-1.0\r\nX-Amz-Date: 20260101T000000Z\r\n"
+    # Like DynamoDB, the server refuses a request without a SigV4 header; it never checks the signature.
+    b"Authorization: AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, "
+    b"SignedHeaders=host;x-amz-date, Signature=00\r\n"
+    b"Content-Length: 2\r\n\r\n{}"
 )
 
 
