@@ -1,8 +1,6 @@
 //! Reading the members of a request body. The shapes were checked by `validate`, so these
 //! helpers only read; where a member is absent they give its default.
 
-use std::collections::BTreeMap;
-
 use crate::json::Json;
 
 use crate::error::DynamoError;
@@ -39,15 +37,15 @@ pub(crate) fn item(body: &Json<'_>, key: &str) -> Result<Item, DynamoError> {
 /// The request's `ExpressionAttributeNames` and `ExpressionAttributeValues`, as a context for its
 /// expressions.
 pub(crate) fn expression_context(body: &Json<'_>) -> Result<ExprContext, DynamoError> {
-    let mut names = BTreeMap::new();
+    let mut names = Vec::new();
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeNames") {
         for (placeholder, name) in map {
             if let Json::String(name) = name {
-                names.insert(placeholder.to_owned(), name.to_string());
+                names.push((placeholder.to_owned(), name.to_string()));
             }
         }
     }
-    let mut values = BTreeMap::new();
+    let mut values = Vec::new();
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeValues") {
         for (placeholder, value) in map {
             let value = Value::from_json(value).map_err(|error| {
@@ -61,7 +59,7 @@ pub(crate) fn expression_context(body: &Json<'_>) -> Result<ExprContext, DynamoE
                     error.message
                 ))
             })?;
-            values.insert(placeholder.to_owned(), value);
+            values.push((placeholder.to_owned(), value));
         }
     }
     Ok(ExprContext::new(names, values))

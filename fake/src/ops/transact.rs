@@ -45,8 +45,7 @@ pub(crate) fn transact_write_items(
             Err(e) => e.code() == "TransactionCanceledException",
         };
         if remember {
-            let entry =
-                TokenEntry { request: body["TransactItems"].digest(), response: response.clone(), at: now };
+            let entry = TokenEntry { request: body["TransactItems"].digest(), response: response.clone(), at: now };
             engine.tokens.insert(token, entry);
         }
     }
