@@ -316,7 +316,11 @@ impl FakeDynamoDb {
         if faults.is_empty() {
             return Drawn::default();
         }
-        let table = crate::json::from_slice(body).and_then(|json| table_of(operation, &json));
+        let table = if faults.wants_table() {
+            crate::json::from_slice(body).and_then(|json| table_of(operation, &json))
+        } else {
+            None
+        };
         faults.draw(operation, table.as_deref(), client)
     }
 

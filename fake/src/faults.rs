@@ -207,6 +207,11 @@ impl FaultSet {
         self.rules.is_empty()
     }
 
+    /// Whether any rule asks which table a request names (finding out means reading its body).
+    pub(crate) fn wants_table(&self) -> bool {
+        self.rules.iter().any(|(rule, _)| rule.table.is_some())
+    }
+
     pub(crate) fn clear(&mut self) {
         self.rules.clear();
     }
