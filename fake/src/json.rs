@@ -143,29 +143,40 @@ impl<'a> Json<'a> {
 
     /// A 64-bit digest of the document in which the order of an object's members does not count,
     /// as it does not in [`PartialEq`]: equal documents have equal digests, and two different
-    /// ones share a digest with odds of about one in 2^64.
+    /// ones share a digest only by a rare accident (the digest is fast, not cryptographic).
     pub(crate) fn digest(&self) -> u64 {
-        use std::hash::{DefaultHasher, Hash, Hasher};
-        let mut hasher = DefaultHasher::new();
+        let mut digest = Digest::default();
         match self {
-            Json::Null => 0u8.hash(&mut hasher),
-            Json::Bool(b) => (1u8, b).hash(&mut hasher),
-            Json::Number(n) => (2u8, n.to_string()).hash(&mut hasher),
-            Json::String(s) => (3u8, s.as_ref()).hash(&mut hasher),
+            Json::Null => digest.word(0),
+            Json::Bool(b) => digest.word(1 + u64::from(*b)),
+            Json::Number(n) => {
+                digest.word(3);
+                match (n.as_u64(), n.as_i64()) {
+                    (Some(u), _) => digest.word(u),
+                    (None, Some(i)) => digest.word((i as u64) ^ (1 << 63)),
+                    _ => digest.word(n.as_f64().map_or(0, f64::to_bits)),
+                }
+            }
+            Json::String(s) => {
+                digest.word(4);
+                digest.bytes(s.as_bytes());
+            }
             Json::Array(items) => {
-                (4u8, items.len()).hash(&mut hasher);
-                items.iter().for_each(|item| item.digest().hash(&mut hasher));
+                digest.word(5);
+                items.iter().for_each(|item| digest.word(item.digest()));
             }
             Json::Object(object) => {
                 let members = object.iter().fold(0u64, |sum, (key, value)| {
-                    let mut member = DefaultHasher::new();
-                    (key, value.digest()).hash(&mut member);
-                    sum.wrapping_add(member.finish())
+                    let mut member = Digest::default();
+                    member.bytes(key.as_bytes());
+                    member.word(value.digest());
+                    sum.wrapping_add(member.0)
                 });
-                (5u8, object.len(), members).hash(&mut hasher);
+                digest.word(6);
+                digest.word(members);
             }
         }
-        hasher.finish()
+        digest.0
     }
 
     /// The same document as a `serde_json::Value`.
@@ -208,6 +219,27 @@ impl<'a> std::ops::Index<&str> for Json<'a> {
 }
 
 /// Documents are equal as JSON values are: objects regardless of member order.
+/// A multiply-and-rotate mix of words: cheap, deterministic, and good enough to tell documents apart.
+#[derive(Default)]
+struct Digest(u64);
+
+impl Digest {
+    fn word(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.word(bytes.len() as u64);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.word(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.word(u64::from_le_bytes(tail));
+    }
+}
+
 impl PartialEq for Json<'_> {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
