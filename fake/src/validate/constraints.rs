@@ -3,8 +3,9 @@
 //! `ValidationException`: `2 validation errors detected: Value null at 'tableName' failed to
 //! satisfy constraint: Member must not be null; ...`.
 //!
-//! Members are visited in the order of the schema, map entries from the last to the first, as
-//! the service lists them.
+//! Members are visited in the order of the schema, map entries in the order of the request, as
+//! the service lists them (dynalite's current Query suite: of `keyConditions` `a` and `b`, only
+//! `a` fits in the ten).
 
 use std::fmt::Write as _;
 
@@ -228,7 +229,7 @@ fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Obj
         }
     }
     if map.value.has_rules() {
-        for (key, value) in entries.iter().rev() {
+        for (key, value) in entries.iter() {
             if v.full() {
                 return;
             }

@@ -75,9 +75,9 @@ fn nested_paths_name_list_elements_and_map_entries() {
          null; Value null at 'requestItems.aa;.member.1.member.putRequest.item' failed to satisfy constraint: Member \
          must not be null"
     );
-    // Map entries are listed from the last to the first.
+    // Map entries are listed in the order of the request.
     let message =
-        validation("Scan", json!({"TableName": "abc", "ScanFilter": {"a": {}, "b": {"ComparisonOperator": ""}}}));
+        validation("Scan", json!({"TableName": "abc", "ScanFilter": {"b": {"ComparisonOperator": ""}, "a": {}}}));
     assert_eq!(
         message,
         "2 validation errors detected: Value '' at 'scanFilter.b.member.comparisonOperator' failed to satisfy \
