@@ -9,17 +9,25 @@ Prints:
   client ops/s, and the server's CPU time per operation, read before and after each round from
   /proc/<pid>/stat (utime + stime, all threads). Several rounds, because a shared machine is noisy.
 
+With `--floor`, the same loop also runs against `fake/examples/http_floor.rs`, a server that
+answers `{}` to everything: the CPU it spends per operation is the floor that loopback TCP and
+HTTP framing set on this machine before any server does its work.
+
 Run (after .ci/install-python.sh):
-    .venv/bin/python fake/e2e/bench_boto3.py [--iterations 2000]
+    .venv/bin/python fake/e2e/bench_boto3.py [--iterations 2000] [--floor]
 """
 
 import argparse
 import http.client
+import json
 import os
 import socket
 import statistics
 import subprocess
 import time
+
+import boto3
+from botocore.config import Config
 
 import fake_server
 
@@ -103,6 +111,67 @@ def run_loop(client, iterations: int, offset: int) -> None:
         )
 
 
+def measure_rounds(pid: int, client, args, first: int) -> list[float]:
+    """Server CPU ms per operation of each measured round, printed as they finish."""
+    tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
+    ops = 3 * args.iterations
+    per_op = []
+    for round_index in range(args.rounds):
+        ticks_before = cpu_ticks(pid)
+        wall_start = time.perf_counter()
+        run_loop(client, args.iterations, first + round_index * args.iterations)
+        wall = time.perf_counter() - wall_start
+        ticks_after = cpu_ticks(pid)
+        user_ms = (ticks_after[0] - ticks_before[0]) * tick_ms
+        system_ms = (ticks_after[1] - ticks_before[1]) * tick_ms
+        per_op.append((user_ms + system_ms) / ops)
+        print(
+            f"round {round_index + 1}: {ops} operations (conditional PutItem, GetItem, UpdateItem) in "
+            f"{wall:.2f} s, {ops / wall:.0f} ops/s; server CPU (utime+stime) {user_ms + system_ms:.0f} ms, "
+            f"{per_op[-1]:.4f} ms per op (user {user_ms / ops:.4f}, system {system_ms / ops:.4f})"
+        )
+    print(
+        f"server CPU per op over {args.rounds} rounds: median {statistics.median(per_op):.4f} ms, "
+        f"best {min(per_op):.4f} ms, worst {max(per_op):.4f} ms"
+    )
+    return per_op
+
+
+def floor_binary() -> str:
+    """The `http_floor` example, built in release."""
+    command = [
+        "cargo", "build", "-q", "--release", "-p", "dynalease-fake", "--example", "http_floor",
+        "--message-format=json",
+    ]
+    out = subprocess.run(command, cwd=fake_server.REPO, check=True, stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "http_floor":
+            return message["executable"]
+    raise RuntimeError("cargo did not report the http_floor executable")
+
+
+def measure_floor(args) -> None:
+    process = subprocess.Popen([floor_binary(), "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        endpoint = process.stdout.readline().strip().removeprefix("listening on ")
+        client = boto3.client(
+            "dynamodb",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="fake",
+            aws_secret_access_key="fake",
+            config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
+        )
+        print(f"floor: {endpoint}, a server that answers {{}} to every request")
+        run_loop(client, args.warmup, 0)
+        measure_rounds(process.pid, client, args, args.warmup)
+    finally:
+        process.kill()
+        process.wait()
+        process.stdout.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=2000, help="loop iterations of 3 operations each")
@@ -110,6 +179,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=200, help="iterations before the measurement")
     parser.add_argument("--starts", type=int, default=20, help="server starts for the startup figures")
     parser.add_argument("--binary", help="the dynalease-fake executable (default: cargo build --release)")
+    parser.add_argument("--floor", action="store_true", help="also measure the loop against examples/http_floor.rs")
     args = parser.parse_args()
 
     executable = args.binary or fake_server.binary(release=True)
@@ -136,31 +206,13 @@ def main() -> None:
         )
         fake_server.wait_until_active(client, TABLE)
         run_loop(client, args.warmup, 0)
-        tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
-        ops = 3 * args.iterations
-        per_op = []
-        for round_index in range(args.rounds):
-            ticks_before = cpu_ticks(server.pid)
-            wall_start = time.perf_counter()
-            run_loop(client, args.iterations, args.warmup + round_index * args.iterations)
-            wall = time.perf_counter() - wall_start
-            ticks_after = cpu_ticks(server.pid)
-            user_ms = (ticks_after[0] - ticks_before[0]) * tick_ms
-            system_ms = (ticks_after[1] - ticks_before[1]) * tick_ms
-            per_op.append((user_ms + system_ms) / ops)
-            print(
-                f"round {round_index + 1}: {ops} operations (conditional PutItem, GetItem, UpdateItem) in "
-                f"{wall:.2f} s, {ops / wall:.0f} ops/s; server CPU (utime+stime) {user_ms + system_ms:.0f} ms, "
-                f"{per_op[-1]:.4f} ms per op (user {user_ms / ops:.4f}, system {system_ms / ops:.4f})"
-            )
-        print(
-            f"server CPU per op over {args.rounds} rounds: median {statistics.median(per_op):.4f} ms, "
-            f"best {min(per_op):.4f} ms, worst {max(per_op):.4f} ms"
-        )
+        measure_rounds(server.pid, client, args, args.warmup)
         print(f"after the loop: VmRSS {status_field(server.pid, 'VmRSS')}, VmHWM {status_field(server.pid, 'VmHWM')}")
         code = server.stop()
         if code != 0:
             raise SystemExit(f"the server exited with {code}")
+    if args.floor:
+        measure_floor(args)
 
 if __name__ == "__main__":
     main()
