@@ -78,12 +78,15 @@ impl Signature<'_> {
 /// The value of `name=value` among the parameters after the algorithm of an `Authorization`
 /// header, separated by commas or spaces.
 fn header_parameter<'a>(authorization: &'a str, name: &str) -> Option<&'a str> {
-    let mut tokens = authorization.split([',', ' ']).filter(|token| !token.is_empty());
+    // Split as bytes: every separator is ASCII, so each piece is still UTF-8.
+    let mut tokens = authorization.as_bytes().split(|&b| b == b',' || b == b' ').filter(|token| !token.is_empty());
     tokens.next();
-    tokens.find_map(|token| {
-        let mut parts = token.split('=');
-        (parts.next() == Some(name)).then(|| parts.next().unwrap_or(""))
-    })
+    let value = tokens.find_map(|token| match token.strip_prefix(name.as_bytes())? {
+        [] => Some(&[][..]),
+        [b'=', value @ ..] => Some(value.split(|&b| b == b'=').next().unwrap_or(value)),
+        _ => None,
+    })?;
+    std::str::from_utf8(value).ok()
 }
 
 /// The value of `name` in a query string; empty if it has no `=`.
@@ -104,6 +107,19 @@ mod tests {
 
     fn presigned(authorization: Option<&str>, dated: bool, query: &str) -> Result<(), (String, String)> {
         Signature::Header { authorization, dated, query }.check().map_err(|e| (e.code().to_owned(), e.message))
+    }
+
+    #[test]
+    fn header_parameters_are_read_after_the_algorithm() {
+        let header = "AWS4-HMAC-SHA256 Credential=a/b/us-east-1, SignedHeaders=host;x-amz-date,Signature=ff";
+        assert_eq!(header_parameter(header, "Credential"), Some("a/b/us-east-1"));
+        assert_eq!(header_parameter(header, "SignedHeaders"), Some("host;x-amz-date"));
+        assert_eq!(header_parameter(header, "Signature"), Some("ff"));
+        assert_eq!(header_parameter("AWS4-HMAC-SHA256 Credential", "Credential"), Some(""));
+        assert_eq!(header_parameter("AWS4-HMAC-SHA256 Credential=a=b", "Credential"), Some("a"));
+        assert_eq!(header_parameter("AWS4-HMAC-SHA256 CredentialX=1", "Credential"), None);
+        assert_eq!(header_parameter("Credential=x", "Credential"), None, "the first word is the algorithm");
+        assert_eq!(header_parameter("AWS4-HMAC-SHA256 Credential=é", "Credential"), Some("é"));
     }
 
     #[test]
