@@ -9,8 +9,7 @@
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 
-const ANSWER: &[u8] =
-    b"HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 2\r\n\r\n{}";
+const ANSWER: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 2\r\n\r\n{}";
 
 /// Reads one request (headers, then `Content-Length` bytes of body); false at the end of the stream.
 fn read_request(reader: &mut BufReader<TcpStream>) -> io::Result<bool> {
