@@ -1,7 +1,10 @@
-//! Query and Scan requests DynamoDB refuses before it reads a table, as a client on the wire
-//! sees them: raw bodies in through `FakeDynamoDb::handle_json`, the status and the message out.
-//! The expectations are the ones dynalite's suite records against the service.
+//! Query and Scan requests DynamoDB refuses before it reads a table: through the real SDK client
+//! where it lets the mistakes through, and as raw bodies through `FakeDynamoDb::handle_json`
+//! where it does not (a condition without an operator). The expectations are the ones dynalite's
+//! suite records against the service.
 
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::types::{ComparisonOperator, Condition, ConditionalOperator, ReturnConsumedCapacity, Select};
 use dynalease_fake::FakeDynamoDb;
 use serde_json::{Value as Json, json};
 
@@ -69,6 +72,94 @@ fn scan_with_eleven_violations_leaves_out_attributes_to_get() {
             "scanFilter.b.member.comparisonOperator",
             "conditionalOperator",
             "totalSegments",
+            "tableName",
+            "indexName",
+        ]
+    );
+}
+
+/// A condition whose operator DynamoDB does not know.
+fn unknown_condition() -> Condition {
+    Condition::builder().comparison_operator(ComparisonOperator::from("")).build().expect("an operator is set")
+}
+
+/// The code and message of a service error.
+fn code_and_message<E: ProvideErrorMetadata>(error: E) -> (String, String) {
+    (error.code().unwrap_or_default().to_owned(), error.message().unwrap_or_default().to_owned())
+}
+
+#[tokio::test(start_paused = true)]
+async fn sdk_query_with_eleven_violations_leaves_out_the_key_condition() {
+    let fake = FakeDynamoDb::new();
+    let error = fake
+        .client()
+        .query()
+        .table_name("a;")
+        .select(Select::from("hi"))
+        .index_name("abc;")
+        .return_consumed_capacity(ReturnConsumedCapacity::from("hi"))
+        .query_filter("a", unknown_condition())
+        .conditional_operator(ConditionalOperator::from("AN"))
+        .limit(-1)
+        .set_attributes_to_get(Some(Vec::new()))
+        .key_conditions("a", unknown_condition())
+        .send()
+        .await
+        .expect_err("refused")
+        .into_service_error();
+    let (code, message) = code_and_message(error);
+    assert_eq!(code, "ValidationException");
+    assert_eq!(
+        violated(&message),
+        [
+            "limit",
+            "returnConsumedCapacity",
+            "attributesToGet",
+            "queryFilter.a.member.comparisonOperator",
+            "select",
+            "conditionalOperator",
+            "tableName",
+            "tableName",
+            "indexName",
+            "keyConditions.a.member.comparisonOperator",
+        ]
+    );
+    assert!(message.starts_with("10 validation errors detected: "), "{message}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn sdk_scan_with_twelve_violations_leaves_out_attributes_to_get() {
+    let fake = FakeDynamoDb::new();
+    let error = fake
+        .client()
+        .scan()
+        .table_name("a;")
+        .select(Select::from("hi"))
+        .index_name("abc;")
+        .total_segments(-1)
+        .segment(-1)
+        .return_consumed_capacity(ReturnConsumedCapacity::from("hi"))
+        .conditional_operator(ConditionalOperator::from("AN"))
+        .scan_filter("a", unknown_condition())
+        .limit(-1)
+        .set_attributes_to_get(Some(Vec::new()))
+        .send()
+        .await
+        .expect_err("refused")
+        .into_service_error();
+    let (code, message) = code_and_message(error);
+    assert_eq!(code, "ValidationException");
+    assert_eq!(
+        violated(&message),
+        [
+            "limit",
+            "returnConsumedCapacity",
+            "segment",
+            "select",
+            "scanFilter.a.member.comparisonOperator",
+            "conditionalOperator",
+            "totalSegments",
+            "tableName",
             "tableName",
             "indexName",
         ]
