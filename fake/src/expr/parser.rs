@@ -194,7 +194,7 @@ impl<'a> Parser<'a> {
     fn note(&mut self, slot: Slot, message: impl FnOnce() -> String) {
         // The condition language keeps one slot for both undefined names and values.
         let slot = match (self.language, slot) {
-            (Language::Condition, Slot::AttrVal) => Slot::AttrName,
+            (Language::Condition, Slot::AttrVal | Slot::Operand | Slot::Distinct | Slot::Function) => Slot::AttrName,
             (_, s) => s,
         };
         if !self.slots.iter().any(|(s, _)| *s == slot) {
@@ -297,7 +297,12 @@ impl<'a> Parser<'a> {
     }
 
     fn path(&mut self) -> PResult<Path> {
-        let mut elems = vec![PathElem::Name(self.name_element()?)];
+        let elems = vec![PathElem::Name(self.name_element()?)];
+        self.path_tail(elems)
+    }
+
+    /// The `.name` and `[n]` elements that continue a path.
+    fn path_tail(&mut self, mut elems: Vec<PathElem>) -> PResult<Path> {
         loop {
             match self.peek().kind {
                 Tok::Dot => {
@@ -351,7 +356,12 @@ impl<'a> Parser<'a> {
                 }
                 let inner = self.raw_operand()?;
                 self.expect(Tok::RParen)?;
-                Ok(inner)
+                match inner {
+                    Raw::Path(Path(elems)) if matches!(self.peek().kind, Tok::Dot | Tok::LBracket) => {
+                        Ok(Raw::Path(self.path_tail(elems)?))
+                    }
+                    inner => Ok(inner),
+                }
             }
             Tok::ValuePlaceholder => Ok(Raw::Value(self.value_placeholder()?)),
             Tok::Ident if self.peek_at(1).kind == Tok::LParen && !self.is_language_keyword(tok) => {
@@ -521,6 +531,11 @@ impl<'a> Parser<'a> {
     /// A function used where a condition stands.
     fn condition_function(&mut self, name: String, args: Vec<Raw>) -> PResult<Condition> {
         self.check_misused(&args.iter().collect::<Vec<_>>());
+        for arg in &args {
+            if let Raw::Func { name, args } = arg {
+                self.check_function_args(name, args);
+            }
+        }
         let arity = match name.as_str() {
             "attribute_exists" | "attribute_not_exists" => 1,
             "attribute_type" | "begins_with" | "contains" => 2,
@@ -649,7 +664,10 @@ impl<'a> Parser<'a> {
                     });
                 }
             }
-            "attribute_exists" | "attribute_not_exists" | "attribute_type" | "begins_with" | "contains" => {}
+            "attribute_exists" | "attribute_not_exists" | "attribute_type" | "begins_with" | "contains" => self
+                .note(Slot::MisusedFunction, || {
+                    format!("The function is not allowed to be used this way in an expression; function: {name}")
+                }),
             "if_not_exists" | "list_append" => self.note(Slot::UnknownFunction, || {
                 format!("The function is not allowed in a condition expression; function: {name}")
             }),
