@@ -41,6 +41,20 @@ fn all_throttled() -> DynamoError {
     DynamoError::provisioned_throughput_exceeded()
 }
 
+/// Checks that the tables of a BatchGetItem project in one style: DynamoDB refuses a batch that
+/// projects one table with `ProjectionExpression` and another with the legacy `AttributesToGet`,
+/// though each table alone is consistent, as it refuses both in one table.
+fn projection_styles_agree(body: &Json<'_>) -> Result<(), DynamoError> {
+    let used = |member: &str| request_items(body).any(|(_, request)| request.get(member).is_some());
+    if used("ProjectionExpression") && used("AttributesToGet") {
+        return Err(DynamoError::validation(
+            "Can not use both expression and non-expression parameters in the same request: \
+             Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}",
+        ));
+    }
+    Ok(())
+}
+
 /// One table of a BatchGetItem, read and checked.
 struct GetTable<'b> {
     name: &'b str,
@@ -53,6 +67,7 @@ struct GetTable<'b> {
 /// BatchGetItem.
 pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let budget = engine.batch_budget.take();
+    projection_styles_agree(body)?;
     let mut tables = Vec::new();
     for (name, request) in request_items(body) {
         let mut keys = Vec::new();
