@@ -8,13 +8,14 @@ use serde_json::{Map, json};
 
 use crate::json::{Answer, Json};
 
+use super::capacity::{self, Halves};
 use super::items::read_projection;
-use super::write::{Failure, WritePlan};
+use super::write::{Failure, WriteKind, WritePlan};
 use crate::engine::{Engine, TokenEntry};
 use crate::error::DynamoError;
 use crate::expr::project::project;
 use crate::request::{expression_context, item, string, table_name};
-use crate::value::item_to_json;
+use crate::value::{item_size, item_to_json};
 
 /// How long DynamoDB remembers a ClientRequestToken.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
@@ -98,10 +99,28 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
         );
         return Err(DynamoError::transaction_canceled(message).with("CancellationReasons", Answer::Array(reasons)));
     }
+    // A transaction costs twice what the same reads and writes cost alone, per table.
+    let mut spent: Vec<(String, Halves)> = Vec::new();
     for (plan, staged) in plans.iter_mut().zip(outcomes) {
-        plan.apply(engine, staged);
+        let checked = matches!(plan.kind, WriteKind::Check).then(|| plan.current(engine).map_or(0, item_size));
+        let outcome = plan.apply(engine, staged);
+        let units = match checked {
+            Some(size) => Halves::read(size, true),
+            None => Halves::write(outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size))),
+        };
+        let units = units.plus(units);
+        match spent.iter_mut().find(|(table, _)| *table == plan.table) {
+            Some((_, total)) => *total = total.plus(units),
+            None => spent.push((plan.table.clone(), units)),
+        }
     }
-    Ok(Answer::Object(Map::new()))
+    let consumed: Vec<Answer> =
+        spent.iter().filter_map(|(table, units)| capacity::describe(body, table, *units)).collect();
+    let mut answer = Map::new();
+    if !consumed.is_empty() {
+        answer.insert("ConsumedCapacity".to_owned(), Answer::Array(consumed));
+    }
+    Ok(Answer::Object(answer))
 }
 
 /// TransactGetItems.
