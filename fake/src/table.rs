@@ -153,6 +153,12 @@ pub(crate) struct Table {
     pub(crate) deletion_protection: bool,
     pub(crate) stream: Option<String>,
     pub(crate) table_class: Option<String>,
+    /// The most read and write request units of an on-demand table, as `OnDemandThroughput`
+    /// set them; `None` for a member never set, which DynamoDB describes as `-1`.
+    pub(crate) on_demand_max: Option<(Option<i64>, Option<i64>)>,
+    /// The KMS key that encrypts the table, when `SSESpecification` enabled a KMS key of the
+    /// account rather than the key DynamoDB owns.
+    pub(crate) sse_key_arn: Option<String>,
     /// Until when the table is still being created; `None` once it is active.
     pub(crate) creating_until: Option<SystemTime>,
 }
@@ -166,6 +172,18 @@ impl Table {
     /// The ARN of the table.
     pub(crate) fn arn(&self) -> String {
         format!("arn:aws:dynamodb:{}:{}:table/{}", self.region, self.account, self.name)
+    }
+
+    /// Applies an `SSESpecification`: enabled, the table is encrypted with the KMS key it names
+    /// (an ARN as given, a key id or alias within the table's account and region) or else with
+    /// the account's DynamoDB key; disabled, with the key DynamoDB owns, which is not described.
+    pub(crate) fn set_sse(&mut self, enabled: bool, key: Option<&str>) {
+        self.sse_key_arn = enabled.then(|| match key {
+            Some(arn) if arn.starts_with("arn:") => arn.to_owned(),
+            Some(id) if id.starts_with("alias/") => format!("arn:aws:kms:{}:{}:{id}", self.region, self.account),
+            Some(id) => format!("arn:aws:kms:{}:{}:key/{id}", self.region, self.account),
+            None => format!("arn:aws:kms:{}:{}:key/{}", self.region, self.account, self.table_id),
+        });
     }
 
     /// Checks that `key` holds exactly the key attributes of the table, with their types, and
@@ -308,6 +326,15 @@ impl Table {
         }
         if let Some(class) = &self.table_class {
             out.insert("TableClassSummary".into(), json!({"TableClass": class}));
+        }
+        if let Some((read, write)) = self.on_demand_max {
+            out.insert(
+                "OnDemandThroughput".into(),
+                json!({"MaxReadRequestUnits": read.unwrap_or(-1), "MaxWriteRequestUnits": write.unwrap_or(-1)}),
+            );
+        }
+        if let Some(key) = &self.sse_key_arn {
+            out.insert("SSEDescription".into(), json!({"Status": "ENABLED", "SSEType": "KMS", "KMSMasterKeyArn": key}));
         }
         out.insert("DeletionProtectionEnabled".into(), json!(self.deletion_protection));
         Answer::Object(out)

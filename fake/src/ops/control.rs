@@ -98,7 +98,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
     }
     engine.next_table_id += 1;
     let id = engine.next_table_id ^ engine.seed.rotate_left(17);
-    let table = Table {
+    let mut table = Table {
         name: name.clone(),
         key,
         attribute_definitions: definitions,
@@ -125,13 +125,33 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
             .filter(|s| s.get("StreamEnabled").and_then(crate::validate::as_bool) == Some(true))
             .map(|s| string(s, "StreamViewType").unwrap_or("NEW_AND_OLD_IMAGES").to_owned()),
         table_class: string(body, "TableClass").map(str::to_owned),
+        on_demand_max: on_demand_max(body),
+        sse_key_arn: None,
         creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
     };
+    if let Some((enabled, key)) = sse(body) {
+        table.set_sse(enabled, key);
+    }
     // Until its creation time has passed, the table is refused to reads and writes as missing,
     // and to changes as in use.
     let description = table.describe("CREATING");
     engine.tables.insert(name, table);
     Ok(json!({ "TableDescription": description }))
+}
+
+/// The maxima of an `OnDemandThroughput` member, if the request has one.
+fn on_demand_max(body: &Json<'_>) -> Option<(Option<i64>, Option<i64>)> {
+    let limits = body.get("OnDemandThroughput").filter(|o| !o.is_null())?;
+    let units = |member| limits.get(member).and_then(validate::as_integer);
+    Some((units("MaxReadRequestUnits"), units("MaxWriteRequestUnits")))
+}
+
+/// Whether an `SSESpecification` member enables encryption with a KMS key, and the key it names.
+fn sse<'b>(body: &'b Json<'_>) -> Option<(bool, Option<&'b str>)> {
+    let spec = body.get("SSESpecification").filter(|s| !s.is_null())?;
+    let enabled = spec.get("Enabled").and_then(validate::as_bool).unwrap_or(false);
+    let kms = string(spec, "SSEType").is_none_or(|kind| kind == "KMS");
+    Some((enabled && kms, string(spec, "KMSMasterKeyId")))
 }
 
 fn read_tags(json: Option<&Json<'_>>) -> BTreeMap<String, String> {
@@ -290,6 +310,16 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     }
     if let Some(protect) = body.get("DeletionProtectionEnabled").and_then(validate::as_bool) {
         table.deletion_protection = protect;
+    }
+    if let Some(class) = string(body, "TableClass") {
+        table.table_class = Some(class.to_owned());
+    }
+    if let Some((read, write)) = on_demand_max(body) {
+        let (old_read, old_write) = table.on_demand_max.unwrap_or_default();
+        table.on_demand_max = Some((read.or(old_read), write.or(old_write)));
+    }
+    if let Some((enabled, key)) = sse(body) {
+        table.set_sse(enabled, key);
     }
     for change in changes {
         match change {

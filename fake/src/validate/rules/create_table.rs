@@ -49,6 +49,16 @@ pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
     if local.is_some() || global.is_some() {
         check_all_definitions_used(request, definitions)?;
     }
+    check_stream(request)
+}
+
+/// A stream created disabled names no view type.
+fn check_stream(request: &Object<'_>) -> Result<(), DynamoError> {
+    let Some(stream) = object(request, "StreamSpecification") else { return Ok(()) };
+    let enabled = field(stream, "StreamEnabled").and_then(crate::validate::as_bool);
+    if enabled == Some(false) && field(stream, "StreamViewType").is_some() {
+        return invalid("Table is being created with a stream disabled, UpdateViewType should not be specified");
+    }
     Ok(())
 }
 
@@ -151,8 +161,12 @@ fn check_projection(index: &Object<'_>) -> Result<(), DynamoError> {
     let Some(projection_type) = projection.and_then(|p| text(p, "ProjectionType")) else {
         return invalid("Unknown ProjectionType: null");
     };
-    if projection.is_some_and(|p| field(p, "NonKeyAttributes").is_some()) && projection_type != "INCLUDE" {
+    let non_key = projection.is_some_and(|p| field(p, "NonKeyAttributes").is_some());
+    if non_key && projection_type != "INCLUDE" {
         return invalid(format_args!("ProjectionType is {projection_type}, but NonKeyAttributes is specified"));
+    }
+    if !non_key && projection_type == "INCLUDE" {
+        return invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
     }
     Ok(())
 }
