@@ -1,5 +1,7 @@
 //! PutItem, GetItem, UpdateItem and DeleteItem.
 
+use serde_json::{Map, json};
+
 use crate::json::{Answer, Body, Json};
 
 use super::capacity::{self, Halves};
@@ -33,11 +35,10 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
     let mut plan = WritePlan::prepare_request(engine, "Put", body)?;
     let outcome = plan.execute(engine)?;
     let all_old = choice(body, "ReturnValues", "NONE") == "ALL_OLD";
-    let size = outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size));
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
-        consumed: capacity::describe(body, &plan.table, Halves::write(size)),
+        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), plan.current(engine)),
     }))
 }
 
@@ -46,11 +47,10 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     let mut plan = WritePlan::prepare_request(engine, "Delete", body)?;
     let outcome = plan.execute(engine)?;
     let all_old = choice(body, "ReturnValues", "NONE") == "ALL_OLD";
-    let size = outcome.old.as_ref().map_or(0, item_size);
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
-        consumed: capacity::describe(body, &plan.table, Halves::write(size)),
+        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), None),
     }))
 }
 
@@ -92,8 +92,70 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(shown),
         item: None,
-        consumed: capacity::describe(body, &plan.table, Halves::write(item_size(new).max(item_size(old)))),
+        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), plan.current(engine)),
     }))
+}
+
+/// Whole write units for an item of `bytes`: one per started KB, at least one.
+fn write_units(bytes: usize) -> usize {
+    bytes.div_ceil(1024).max(1)
+}
+
+/// The `ConsumedCapacity` of a write that turned `old` into `new` (`None` for no item), if the
+/// request asked for it. The table pays for the larger of the two items; an index pays only when
+/// the write changes what it stores: an entry inserted or deleted costs its projection's units, a
+/// moved key both, a changed projection once, and an unchanged one nothing. `TOTAL` sums them;
+/// `INDEXES` also gives the table's share and each index that paid, an index that paid nothing
+/// left out, as DynamoDB reports them.
+fn write_capacity(
+    engine: &Engine,
+    body: &Json<'_>,
+    table_name: &str,
+    old: Option<&Item>,
+    new: Option<&Item>,
+) -> Option<Answer> {
+    let detail = match choice(body, "ReturnConsumedCapacity", "NONE") {
+        "TOTAL" => false,
+        "INDEXES" => true,
+        _ => return None,
+    };
+    let table = engine.tables.get(table_name)?;
+    let table_units = write_units(old.map_or(0, item_size).max(new.map_or(0, item_size)));
+    let mut total = table_units;
+    let mut global = Map::new();
+    let mut local = Map::new();
+    for index in &table.indexes {
+        let entry = |item: Option<&Item>| {
+            let item = item?;
+            index.key.key_of(item).map(|key| (key, index.project(&table.key, item)))
+        };
+        let units = match (entry(old), entry(new)) {
+            (Some((old_key, old_view)), Some((new_key, new_view))) if old_key != new_key => {
+                write_units(item_size(&old_view)) + write_units(item_size(&new_view))
+            }
+            (Some((_, old_view)), Some((_, new_view))) if old_view != new_view => {
+                write_units(item_size(&old_view).max(item_size(&new_view)))
+            }
+            (Some(_), Some(_)) | (None, None) => 0,
+            (Some((_, view)), None) | (None, Some((_, view))) => write_units(item_size(&view)),
+        };
+        if units > 0 {
+            total += units;
+            let arm = if index.is_global() { &mut global } else { &mut local };
+            arm.insert(index.name.clone(), json!({"CapacityUnits": units}));
+        }
+    }
+    let mut out = json!({"TableName": table_name, "CapacityUnits": total});
+    if detail {
+        out["Table"] = json!({"CapacityUnits": table_units});
+        if !global.is_empty() {
+            out["GlobalSecondaryIndexes"] = Answer::Object(global);
+        }
+        if !local.is_empty() {
+            out["LocalSecondaryIndexes"] = Answer::Object(local);
+        }
+    }
+    Some(out)
 }
 
 /// GetItem.
