@@ -165,3 +165,32 @@ async fn sdk_scan_with_twelve_violations_leaves_out_attributes_to_get() {
         ]
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_lone_limit_of_zero_is_worded_apart_in_query_not_in_scan() {
+    let fake = FakeDynamoDb::new();
+    let client = fake.client();
+    let query = client
+        .query()
+        .table_name("Shop")
+        .key_condition_expression("pk = :v")
+        .expression_attribute_values(":v", aws_sdk_dynamodb::types::AttributeValue::S("v".into()))
+        .limit(0)
+        .send()
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        code_and_message(query.into_service_error()).1,
+        "1 validation error detected: Value at 'Limit' failed to satisfy constraint: \
+         Member must have value greater than or equal to 1"
+    );
+    let scan = client.scan().table_name("Shop").limit(0).send().await.expect_err("refused");
+    assert_eq!(
+        code_and_message(scan.into_service_error()).1,
+        "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: \
+         Member must have value greater than or equal to 1"
+    );
+    // Among other violations, Query's Limit is listed like any member.
+    let message = validation(&fake, "Query", &json!({"TableName": "Shop", "Limit": 0, "Select": "hi"}));
+    assert!(message.starts_with("2 validation errors detected: Value '0' at 'limit' failed"), "{message}");
+}

@@ -24,6 +24,8 @@ const MAX_ERRORS: usize = 10;
 #[derive(Debug, Default)]
 struct Violations {
     messages: Vec<String>,
+    /// Where the constraint starts in the first message.
+    first_constraint: usize,
 }
 
 impl Violations {
@@ -46,7 +48,11 @@ impl Violations {
                 message.push('\'');
             }
         }
-        let _ = write!(message, " at '{path}' failed to satisfy constraint: {constraint}");
+        let _ = write!(message, " at '{path}' failed to satisfy constraint: ");
+        if self.messages.is_empty() {
+            self.first_constraint = message.len();
+        }
+        let _ = write!(message, "{constraint}");
         self.messages.push(message);
     }
 
@@ -103,12 +109,26 @@ pub(crate) fn integer_of(json: &Json<'_>) -> Option<i128> {
 /// Checks every constraint of the body and reports the first ten violations.
 pub(crate) fn check_body(body: &Resolved<'_>, input: &StructShape) -> Result<(), DynamoError> {
     let mut violations = Violations::default();
+    let mut lone = None;
     for (index, member) in input.members.iter().enumerate() {
         if violations.full() {
             break;
         }
         let value = body.get(index).copied().flatten();
+        let before = violations.messages.len();
         check_member(&mut violations, &Path::ROOT.then(Step::Member(member.path)), value, member);
+        if let Some(name) = member.alone
+            && before == 0
+            && violations.messages.len() == 1
+        {
+            lone = Some(name);
+        }
+    }
+    if let (Some(name), [message]) = (lone, violations.messages.as_slice()) {
+        let constraint = &message[violations.first_constraint..];
+        return Err(DynamoError::validation(format!(
+            "1 validation error detected: Value at '{name}' failed to satisfy constraint: {constraint}"
+        )));
     }
     violations.into_result()
 }

@@ -176,17 +176,26 @@ pub(crate) struct Member {
     pub(crate) shape: Shape,
     /// Whether DynamoDB answers `Member must not be null` when it is absent.
     pub(crate) required: bool,
+    /// The name DynamoDB gives the member when its violation is the only one of the request, if
+    /// it words that case apart: `Value at 'Limit' failed to satisfy constraint: ...`, without
+    /// the value (Query's `Limit`).
+    pub(crate) alone: Option<&'static str>,
 }
 
 impl Member {
     /// An optional member.
     pub(crate) const fn optional(name: &'static str, path: &'static str, shape: Shape) -> Member {
-        Member { name, path, shape, required: false }
+        Member { name, path, shape, required: false, alone: None }
+    }
+
+    /// The same member, named `name` without its value when its violation is the only one.
+    pub(crate) const fn alone_as(self, name: &'static str) -> Member {
+        Member { alone: Some(name), ..self }
     }
 
     /// A member that must not be null.
     pub(crate) const fn required(name: &'static str, path: &'static str, shape: Shape) -> Member {
-        Member { name, path, shape, required: true }
+        Member { name, path, shape, required: true, alone: None }
     }
 }
 

@@ -17,7 +17,8 @@ const LIMIT: Shape = Shape::Integer(&NumberRules { min: Some(1), max: None });
 pub(crate) static QUERY: StructShape = StructShape {
     name: "QueryInput",
     members: &[
-        Member::optional("Limit", "limit", LIMIT),
+        // Alone, Query's Limit is named as in the API and its value left out (Scan keeps both).
+        Member::optional("Limit", "limit", LIMIT).alone_as("Limit"),
         Member::optional("ExclusiveStartKey", "exclusiveStartKey", ATTRIBUTES),
         Member::optional("ReturnConsumedCapacity", "returnConsumedCapacity", RETURN_CONSUMED_CAPACITY),
         Member::optional("AttributesToGet", "attributesToGet", ATTRIBUTES_TO_GET),
