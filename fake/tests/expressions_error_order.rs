@@ -47,7 +47,9 @@ async fn the_first_subexpression_that_fails_names_the_mistake() {
     let one = [(":a", AttributeValue::N("1".into()))];
     assert_eq!(
         refusal("attribute_type(a, size(a)) and a=a and a=:a", &[], &one).await,
-        invalid("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: N"),
+        invalid(
+            "Incorrect operand type for operator or function; operator or function: attribute_type, operand type: N"
+        ),
         "the function's operand before the later operands that are not distinct"
     );
     assert_eq!(
