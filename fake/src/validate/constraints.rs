@@ -48,6 +48,31 @@ impl Violations {
                 message.push('\'');
             }
         }
+        self.push_message(message, path, constraint);
+    }
+
+    /// A violation of a map's values: the service quotes the map as Java prints one,
+    /// `{name=[...]}` (nubo-db's conformance suite, recorded against DynamoDB).
+    #[cold]
+    #[inline(never)]
+    fn push_map(&mut self, path: &Path<'_>, entries: &Object<'_>, constraint: std::fmt::Arguments<'_>) {
+        if self.full() {
+            return;
+        }
+        let mut message = String::from("Value '{");
+        for (i, (key, value)) in entries.iter().enumerate() {
+            if i > 0 {
+                message.push_str(", ");
+            }
+            message.push_str(key);
+            message.push('=');
+            render(value, &mut message);
+        }
+        message.push_str("}'");
+        self.push_message(message, path, constraint);
+    }
+
+    fn push_message(&mut self, mut message: String, path: &Path<'_>, constraint: std::fmt::Arguments<'_>) {
         let _ = write!(message, " at '{path}' failed to satisfy constraint: ");
         if self.messages.is_empty() {
             self.first_constraint = message.len();
@@ -240,9 +265,9 @@ fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Obj
                 _ => continue,
             };
             if map.value_len.min.is_some_and(|min| len < min) || map.value_len.max.is_some_and(|max| len > max) {
-                v.push(
+                v.push_map(
                     path,
-                    Some(json),
+                    entries,
                     format_args!("Map value must satisfy constraint: [{}]", LenRules(map.value_len)),
                 );
             }
