@@ -240,12 +240,19 @@ impl<'a> Parser<'a> {
         words.iter().any(|w| self.text(tok).eq_ignore_ascii_case(w))
     }
 
-    /// DynamoDB's syntax error at the current token.
+    /// DynamoDB's syntax error at the current token, `near` two tokens: the one before it and
+    /// it, or, at the first token, it and the one after it.
     fn syntax_error(&self) -> DynamoError {
         let tok = self.peek();
         let shown = if tok.kind == Tok::Eof { "<EOF>" } else { self.text(tok) };
-        let near_start = if self.pos > 0 { self.toks[self.pos - 1].start } else { tok.start };
-        let near = &self.src[near_start..tok.end];
+        let (near_start, near_end) = match self.pos.checked_sub(1).and_then(|before| self.toks.get(before)) {
+            Some(before) => (before.start, tok.end),
+            None => {
+                let after = self.toks.get(self.pos + 1).filter(|after| after.kind != Tok::Eof);
+                (tok.start, after.map_or(tok.end, |after| after.end))
+            }
+        };
+        let near = &self.src[near_start..near_end];
         self.fail(format!("Syntax error; token: \"{shown}\", near: \"{near}\""))
     }
 
