@@ -233,9 +233,7 @@ impl Table {
             }
             check_key_not_empty(&attr.name, value)?;
         }
-        for index in &self.indexes {
-            index.check_item(item)?;
-        }
+        self.check_index_keys(item)?;
         let key = self
             .key
             .key_of(item)
@@ -247,7 +245,16 @@ impl Table {
     /// Checks the index key attributes of an item (the table's own keys are checked where the
     /// item's key is read).
     pub(crate) fn check_index_keys(&self, item: &Item) -> Result<(), DynamoError> {
-        self.indexes.iter().try_for_each(|index| index.check_item(item))
+        self.indexes_by_name().try_for_each(|index| index.check_item(item))
+    }
+
+    /// The secondary indexes, local and global together, in the order of their names: the order
+    /// in which DynamoDB checks an item against them, so that a key attribute several indexes
+    /// share is reported for the first of them by name.
+    pub(crate) fn indexes_by_name(&self) -> impl Iterator<Item = &Index> {
+        let mut indexes: Vec<&Index> = self.indexes.iter().collect();
+        indexes.sort_by(|a, b| a.name.cmp(&b.name));
+        indexes.into_iter()
     }
 
     /// Stores an item, keeping indexes and the size count up to date; returns the old item.

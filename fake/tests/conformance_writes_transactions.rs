@@ -1,7 +1,15 @@
-//! TransactWriteItems reports the capacity it consumed, twice what the same writes cost alone.
+//! TransactWriteItems: the capacity it consumed, twice what the same writes cost alone; the key
+//! mistakes that cancel it with a `ValidationError` reason and those that refuse it outright; and
+//! which index a key mistake names.
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Put, ReturnConsumedCapacity, TransactWriteItem, Update};
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement,
+    KeyType, LocalSecondaryIndex, Projection, ProjectionType, Put, ReturnConsumedCapacity, ScalarAttributeType,
+    TransactWriteItem, Update,
+};
 use dynalease_fake::FakeDynamoDb;
 
 fn s(v: &str) -> AttributeValue {
@@ -89,4 +97,142 @@ async fn a_transaction_reports_no_capacity_unless_asked() {
     let (_fake, client) = setup().await;
     let out = client.transact_write_items().transact_items(put("Shop", "a", s("1"))).send().await.unwrap();
     assert!(out.consumed_capacity.is_none());
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+fn put_item(table: &str, attributes: &[(&str, AttributeValue)]) -> TransactWriteItem {
+    let put = attributes.iter().fold(Put::builder().table_name(table), |put, (k, v)| put.item(*k, v.clone()));
+    TransactWriteItem::builder().put(put.build().unwrap()).build()
+}
+
+/// The reasons of a cancelled transaction, as (code, message).
+async fn reasons(client: &Client, items: Vec<TransactWriteItem>) -> Vec<(String, Option<String>)> {
+    let error = client.transact_write_items().set_transact_items(Some(items)).send().await.unwrap_err();
+    let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) = error.as_service_error() else {
+        panic!("not cancelled: {error:?}");
+    };
+    cancelled
+        .cancellation_reasons()
+        .iter()
+        .map(|r| (r.code().unwrap_or_default().to_owned(), r.message().map(str::to_owned)))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_key_of_the_wrong_type_cancels_the_transaction_with_a_validation_reason_in_its_place() {
+    let (_fake, client) = setup().await;
+    let invalid = |detail: &str| Some(format!("One or more parameter values were invalid: {detail}"));
+    let schema = Some("The provided key element does not match the schema".to_owned());
+    let delete_wrong_key = TransactWriteItem::builder()
+        .delete(Delete::builder().table_name("Shop").key("pk", n("5")).build().unwrap())
+        .build();
+    let listed_key = AttributeValue::L(vec![s("x")]);
+    assert_eq!(
+        reasons(&client, vec![put("Shop", "a", s("1")), put_item("Shop", &[("pk", n("5"))]), delete_wrong_key]).await,
+        vec![
+            ("None".to_owned(), None),
+            ("ValidationError".to_owned(), invalid("Type mismatch for key pk expected: S actual: N")),
+            ("ValidationError".to_owned(), schema.clone()),
+        ]
+    );
+    assert_eq!(
+        reasons(&client, vec![put_item("Shop", &[("pk", listed_key)])]).await,
+        vec![("ValidationError".to_owned(), invalid("Type mismatch for key pk expected: S actual: L"))]
+    );
+    let out = client.get_item().table_name("Shop").key("pk", s("a")).send().await.unwrap();
+    assert!(out.item.is_none(), "a cancelled transaction wrote nothing");
+}
+
+async fn indexed(client: &Client) {
+    let def = |name: &str| {
+        AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build().unwrap()
+    };
+    let key =
+        |name: &str, kind: KeyType| KeySchemaElement::builder().attribute_name(name).key_type(kind).build().unwrap();
+    let all = || Projection::builder().projection_type(ProjectionType::All).build();
+    client
+        .create_table()
+        .table_name("Indexed")
+        .attribute_definitions(def("pk"))
+        .attribute_definitions(def("sk"))
+        .attribute_definitions(def("x"))
+        .key_schema(key("pk", KeyType::Hash))
+        .key_schema(key("sk", KeyType::Range))
+        .billing_mode(BillingMode::PayPerRequest)
+        .local_secondary_indexes(
+            LocalSecondaryIndex::builder()
+                .index_name("byLocal")
+                .key_schema(key("pk", KeyType::Hash))
+                .key_schema(key("x", KeyType::Range))
+                .projection(all())
+                .build()
+                .unwrap(),
+        )
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("byGlobal")
+                .key_schema(key("x", KeyType::Hash))
+                .projection(all())
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn an_index_key_mistake_names_the_first_index_by_name_and_an_empty_one_refuses_the_request() {
+    let (_fake, client) = setup().await;
+    indexed(&client).await;
+    let item = |x: AttributeValue| put_item("Indexed", &[("pk", s("a")), ("sk", s("b")), ("x", x)]);
+    assert_eq!(
+        reasons(&client, vec![item(n("5"))]).await,
+        vec![(
+            "ValidationError".to_owned(),
+            Some(
+                "One or more parameter values were invalid: Type mismatch for Index Key x Expected: S Actual: N \
+                 IndexName: byGlobal"
+                    .to_owned()
+            )
+        )]
+    );
+
+    let error = client.transact_write_items().transact_items(item(s(""))).send().await.unwrap_err();
+    assert_eq!(error.code(), Some("ValidationException"));
+    assert_eq!(
+        error.message(),
+        Some(
+            "One or more parameter values are not valid. A value specified for a secondary index key is not \
+             supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: \
+             byGlobal, IndexKey: x"
+        )
+    );
+
+    let update = Update::builder()
+        .table_name("Indexed")
+        .key("pk", s("a"))
+        .key("sk", s("b"))
+        .update_expression("SET x = :v")
+        .expression_attribute_values(":v", s(""))
+        .build()
+        .unwrap();
+    let error = client
+        .transact_write_items()
+        .transact_items(TransactWriteItem::builder().update(update).build())
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(error.code(), Some("ValidationException"));
+    assert_eq!(
+        error.message(),
+        Some(
+            "One or more parameter values are not valid. The update expression attempted to update a secondary \
+             index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an \
+             empty string value."
+        )
+    );
 }

@@ -55,24 +55,36 @@ pub(crate) fn transact_write_items(
 
 fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let actions = body.get("TransactItems").and_then(Json::as_array).map_or(&[][..], Vec::as_slice);
-    let mut plans = Vec::with_capacity(actions.len());
+    let mut prepared = Vec::with_capacity(actions.len());
     for action in actions {
         let Some((kind, member)) = ACTIONS.iter().find_map(|k| action.get(k).map(|m| (*k, m))) else {
             return Err(DynamoError::validation("TransactItems can only contain one of Check, Put, Update or Delete"));
         };
-        plans.push(WritePlan::prepare(engine, kind, member)?);
+        prepared.push(match WritePlan::prepare(engine, kind, member) {
+            Ok(plan) => Ok(plan),
+            Err(error) if is_cancellation(&error) => Err(error),
+            Err(error) => return Err(error),
+        });
     }
     let mut seen = BTreeSet::new();
-    for plan in &plans {
+    for plan in prepared.iter().flatten() {
         if !seen.insert((plan.table.clone(), plan.key.clone())) {
             return Err(DynamoError::validation("Transaction request cannot include multiple operations on one item"));
         }
     }
-    let mut outcomes = Vec::with_capacity(plans.len());
-    let mut reasons = Vec::with_capacity(plans.len());
+    let mut plans = Vec::with_capacity(prepared.len());
+    let mut outcomes = Vec::with_capacity(prepared.len());
+    let mut reasons = Vec::with_capacity(prepared.len());
     let mut cancelled = false;
-    for plan in &plans {
-        match plan.evaluate(engine) {
+    for plan in prepared {
+        let evaluated = match &plan {
+            Ok(plan) => plan.evaluate(engine),
+            Err(error) => Err(Failure::Invalid(error.clone())),
+        };
+        if let Ok(plan) = plan {
+            plans.push(plan);
+        }
+        match evaluated {
             Ok(outcome) => {
                 reasons.push(json!({"Code": "None"}));
                 outcomes.push(outcome);
@@ -121,6 +133,16 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
         answer.insert("ConsumedCapacity".to_owned(), Answer::Array(consumed));
     }
     Ok(Answer::Object(answer))
+}
+
+/// Whether an action's error cancels the transaction with a `ValidationError` reason rather than
+/// refusing the whole request: a key or index key attribute of the wrong type (or not a scalar),
+/// which DynamoDB finds only as it runs each action. An empty key value, like every other mistake,
+/// refuses the request.
+fn is_cancellation(error: &DynamoError) -> bool {
+    error.code() == "ValidationException"
+        && (error.message.starts_with("One or more parameter values were invalid: Type mismatch for ")
+            || error.message == "The provided key element does not match the schema")
 }
 
 /// TransactGetItems.

@@ -10,7 +10,7 @@ use crate::expr::context::ExprContext;
 use crate::expr::{parse_condition, parse_update, update};
 use crate::request::{expression_context, item, string};
 use crate::table::PrimaryKey;
-use crate::value::{Item, item_size};
+use crate::value::{Item, Value, item_size};
 
 /// The largest item DynamoDB stores, in bytes.
 pub(crate) const MAX_ITEM_BYTES: usize = 400 * 1024;
@@ -244,7 +244,7 @@ fn check_index_updates(table: &crate::table::Table, actions: &[UpdateAction]) ->
             UpdateAction::Remove(_) | UpdateAction::Delete(..) => continue,
         };
         let ([PathElem::Name(name)], Some(actual)) = (path.0.as_slice(), known) else { continue };
-        for index in &table.indexes {
+        for index in table.indexes_by_name() {
             if let Some(attr) = index.key.attrs().find(|a| &a.name == name && a.kind.name() != actual) {
                 return Err(DynamoError::invalid_parameter(format!(
                     "Type mismatch for Index Key {name} Expected: {} Actual: {actual} IndexName: {}",
@@ -252,6 +252,22 @@ fn check_index_updates(table: &crate::table::Table, actions: &[UpdateAction]) ->
                     index.name
                 )));
             }
+        }
+    }
+    for action in actions {
+        let UpdateAction::Set(path, SetValue::Operand(UpdateOperand::Value(value))) = action else { continue };
+        let [PathElem::Name(name)] = path.0.as_slice() else { continue };
+        let kind = match value {
+            Value::S(s) if s.is_empty() => "string",
+            Value::B(b) if b.is_empty() => "binary",
+            _ => continue,
+        };
+        if table.indexes.iter().any(|index| index.key.is_key(name)) {
+            return Err(DynamoError::validation(format!(
+                "One or more parameter values are not valid. The update expression attempted to update a secondary \
+                 index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an \
+                 empty {kind} value."
+            )));
         }
     }
     let mut paths = Vec::new();
