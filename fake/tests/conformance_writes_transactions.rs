@@ -236,3 +236,73 @@ async fn an_index_key_mistake_names_the_first_index_by_name_and_an_empty_one_ref
         )
     );
 }
+
+#[tokio::test]
+async fn transact_get_items_charges_two_read_units_per_item_found_or_not() {
+    let (_fake, client) = setup().await;
+    client.put_item().table_name("Shop").item("pk", s("here")).send().await.unwrap();
+    let get = |pk: &str| {
+        aws_sdk_dynamodb::types::TransactGetItem::builder()
+            .get(aws_sdk_dynamodb::types::Get::builder().table_name("Shop").key("pk", s(pk)).build().unwrap())
+            .build()
+    };
+    let out = client
+        .transact_get_items()
+        .transact_items(get("here"))
+        .transact_items(get("gone"))
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await
+        .unwrap();
+    let consumed = out.consumed_capacity();
+    assert_eq!(consumed.len(), 1);
+    assert_eq!(
+        (consumed[0].table_name(), consumed[0].capacity_units(), consumed[0].read_capacity_units()),
+        (Some("Shop"), Some(4.0), Some(4.0))
+    );
+    assert!(consumed[0].table().is_none());
+
+    let out = client
+        .transact_get_items()
+        .transact_items(get("here"))
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        .send()
+        .await
+        .unwrap();
+    let table = out.consumed_capacity()[0].table().unwrap();
+    assert_eq!((table.capacity_units(), table.read_capacity_units()), (Some(2.0), Some(2.0)));
+}
+
+#[tokio::test]
+async fn a_transaction_reports_its_read_and_write_units_apart() {
+    let (_fake, client) = setup().await;
+    client.put_item().table_name("Shop").item("pk", s("held")).send().await.unwrap();
+    let check = TransactWriteItem::builder()
+        .condition_check(
+            ConditionCheck::builder()
+                .table_name("Shop")
+                .key("pk", s("held"))
+                .condition_expression("attribute_exists(pk)")
+                .build()
+                .unwrap(),
+        )
+        .build();
+    let out = client
+        .transact_write_items()
+        .transact_items(check)
+        .transact_items(put("Shop", "a", s("1")))
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        .send()
+        .await
+        .unwrap();
+    let consumed = &out.consumed_capacity()[0];
+    assert_eq!(
+        (consumed.capacity_units(), consumed.read_capacity_units(), consumed.write_capacity_units()),
+        (Some(4.0), Some(2.0), Some(2.0))
+    );
+    let table = consumed.table().unwrap();
+    assert_eq!(
+        (table.capacity_units(), table.read_capacity_units(), table.write_capacity_units()),
+        (Some(4.0), Some(2.0), Some(2.0))
+    );
+}

@@ -8,13 +8,12 @@ use serde_json::{Map, json};
 
 use crate::json::{Answer, Json};
 
-use super::capacity::{self, Halves};
 use super::items::read_projection;
 use super::write::{Failure, WriteKind, WritePlan};
 use crate::engine::{Engine, TokenEntry};
 use crate::error::DynamoError;
 use crate::expr::project::project;
-use crate::request::{expression_context, item, string, table_name};
+use crate::request::{choice, expression_context, item, string, table_name};
 use crate::value::{item_size, item_to_json};
 
 /// How long DynamoDB remembers a ClientRequestToken.
@@ -111,28 +110,78 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
         );
         return Err(DynamoError::transaction_canceled(message).with("CancellationReasons", Answer::Array(reasons)));
     }
-    // A transaction costs twice what the same reads and writes cost alone, per table.
-    let mut spent: Vec<(String, Halves)> = Vec::new();
+    let mut spent = Spent::default();
     for (plan, staged) in plans.iter_mut().zip(outcomes) {
         let checked = matches!(plan.kind, WriteKind::Check).then(|| plan.current(engine).map_or(0, item_size));
         let outcome = plan.apply(engine, staged);
-        let units = match checked {
-            Some(size) => Halves::read(size, true),
-            None => Halves::write(outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size))),
-        };
-        let units = units.plus(units);
-        match spent.iter_mut().find(|(table, _)| *table == plan.table) {
-            Some((_, total)) => *total = total.plus(units),
-            None => spent.push((plan.table.clone(), units)),
+        match checked {
+            Some(size) => spent.read(&plan.table, size),
+            None => spent.write(&plan.table, outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size))),
         }
     }
-    let consumed: Vec<Answer> =
-        spent.iter().filter_map(|(table, units)| capacity::describe(body, table, *units)).collect();
     let mut answer = Map::new();
-    if !consumed.is_empty() {
-        answer.insert("ConsumedCapacity".to_owned(), Answer::Array(consumed));
+    if let Some(consumed) = spent.describe(body) {
+        answer.insert("ConsumedCapacity".to_owned(), consumed);
     }
     Ok(Answer::Object(answer))
+}
+
+/// The capacity a transaction consumed, per table in the order the tables first appear: twice
+/// what the same reads and writes cost alone, read and write units apart.
+#[derive(Debug, Default)]
+struct Spent {
+    /// (table, read units, write units).
+    tables: Vec<(String, u64, u64)>,
+}
+
+impl Spent {
+    fn entry(&mut self, table: &str) -> &mut (String, u64, u64) {
+        let at = match self.tables.iter().position(|(name, _, _)| name == table) {
+            Some(at) => at,
+            None => {
+                self.tables.push((table.to_owned(), 0, 0));
+                self.tables.len() - 1
+            }
+        };
+        &mut self.tables[at]
+    }
+
+    /// A transactional read of an item of `bytes` (0 for none): two units per started 4 KB.
+    fn read(&mut self, table: &str, bytes: usize) {
+        self.entry(table).1 += 2 * bytes.div_ceil(4096).max(1) as u64;
+    }
+
+    /// A transactional write of an item of `bytes`: two units per started KB.
+    fn write(&mut self, table: &str, bytes: usize) {
+        self.entry(table).2 += 2 * bytes.div_ceil(1024).max(1) as u64;
+    }
+
+    /// `ConsumedCapacity` as the request asked for it: with `TOTAL` each table's units and their
+    /// read and write shares, with `INDEXES` the same again as the table's own share.
+    fn describe(&self, body: &Json<'_>) -> Option<Answer> {
+        let detail = match choice(body, "ReturnConsumedCapacity", "NONE") {
+            "TOTAL" => false,
+            "INDEXES" => true,
+            _ => return None,
+        };
+        let entries = self.tables.iter().map(|(table, read, write)| {
+            let mut units = Map::new();
+            units.insert("CapacityUnits".to_owned(), json!(read + write));
+            if *read > 0 {
+                units.insert("ReadCapacityUnits".to_owned(), json!(read));
+            }
+            if *write > 0 {
+                units.insert("WriteCapacityUnits".to_owned(), json!(write));
+            }
+            let mut entry = units.clone();
+            entry.insert("TableName".to_owned(), json!(table));
+            if detail {
+                entry.insert("Table".to_owned(), Answer::Object(units));
+            }
+            Answer::Object(entry)
+        });
+        Some(Answer::Array(entries.collect()))
+    }
 }
 
 /// Whether an action's error cancels the transaction with a `ValidationError` reason rather than
@@ -168,8 +217,10 @@ pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json<'_>) -> Result
         }
     }
     let mut responses = Vec::with_capacity(reads.len());
+    let mut spent = Spent::default();
     for (name, key, projection) in &reads {
         let table = engine.table(name)?;
+        spent.read(name, table.items.get(key).map_or(0, item_size));
         let entry = match table.items.get(key) {
             Some(found) => {
                 let shown = match projection {
@@ -182,5 +233,9 @@ pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json<'_>) -> Result
         };
         responses.push(entry);
     }
-    Ok(json!({ "Responses": responses }))
+    let mut answer = json!({ "Responses": responses });
+    if let Some(consumed) = spent.describe(body) {
+        answer["ConsumedCapacity"] = consumed;
+    }
+    Ok(answer)
 }
