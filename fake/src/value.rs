@@ -185,11 +185,8 @@ impl Value {
                 "B" => Value::B(decode_blob(member)?),
                 "BOOL" => Value::Bool(expect_bool(member)?),
                 "NULL" => {
-                    if !expect_bool(member)? {
-                        return Err(DynamoError::invalid_parameter(
-                            "Null attribute value types must have the value of true",
-                        ));
-                    }
+                    // DynamoDB refused `false` until 2026; it now reads it as a null, stored as `true`.
+                    expect_bool(member)?;
                     Value::Null
                 }
                 "M" => {

@@ -93,10 +93,6 @@ async fn set_and_null_rules() {
         "1 validation error detected: One or more parameter values were invalid: Input collection contains duplicates."
     );
     assert_eq!(
-        put_error(&client, with(AttributeValue::Null(false))).await,
-        "One or more parameter values were invalid: Null attribute value types must have the value of true"
-    );
-    assert_eq!(
         put_error(&client, with(AttributeValue::N("1e126".into()))).await,
         "1 validation error detected: Number overflow. Attempting to store a number with magnitude larger than supported range"
     );
@@ -104,6 +100,22 @@ async fn set_and_null_rules() {
         put_error(&client, with(AttributeValue::N("1.23456789012345678901234567890123456789".into()))).await,
         "1 validation error detected: Attempting to store more than 38 significant digits in a Number"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_null_of_false_is_stored_as_a_null_of_true() {
+    let (_fake, client) = setup();
+    client
+        .put_item()
+        .table_name("Shop")
+        .item("pk", s("a"))
+        .item("sk", s("b"))
+        .item("x", AttributeValue::Null(false))
+        .send()
+        .await
+        .unwrap();
+    let item = client.get_item().table_name("Shop").key("pk", s("a")).key("sk", s("b")).send().await.unwrap();
+    assert_eq!(item.item().and_then(|item| item.get("x")), Some(&AttributeValue::Null(true)));
 }
 
 #[tokio::test(start_paused = true)]

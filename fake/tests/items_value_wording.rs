@@ -143,13 +143,13 @@ async fn other_refusals_of_an_expression_value_still_name_its_placeholder() {
         .table_name("Shop")
         .key("pk", s("k"))
         .condition_expression("v = :v")
-        .expression_attribute_values(":v", AttributeValue::Null(false))
+        .expression_attribute_values(":v", AttributeValue::Ss(vec![]))
         .send()
         .await
         .unwrap_err();
     assert_eq!(
         refusal(err.into_service_error()),
         "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: \
-         Null attribute value types must have the value of true for key :v"
+         An string set  may not be empty for key :v"
     );
 }
