@@ -64,20 +64,23 @@ impl Len {
 pub(crate) enum Pattern {
     /// `[a-zA-Z0-9_.-]+`: table and index names.
     Name,
+    /// `[a-zA-Z0-9_.-]+` for a table name in the data plane, which may also be a table's ARN: an
+    /// empty one breaks only its least length, 1; a short one keeps the least length of a name.
+    TableName,
 }
 
 impl Pattern {
     /// The pattern as the message quotes it.
     pub(crate) const fn text(self) -> &'static str {
         match self {
-            Pattern::Name => "[a-zA-Z0-9_.-]+",
+            Pattern::Name | Pattern::TableName => "[a-zA-Z0-9_.-]+",
         }
     }
 
     /// Whether the whole of `s` matches.
     pub(crate) fn matches(self, s: &str) -> bool {
         match self {
-            Pattern::Name => {
+            Pattern::Name | Pattern::TableName => {
                 !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
             }
         }

@@ -7,9 +7,10 @@ use crate::validate::types::ATTRIBUTE_MAP;
 /// A string with no rules.
 pub(crate) const STRING: Shape = Shape::String(&StringRules::FREE);
 
-/// A table name in the data plane: pattern and length are constraints like any other.
+/// A table name in the data plane: pattern and length are constraints like any other, and an
+/// empty name breaks only the least length of an ARN (see [`Pattern::TableName`]).
 pub(crate) const TABLE_NAME: Shape =
-    Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::between(3, 255) });
+    Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::TableName), len: Len::between(3, 255) });
 
 /// A table name in the control plane, whose length is checked before the constraints
 /// (`TableName must be at least 3 characters long and at most 255 characters long`).
@@ -17,7 +18,8 @@ pub(crate) const CONTROL_TABLE_NAME: Shape =
     Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::ANY });
 
 /// The name of a secondary index.
-pub(crate) const INDEX_NAME: Shape = TABLE_NAME;
+pub(crate) const INDEX_NAME: Shape =
+    Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::between(3, 255) });
 
 /// `ReturnConsumedCapacity`.
 pub(crate) const RETURN_CONSUMED_CAPACITY: Shape = Shape::String(&StringRules::one_of(&["INDEXES", "TOTAL", "NONE"]));
