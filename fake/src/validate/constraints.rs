@@ -72,6 +72,16 @@ impl Violations {
         self.push_message(message, path, constraint);
     }
 
+    /// A violation of a value already rendered as the message quotes it.
+    #[cold]
+    #[inline(never)]
+    fn push_shown(&mut self, path: &Path<'_>, shown: &str, constraint: std::fmt::Arguments<'_>) {
+        if self.full() {
+            return;
+        }
+        self.push_message(format!("Value '{shown}'"), path, constraint);
+    }
+
     fn push_message(&mut self, mut message: String, path: &Path<'_>, constraint: std::fmt::Arguments<'_>) {
         let _ = write!(message, " at '{path}' failed to satisfy constraint: ");
         if self.messages.is_empty() {
@@ -184,7 +194,14 @@ fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, shape: &Sha
         (Shape::String(rules), Json::String(s)) => check_string(v, path, json, s, rules),
         (Shape::Integer(rules) | Shape::Long(rules), Json::Number(_)) => check_number(v, path, json, rules),
         (Shape::List(list), Json::Array(items)) => {
-            check_len(v, path, json, items.len(), list.len);
+            let len = items.len() as u64;
+            let breaks = list.len.min.is_some_and(|min| len < min) || list.len.max.is_some_and(|max| len > max);
+            if breaks {
+                match java_elements(items, &list.member) {
+                    Some(shown) => check_len_shown(v, path, &shown, items.len(), list.len),
+                    None => check_len(v, path, json, items.len(), list.len),
+                }
+            }
             if list.member.has_rules() {
                 for (i, item) in items.iter().enumerate() {
                     if v.full() {
@@ -236,6 +253,50 @@ fn check_number(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, rules: &Nu
         && n > i128::from(max)
     {
         v.push(path, Some(&shown()), format_args!("Member must have value less than or equal to {max}"));
+    }
+}
+
+/// A list of flat structures as Java prints it in a message, if that is what `items` is:
+/// `[KeySchemaElement(attributeName=pk, keyType=HASH), ...]`, every member of the shape in its
+/// order, `null` where the request has none (nubo-db's conformance suite, recorded against
+/// DynamoDB, for `keySchema`). Lists of nested structures keep the JSON form.
+fn java_elements(items: &[Json<'_>], member: &Shape) -> Option<String> {
+    let Shape::Structure(shape) = member else { return None };
+    let flat = |json: &Json<'_>| matches!(json, Json::Null | Json::String(_) | Json::Number(_) | Json::Bool(_));
+    if !items.iter().all(|item| matches!(item, Json::Object(members) if members.values().all(flat))) {
+        return None;
+    }
+    let mut out = String::from("[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{}(", shape.name);
+        for (j, field) in shape.members.iter().enumerate() {
+            if j > 0 {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "{}=", field.path);
+            render(rules::member(item.as_object()?, field.name).unwrap_or(&Json::Null), &mut out);
+        }
+        out.push(')');
+    }
+    out.push(']');
+    Some(out)
+}
+
+/// [`check_len`] for a value already rendered as the message quotes it.
+fn check_len_shown(v: &mut Violations, path: &Path<'_>, shown: &str, len: usize, rules: Len) {
+    let len = len as u64;
+    if let Some(min) = rules.min
+        && len < min
+    {
+        v.push_shown(path, shown, format_args!("Member must have length greater than or equal to {min}"));
+    }
+    if let Some(max) = rules.max
+        && len > max
+    {
+        v.push_shown(path, shown, format_args!("Member must have length less than or equal to {max}"));
     }
 }
 

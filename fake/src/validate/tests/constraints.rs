@@ -51,9 +51,9 @@ fn nested_paths_name_list_elements_and_map_entries() {
     );
     assert_eq!(
         message,
-        "4 validation errors detected: Value '[{\"KeyType\":\"HASH\"}, {\"AttributeName\":\"a\"}, \
-         {\"KeyType\":\"Woop\",\"AttributeName\":\"a\"}]' at 'keySchema' failed to satisfy constraint: Member must \
-         have length less than or equal to 2; Value null at 'keySchema.1.member.attributeName' failed to satisfy \
+        "4 validation errors detected: Value '[KeySchemaElement(attributeName=null, keyType=HASH), \
+         KeySchemaElement(attributeName=a, keyType=null), KeySchemaElement(attributeName=a, keyType=Woop)]' at \
+         'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2; Value null at 'keySchema.1.member.attributeName' failed to satisfy \
          constraint: Member must not be null; Value null at 'keySchema.2.member.keyType' failed to satisfy \
          constraint: Member must not be null; Value 'Woop' at 'keySchema.3.member.keyType' failed to satisfy \
          constraint: Member must satisfy enum value set: [HASH, RANGE]"
@@ -142,4 +142,21 @@ fn table_operations_check_the_table_name_before_the_constraints() {
          regular expression pattern: [a-zA-Z0-9_.-]+"
     );
     passes("DescribeTable", json!({"TableName": "abc"}));
+}
+
+#[test]
+fn a_list_of_flat_structures_is_quoted_as_java_prints_it() {
+    let key = |name: &str, kind: &str| json!({"AttributeName": name, "KeyType": kind});
+    let message = validation(
+        "CreateTable",
+        json!({"TableName": "abc", "BillingMode": "PAY_PER_REQUEST",
+               "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+               "KeySchema": [key("pk", "HASH"), key("sk", "RANGE"), key("extra", "RANGE")]}),
+    );
+    assert_eq!(
+        message,
+        "1 validation error detected: Value '[KeySchemaElement(attributeName=pk, keyType=HASH), \
+         KeySchemaElement(attributeName=sk, keyType=RANGE), KeySchemaElement(attributeName=extra, keyType=RANGE)]' \
+         at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2"
+    );
 }
