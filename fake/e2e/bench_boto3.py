@@ -26,9 +26,6 @@ import statistics
 import subprocess
 import time
 
-import boto3
-from botocore.config import Config
-
 import fake_server
 
 TABLE = "Bench"
@@ -155,14 +152,7 @@ def measure_floor(args) -> None:
     process = subprocess.Popen([floor_binary(), "0"], stdout=subprocess.PIPE, text=True)
     try:
         endpoint = process.stdout.readline().strip().removeprefix("listening on ")
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="fake",
-            aws_secret_access_key="fake",
-            config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
-        )
+        client = fake_server.client_for(endpoint, max_attempts=1)
         print(f"floor: {endpoint}, a server that answers {{}} to every request")
         run_loop(client, args.warmup, 0)
         measure_rounds(process.pid, client, args, args.warmup)

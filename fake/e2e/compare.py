@@ -26,9 +26,6 @@ import sys
 import time
 from pathlib import Path
 
-import boto3
-from botocore.config import Config
-
 import bench_boto3
 import fake_server
 
@@ -75,14 +72,7 @@ def rss(pid: int) -> str:
 
 
 def client_for(endpoint: str):
-    return boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="fake",
-        aws_secret_access_key="fake",
-        config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
-    )
+    return fake_server.client_for(endpoint, max_attempts=1)
 
 
 class Server:

@@ -46,6 +46,18 @@ def wait_until_active(client, table: str) -> None:
     raise TimeoutError(f"table {table} did not become ACTIVE")
 
 
+def client_for(endpoint: str, max_attempts: int = 3):
+    """A boto3 DynamoDB client for any server at `endpoint`; `max_attempts=1` disables retries."""
+    return boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="fake",
+        aws_secret_access_key="fake",
+        config=Config(retries={"mode": "standard", "total_max_attempts": max_attempts}),
+    )
+
+
 class FakeServer:
     """`dynalease-fake serve --port 0 ARGS...`, running until `stop()`."""
 
@@ -68,14 +80,7 @@ class FakeServer:
 
     def client(self, max_attempts: int = 3):
         """A boto3 DynamoDB client for this server; `max_attempts=1` disables retries."""
-        return boto3.client(
-            "dynamodb",
-            endpoint_url=self.endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="fake",
-            aws_secret_access_key="fake",
-            config=Config(retries={"mode": "standard", "total_max_attempts": max_attempts}),
-        )
+        return client_for(self.endpoint, max_attempts)
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         """Sends `sig` and returns the exit code."""
