@@ -33,56 +33,19 @@ impl Violations {
         self.messages.len() >= MAX_ERRORS
     }
 
+    fn push(&mut self, path: &Path<'_>, value: Option<&Json<'_>>, constraint: std::fmt::Arguments<'_>) {
+        self.push_quoted(path, |out| quote(value, out), constraint);
+    }
+
+    /// A violation whose value `quote` writes as the message quotes it.
     #[cold]
     #[inline(never)]
-    fn push(&mut self, path: &Path<'_>, value: Option<&Json<'_>>, constraint: std::fmt::Arguments<'_>) {
+    fn push_quoted(&mut self, path: &Path<'_>, quote: impl FnOnce(&mut String), constraint: std::fmt::Arguments<'_>) {
         if self.full() {
             return;
         }
         let mut message = String::from("Value ");
-        match value {
-            None | Some(Json::Null) => message.push_str("null"),
-            Some(json) => {
-                message.push('\'');
-                render(json, &mut message);
-                message.push('\'');
-            }
-        }
-        self.push_message(message, path, constraint);
-    }
-
-    /// A violation of a map's values: the service quotes the map as Java prints one,
-    /// `{name=[...]}` (nubo-db's conformance suite, recorded against DynamoDB).
-    #[cold]
-    #[inline(never)]
-    fn push_map(&mut self, path: &Path<'_>, entries: &Object<'_>, constraint: std::fmt::Arguments<'_>) {
-        if self.full() {
-            return;
-        }
-        let mut message = String::from("Value '{");
-        for (i, (key, value)) in entries.iter().enumerate() {
-            if i > 0 {
-                message.push_str(", ");
-            }
-            message.push_str(key);
-            message.push('=');
-            render(value, &mut message);
-        }
-        message.push_str("}'");
-        self.push_message(message, path, constraint);
-    }
-
-    /// A violation of a value already rendered as the message quotes it.
-    #[cold]
-    #[inline(never)]
-    fn push_shown(&mut self, path: &Path<'_>, shown: &str, constraint: std::fmt::Arguments<'_>) {
-        if self.full() {
-            return;
-        }
-        self.push_message(format!("Value '{shown}'"), path, constraint);
-    }
-
-    fn push_message(&mut self, mut message: String, path: &Path<'_>, constraint: std::fmt::Arguments<'_>) {
+        quote(&mut message);
         let _ = write!(message, " at '{path}' failed to satisfy constraint: ");
         if self.messages.is_empty() {
             self.first_constraint = message.len();
@@ -96,6 +59,18 @@ impl Violations {
             0 => Ok(()),
             1 => Err(DynamoError::validation(format!("1 validation error detected: {}", self.messages[0]))),
             n => Err(DynamoError::validation(format!("{n} validation errors detected: {}", self.messages.join("; ")))),
+        }
+    }
+}
+
+/// Writes a value as a message quotes it: `null`, or the rendered value in single quotes.
+fn quote(value: Option<&Json<'_>>, out: &mut String) {
+    match value {
+        None | Some(Json::Null) => out.push_str("null"),
+        Some(json) => {
+            out.push('\'');
+            render(json, out);
+            out.push('\'');
         }
     }
 }
@@ -194,14 +169,7 @@ fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, shape: &Sha
         (Shape::String(rules), Json::String(s)) => check_string(v, path, json, s, rules),
         (Shape::Integer(rules) | Shape::Long(rules), Json::Number(_)) => check_number(v, path, json, rules),
         (Shape::List(list), Json::Array(items)) => {
-            let len = items.len() as u64;
-            let breaks = list.len.min.is_some_and(|min| len < min) || list.len.max.is_some_and(|max| len > max);
-            if breaks {
-                match java_elements(items, &list.member) {
-                    Some(shown) => check_len_shown(v, path, &shown, items.len(), list.len),
-                    None => check_len(v, path, json, items.len(), list.len),
-                }
-            }
+            check_len(v, path, items.len(), list.len, |out| quote_list(json, items, &list.member, out));
             if list.member.has_rules() {
                 for (i, item) in items.iter().enumerate() {
                     if v.full() {
@@ -236,7 +204,7 @@ fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, s: &str, r
     if rules.len.is_set() {
         // ASCII, the common case, has as many UTF-16 units as bytes.
         let len = if s.is_ascii() { s.len() } else { s.encode_utf16().count() };
-        check_len(v, path, json, len, rules.len);
+        check_len(v, path, len, rules.len, |out| quote(Some(json), out));
     }
 }
 
@@ -256,17 +224,17 @@ fn check_number(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, rules: &Nu
     }
 }
 
-/// A list of flat structures as Java prints it in a message, if that is what `items` is:
+/// Quotes a list that breaks its length. A list of flat structures is quoted as Java prints it:
 /// `[KeySchemaElement(attributeName=pk, keyType=HASH), ...]`, every member of the shape in its
 /// order, `null` where the request has none (nubo-db's conformance suite, recorded against
-/// DynamoDB, for `keySchema`). Lists of nested structures keep the JSON form.
-fn java_elements(items: &[Json<'_>], member: &Shape) -> Option<String> {
-    let Shape::Structure(shape) = member else { return None };
+/// DynamoDB, for `keySchema`); any other list keeps the JSON form.
+fn quote_list(json: &Json<'_>, items: &[Json<'_>], member: &Shape, out: &mut String) {
     let flat = |json: &Json<'_>| matches!(json, Json::Null | Json::String(_) | Json::Number(_) | Json::Bool(_));
-    if !items.iter().all(|item| matches!(item, Json::Object(members) if members.values().all(flat))) {
-        return None;
+    let Shape::Structure(shape) = member else { return quote(Some(json), out) };
+    if !items.iter().all(|item| matches!(item, Json::Object(o) if o.values().all(flat))) {
+        return quote(Some(json), out);
     }
-    let mut out = String::from("[");
+    out.push_str("'[");
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -277,45 +245,46 @@ fn java_elements(items: &[Json<'_>], member: &Shape) -> Option<String> {
                 out.push_str(", ");
             }
             let _ = write!(out, "{}=", field.path);
-            render(rules::member(item.as_object()?, field.name).unwrap_or(&Json::Null), &mut out);
+            let value = item.as_object().and_then(|members| rules::member(members, field.name));
+            render(value.unwrap_or(&Json::Null), out);
         }
         out.push(')');
     }
-    out.push(']');
-    Some(out)
+    out.push_str("]'");
 }
 
-/// [`check_len`] for a value already rendered as the message quotes it.
-fn check_len_shown(v: &mut Violations, path: &Path<'_>, shown: &str, len: usize, rules: Len) {
+/// Quotes a map as Java prints one, `'{name=[...]}'`, as DynamoDB quotes BatchWriteItem's
+/// `RequestItems` (nubo-db's conformance suite).
+fn quote_java_map(entries: &Object<'_>, out: &mut String) {
+    out.push_str("'{");
+    for (i, (key, value)) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(key);
+        out.push('=');
+        render(value, out);
+    }
+    out.push_str("}'");
+}
+
+/// Checks a length against its rules; `quote` writes the value if a message needs it.
+fn check_len(v: &mut Violations, path: &Path<'_>, len: usize, rules: Len, quote: impl Fn(&mut String)) {
     let len = len as u64;
     if let Some(min) = rules.min
         && len < min
     {
-        v.push_shown(path, shown, format_args!("Member must have length greater than or equal to {min}"));
+        v.push_quoted(path, &quote, format_args!("Member must have length greater than or equal to {min}"));
     }
     if let Some(max) = rules.max
         && len > max
     {
-        v.push_shown(path, shown, format_args!("Member must have length less than or equal to {max}"));
-    }
-}
-
-fn check_len(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, len: usize, rules: Len) {
-    let len = len as u64;
-    if let Some(min) = rules.min
-        && len < min
-    {
-        v.push(path, Some(json), format_args!("Member must have length greater than or equal to {min}"));
-    }
-    if let Some(max) = rules.max
-        && len > max
-    {
-        v.push(path, Some(json), format_args!("Member must have length less than or equal to {max}"));
+        v.push_quoted(path, &quote, format_args!("Member must have length less than or equal to {max}"));
     }
 }
 
 fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Object<'_>, map: &MapShape) {
-    check_len(v, path, json, entries.len(), map.len);
+    check_len(v, path, entries.len(), map.len, |out| quote(Some(json), out));
     if let Some(keys) = map.keys {
         for key in entries.keys() {
             if !key_is_valid(key, keys) {
@@ -330,9 +299,9 @@ fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Obj
                 _ => continue,
             };
             if map.value_len.min.is_some_and(|min| len < min) || map.value_len.max.is_some_and(|max| len > max) {
-                v.push_map(
+                v.push_quoted(
                     path,
-                    entries,
+                    |out| quote_java_map(entries, out),
                     format_args!("Map value must satisfy constraint: [{}]", LenRules(map.value_len)),
                 );
             }
