@@ -19,7 +19,6 @@ Run (after .ci/install-python.sh):
 
 import argparse
 import http.client
-import json
 import os
 import socket
 import statistics
@@ -134,22 +133,9 @@ def measure_rounds(pid: int, client, args, first: int) -> list[float]:
     return per_op
 
 
-def floor_binary() -> str:
-    """The `http_floor` example, built in release."""
-    command = [
-        "cargo", "build", "-q", "--release", "-p", "dynalease-fake", "--example", "http_floor",
-        "--message-format=json",
-    ]
-    out = subprocess.run(command, cwd=fake_server.REPO, check=True, stdout=subprocess.PIPE, text=True).stdout
-    for line in out.splitlines():
-        message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "http_floor":
-            return message["executable"]
-    raise RuntimeError("cargo did not report the http_floor executable")
-
-
 def measure_floor(args) -> None:
-    process = subprocess.Popen([floor_binary(), "0"], stdout=subprocess.PIPE, text=True)
+    floor = fake_server.cargo_executable("--example", "http_floor", release=True)
+    process = subprocess.Popen([floor, "0"], stdout=subprocess.PIPE, text=True)
     try:
         endpoint = process.stdout.readline().strip().removeprefix("listening on ")
         client = fake_server.client_for(endpoint, max_attempts=1)

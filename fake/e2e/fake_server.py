@@ -24,16 +24,22 @@ def binary(release: bool = False) -> str:
     explicit = os.environ.get("DYNALEASE_FAKE_BIN")
     if explicit:
         return explicit
-    command = ["cargo", "build", "-q", "-p", "dynalease-fake", "--bin", "dynalease-fake", "--message-format=json"]
+    return cargo_executable("--bin", "dynalease-fake", release)
+
+
+def cargo_executable(kind: str, name: str, release: bool) -> str:
+    """Builds target `name` of dynalease-fake (`kind` is `--bin` or `--example`) with cargo, a
+    no-op when it is up to date, and returns the executable cargo reports."""
+    command = ["cargo", "build", "-q", "-p", "dynalease-fake", kind, name, "--message-format=json"]
     if release:
         command.append("--release")
     out = subprocess.run(command, cwd=REPO, check=True, stdout=subprocess.PIPE, text=True).stdout
     for line in out.splitlines():
         message = json.loads(line)
         if message.get("reason") == "compiler-artifact" and message.get("executable"):
-            if message["target"]["name"] == "dynalease-fake":
+            if message["target"]["name"] == name:
                 return message["executable"]
-    raise RuntimeError("cargo did not report the dynalease-fake executable")
+    raise RuntimeError(f"cargo did not report the {name} executable")
 
 
 def wait_until_active(client, table: str) -> None:
