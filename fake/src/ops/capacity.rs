@@ -6,6 +6,16 @@ use crate::json::{Answer, Json};
 
 use crate::request::choice;
 
+/// Whole write units for an item of `bytes`: one per started KB, at least one.
+pub(crate) fn write_units(bytes: usize) -> u64 {
+    bytes.div_ceil(1024).max(1) as u64
+}
+
+/// Whole strongly consistent read units for an item of `bytes`: one per started 4 KB, at least one.
+pub(crate) fn read_units(bytes: usize) -> u64 {
+    bytes.div_ceil(4096).max(1) as u64
+}
+
 /// Capacity units in halves, so that eventually consistent reads need no floating point.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Halves(pub(crate) u64);
@@ -13,12 +23,12 @@ pub(crate) struct Halves(pub(crate) u64);
 impl Halves {
     /// Write units for an item of `bytes`: one per started KB, at least one.
     pub(crate) fn write(bytes: usize) -> Halves {
-        Halves(2 * (bytes.div_ceil(1024).max(1) as u64))
+        Halves(2 * write_units(bytes))
     }
 
     /// Read units for `bytes`: one per started 4 KB, halved for eventually consistent reads.
     pub(crate) fn read(bytes: usize, consistent: bool) -> Halves {
-        let units = bytes.div_ceil(4096).max(1) as u64;
+        let units = read_units(bytes);
         Halves(if consistent { 2 * units } else { units })
     }
 

@@ -4,7 +4,7 @@ use serde_json::{Map, json};
 
 use crate::json::{Answer, Body, Json};
 
-use super::capacity::{self, Halves};
+use super::capacity::{self, Halves, write_units};
 use super::write::WritePlan;
 use crate::engine::Engine;
 use crate::error::DynamoError;
@@ -94,11 +94,6 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
         item: None,
         consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), plan.current(engine)),
     }))
-}
-
-/// Whole write units for an item of `bytes`: one per started KB, at least one.
-fn write_units(bytes: usize) -> usize {
-    bytes.div_ceil(1024).max(1)
 }
 
 /// The `ConsumedCapacity` of a write that turned `old` into `new` (`None` for no item), if the

@@ -8,6 +8,7 @@ use serde_json::{Map, json};
 
 use crate::json::{Answer, Json};
 
+use super::capacity::{read_units, write_units};
 use super::items::read_projection;
 use super::write::{Failure, WriteKind, WritePlan};
 use crate::engine::{Engine, TokenEntry};
@@ -148,12 +149,12 @@ impl Spent {
 
     /// A transactional read of an item of `bytes` (0 for none): two units per started 4 KB.
     fn read(&mut self, table: &str, bytes: usize) {
-        self.entry(table).1 += 2 * bytes.div_ceil(4096).max(1) as u64;
+        self.entry(table).1 += 2 * read_units(bytes);
     }
 
     /// A transactional write of an item of `bytes`: two units per started KB.
     fn write(&mut self, table: &str, bytes: usize) {
-        self.entry(table).2 += 2 * bytes.div_ceil(1024).max(1) as u64;
+        self.entry(table).2 += 2 * write_units(bytes);
     }
 
     /// `ConsumedCapacity` as the request asked for it: with `TOTAL` each table's units and their
