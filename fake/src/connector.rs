@@ -20,6 +20,7 @@ use aws_smithy_types::body::SdkBody;
 
 use crate::clock::FakeClock;
 use crate::fake::{Call, FakeDynamoDb, Reply};
+use crate::in_process::InProcessOnly;
 use crate::signature::Signature;
 
 /// The fake as the SDK's HTTP client. Give it to `aws_sdk_dynamodb::Config::builder().http_client(..)`
@@ -146,7 +147,8 @@ impl AsyncSleep for ClockAdapter {
 }
 
 /// A client configuration for the fake: no environment, no files, no network, deterministic given
-/// `seed`. Callers may replace any part (the HTTP client, the time source, the sleep) before building.
+/// `seed`, and without the headers only a network service reads ([`InProcessOnly`]). Callers may
+/// replace any part (the HTTP client, the time source, the sleep) before building.
 pub(crate) fn client_config(
     http: FakeHttpClient,
     clock: Arc<dyn FakeClock>,
@@ -167,5 +169,5 @@ pub(crate) fn client_config(
         // `RetryPartition::new`, is shared process-wide under its name.
         .retry_partition(RetryPartition::custom(format!("dynalease-fake-{seed:016x}")).build())
         .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
-        .invocation_id_generator(aws_runtime::invocation_id::DefaultInvocationIdGenerator::with_seed(seed))
+        .interceptor(InProcessOnly)
 }

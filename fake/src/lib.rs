@@ -31,6 +31,7 @@ mod error;
 mod expr;
 mod fake;
 mod faults;
+mod in_process;
 mod index;
 mod json;
 mod legacy;

@@ -1,0 +1,40 @@
+//! The SDK's network-only work, switched off for the fake's own client.
+//!
+//! Three interceptors of every `aws_sdk_dynamodb` client add headers that only a service on the
+//! network reads: the user agent (built and formatted on every attempt: about an eighth of an
+//! in-process call; it names the operating system and reads `AWS_EXECUTION_ENV`),
+//! `amz-sdk-request` (attempt numbers) and `amz-sdk-invocation-id`. The fake reads none of them,
+//! so the fake's client turns them off through the SDK's own switch, [`disable_interceptor`].
+//! (The Lambda recursion-detection interceptor is permanent in the SDK and stays.)
+
+use aws_runtime::invocation_id::InvocationIdInterceptor;
+use aws_runtime::request_info::RequestInfoInterceptor;
+use aws_runtime::user_agent::UserAgentInterceptor;
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationInterceptorContextRef;
+use aws_smithy_runtime_api::client::interceptors::{Intercept, disable_interceptor};
+use aws_smithy_types::config_bag::ConfigBag;
+
+const CAUSE: &str = "dynalease-fake answers in-process and reads no network-only headers";
+
+/// Turns off, before each operation starts, the interceptors that only matter on a network.
+#[derive(Debug)]
+pub(crate) struct InProcessOnly;
+
+impl Intercept for InProcessOnly {
+    fn name(&self) -> &'static str {
+        "DynaleaseFakeInProcessOnly"
+    }
+
+    fn read_before_execution(
+        &self,
+        _context: &BeforeSerializationInterceptorContextRef<'_>,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let state = cfg.interceptor_state();
+        state.store_put(disable_interceptor::<UserAgentInterceptor>(CAUSE));
+        state.store_put(disable_interceptor::<RequestInfoInterceptor>(CAUSE));
+        state.store_put(disable_interceptor::<InvocationIdInterceptor>(CAUSE));
+        Ok(())
+    }
+}
