@@ -5,7 +5,8 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use bigdecimal::{BigDecimal, Zero};
+use bigdecimal::num_bigint::BigInt;
+use bigdecimal::{BigDecimal, ToPrimitive, Zero};
 
 use crate::error::DynamoError;
 
@@ -135,12 +136,13 @@ impl Number {
         if significant.len() as u64 > MAX_DIGITS {
             return Err(NumberError::Precision);
         }
-        let mut unscaled = BigDecimal::from_str(significant).map_err(|_| NumberError::Syntax)?;
-        if negative {
-            unscaled = -unscaled;
-        }
-        let (int, _) = unscaled.into_bigint_and_exponent();
-        Ok(Number(BigDecimal::new(int, -scale_exp)))
+        // Up to 19 digits fit a u64, which is far cheaper to read than a big integer.
+        let unscaled = match significant.parse::<u64>() {
+            Ok(small) => BigInt::from(small),
+            Err(_) => BigInt::from_str(significant).map_err(|_| NumberError::Syntax)?,
+        };
+        let unscaled = if negative { -unscaled } else { unscaled };
+        Ok(Number(BigDecimal::new(unscaled, -scale_exp)))
     }
 
     /// Zero.
@@ -183,7 +185,14 @@ impl Number {
 
     /// The number of significant digits.
     pub fn digit_count(&self) -> u64 {
-        if self.is_zero() { 1 } else { self.0.digits() }
+        if self.is_zero() {
+            return 1;
+        }
+        let (unscaled, _) = self.0.as_bigint_and_scale();
+        match unscaled.magnitude().to_u64() {
+            Some(small) => u64::from(small.ilog10()) + 1,
+            None => self.0.digits(),
+        }
     }
 
     /// True for zero.
@@ -267,6 +276,27 @@ mod tests {
         );
         let max = Number::parse("9e125").unwrap();
         assert!(max.add(&max).unwrap_err().message.starts_with("Number overflow"));
+    }
+
+    #[test]
+    fn digit_counts_and_sizes_hold_on_both_sides_of_u64() {
+        let digits = |t: &str| Number::parse(t).unwrap().digit_count();
+        assert_eq!(digits("0"), 1);
+        assert_eq!(digits("-7"), 1);
+        assert_eq!(digits("1000"), 1);
+        assert_eq!(digits("12.5"), 3);
+        assert_eq!(digits("0.00123"), 3);
+        assert_eq!(digits("18446744073709551615"), 20); // u64::MAX
+        assert_eq!(digits("18446744073709551617"), 20);
+        assert_eq!(digits("-99999999999999999999999999999999999999"), 38);
+        assert_eq!(Number::parse("12345").unwrap().size_bytes(), 4);
+        // The u64 path and the big-integer path read the same value.
+        assert_eq!(n("-1234567890123456789.5"), "-1234567890123456789.5");
+        assert_eq!(n("12345678901234567890123"), "12345678901234567890123");
+        assert_eq!(
+            Number::parse("9999999999999999999").unwrap().add(&Number::from_i64(1)).unwrap().to_string(),
+            "10000000000000000000"
+        );
     }
 
     #[test]
