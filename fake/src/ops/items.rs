@@ -1,10 +1,8 @@
 //! PutItem, GetItem, UpdateItem and DeleteItem.
 
-use serde_json::{Map, json};
-
 use crate::json::{Answer, Body, Json};
 
-use super::capacity::{self, Halves, write_units};
+use super::capacity::{self, Consumed, Halves, write_units};
 use super::write::WritePlan;
 use crate::engine::Engine;
 use crate::error::DynamoError;
@@ -109,16 +107,10 @@ fn write_capacity(
     old: Option<&Item>,
     new: Option<&Item>,
 ) -> Option<Answer> {
-    let detail = match choice(body, "ReturnConsumedCapacity", "NONE") {
-        "TOTAL" => false,
-        "INDEXES" => true,
-        _ => return None,
-    };
+    let detail = capacity::asked(body)?;
     let table = engine.tables.get(table_name)?;
     let table_units = write_units(old.map_or(0, item_size).max(new.map_or(0, item_size)));
-    let mut total = table_units;
-    let mut global = Map::new();
-    let mut local = Map::new();
+    let mut consumed = Consumed::table(table_name, Halves(2 * table_units));
     for index in &table.indexes {
         let entry = |item: Option<&Item>| {
             let item = item?;
@@ -135,22 +127,10 @@ fn write_capacity(
             (Some((_, view)), None) | (None, Some((_, view))) => write_units(item_size(&view)),
         };
         if units > 0 {
-            total += units;
-            let arm = if index.is_global() { &mut global } else { &mut local };
-            arm.insert(index.name.clone(), json!({"CapacityUnits": units}));
+            consumed.index(&index.name, index.is_global(), Halves(2 * units));
         }
     }
-    let mut out = json!({"TableName": table_name, "CapacityUnits": total});
-    if detail {
-        out["Table"] = json!({"CapacityUnits": table_units});
-        if !global.is_empty() {
-            out["GlobalSecondaryIndexes"] = Answer::Object(global);
-        }
-        if !local.is_empty() {
-            out["LocalSecondaryIndexes"] = Answer::Object(local);
-        }
-    }
-    Some(out)
+    Some(consumed.describe(detail))
 }
 
 /// GetItem.

@@ -16,7 +16,7 @@ use serde_json::{Map, json};
 
 use crate::json::{Answer, Json};
 
-use super::capacity::{Halves, describe_read};
+use super::capacity::{self, Consumed, Halves};
 use crate::error::DynamoError;
 use crate::expr::ast::{Condition, Operand, Path};
 use crate::expr::project::project;
@@ -449,24 +449,19 @@ pub(crate) fn page_response(
     if let Some(last) = &page.last_key {
         out.insert("LastEvaluatedKey".into(), item_to_json(last));
     }
-    let capacity = match target.index {
-        None => describe_read(
-            body,
-            &target.table.name,
-            minimum(Halves::read_total(page.table_bytes, consistent), consistent),
-            None,
-        ),
-        Some(index) => describe_read(
-            body,
-            &target.table.name,
-            Halves::read_total(page.table_bytes, consistent),
-            Some((
-                &index.name,
-                index.is_global(),
-                minimum(Halves::read_total(page.index_bytes, consistent), consistent),
-            )),
-        ),
-    };
+    let capacity = capacity::asked(body).map(|detail| {
+        let table_units = Halves::read_total(page.table_bytes, consistent);
+        let consumed = match target.index {
+            None => Consumed::table(&target.table.name, minimum(table_units, consistent)),
+            Some(index) => {
+                let mut consumed = Consumed::table(&target.table.name, table_units);
+                let index_units = minimum(Halves::read_total(page.index_bytes, consistent), consistent);
+                consumed.index(&index.name, index.is_global(), index_units);
+                consumed
+            }
+        };
+        consumed.describe(detail)
+    });
     if let Some(capacity) = capacity {
         out.insert("ConsumedCapacity".into(), capacity);
     }

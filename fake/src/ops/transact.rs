@@ -8,13 +8,13 @@ use serde_json::{Map, json};
 
 use crate::json::{Answer, Json};
 
-use super::capacity::{read_units, write_units};
+use super::capacity::{self, Consumed, Halves, read_units, write_units};
 use super::items::read_projection;
 use super::write::{Failure, WriteKind, WritePlan};
 use crate::engine::{Engine, TokenEntry};
 use crate::error::DynamoError;
 use crate::expr::project::project;
-use crate::request::{choice, expression_context, item, string, table_name};
+use crate::request::{expression_context, item, string, table_name};
 use crate::value::{item_size, item_to_json};
 
 /// How long DynamoDB remembers a ClientRequestToken.
@@ -157,30 +157,14 @@ impl Spent {
         self.entry(table).2 += 2 * write_units(bytes);
     }
 
-    /// `ConsumedCapacity` as the request asked for it: with `TOTAL` each table's units and their
-    /// read and write shares, with `INDEXES` the same again as the table's own share.
+    /// `ConsumedCapacity` as the request asked for it: each table's units with their read and
+    /// write shares, and with `INDEXES` the same again as the table's own share.
     fn describe(&self, body: &Json<'_>) -> Option<Answer> {
-        let detail = match choice(body, "ReturnConsumedCapacity", "NONE") {
-            "TOTAL" => false,
-            "INDEXES" => true,
-            _ => return None,
-        };
-        let entries = self.tables.iter().map(|(table, read, write)| {
-            let mut units = Map::new();
-            units.insert("CapacityUnits".to_owned(), json!(read + write));
-            if *read > 0 {
-                units.insert("ReadCapacityUnits".to_owned(), json!(read));
-            }
-            if *write > 0 {
-                units.insert("WriteCapacityUnits".to_owned(), json!(write));
-            }
-            let mut entry = units.clone();
-            entry.insert("TableName".to_owned(), json!(table));
-            if detail {
-                entry.insert("Table".to_owned(), Answer::Object(units));
-            }
-            Answer::Object(entry)
-        });
+        let detail = capacity::asked(body)?;
+        let entries = self
+            .tables
+            .iter()
+            .map(|(table, read, write)| Consumed::shares(table, Halves(2 * read), Halves(2 * write)).describe(detail));
         Some(Answer::Array(entries.collect()))
     }
 }
