@@ -13,7 +13,7 @@ use crate::json::{Json, Object};
 
 use super::path::{Path, Step};
 use super::rules;
-use super::shape::{Len, MapShape, Member, NumberRules, Pattern, Resolved, Shape, StringRules, StructShape};
+use super::shape::{Len, MapShape, Member, NumberRules, Resolved, Shape, StringRules, StructShape};
 use super::types::same_name;
 use crate::error::DynamoError;
 
@@ -188,8 +188,10 @@ fn check_shape(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, shape: &Sha
 }
 
 fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, s: &str, rules: &StringRules) {
-    if s.is_empty() && matches!(rules.pattern, Some(Pattern::TableName)) {
-        v.push(path, Some(json), format_args!("Member must have length greater than or equal to 1"));
+    if s.is_empty()
+        && let Some(least) = rules.len.empty_breaks
+    {
+        v.push(path, Some(json), format_args!("Member must have length greater than or equal to {least}"));
         return;
     }
     if !rules.one_of.is_empty() && !rules.one_of.iter().any(|allowed| same_name(allowed, s)) {

@@ -37,20 +37,29 @@ pub(crate) struct Len {
     pub(crate) min: Option<u64>,
     /// The largest length allowed.
     pub(crate) max: Option<u64>,
+    /// For a member that is also allowed in a second form with a smaller least length: the
+    /// least length an empty value is reported to break, alone, with no pattern checked.
+    pub(crate) empty_breaks: Option<u64>,
 }
 
 impl Len {
     /// No length constraint.
-    pub(crate) const ANY: Len = Len { min: None, max: None };
+    pub(crate) const ANY: Len = Len { min: None, max: None, empty_breaks: None };
 
     /// A length between `min` and `max`, both inclusive.
     pub(crate) const fn between(min: u64, max: u64) -> Len {
-        Len { min: Some(min), max: Some(max) }
+        Len { min: Some(min), max: Some(max), empty_breaks: None }
     }
 
     /// A length of at least `min`.
     pub(crate) const fn at_least(min: u64) -> Len {
-        Len { min: Some(min), max: None }
+        Len { min: Some(min), max: None, empty_breaks: None }
+    }
+
+    /// The same range, except that an empty value breaks only a least length of `least`: a data
+    /// plane table name may also be a table's ARN, whose least length is 1.
+    pub(crate) const fn empty_breaks_only(self, least: u64) -> Len {
+        Len { empty_breaks: Some(least), ..self }
     }
 
     /// Whether any bound is set.
@@ -64,23 +73,20 @@ impl Len {
 pub(crate) enum Pattern {
     /// `[a-zA-Z0-9_.-]+`: table and index names.
     Name,
-    /// `[a-zA-Z0-9_.-]+` for a table name in the data plane, which may also be a table's ARN: an
-    /// empty one breaks only its least length, 1; a short one keeps the least length of a name.
-    TableName,
 }
 
 impl Pattern {
     /// The pattern as the message quotes it.
     pub(crate) const fn text(self) -> &'static str {
         match self {
-            Pattern::Name | Pattern::TableName => "[a-zA-Z0-9_.-]+",
+            Pattern::Name => "[a-zA-Z0-9_.-]+",
         }
     }
 
     /// Whether the whole of `s` matches.
     pub(crate) fn matches(self, s: &str) -> bool {
         match self {
-            Pattern::Name | Pattern::TableName => {
+            Pattern::Name => {
                 !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
             }
         }

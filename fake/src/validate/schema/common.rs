@@ -8,9 +8,12 @@ use crate::validate::types::ATTRIBUTE_MAP;
 pub(crate) const STRING: Shape = Shape::String(&StringRules::FREE);
 
 /// A table name in the data plane: pattern and length are constraints like any other, and an
-/// empty name breaks only the least length of an ARN (see [`Pattern::TableName`]).
-pub(crate) const TABLE_NAME: Shape =
-    Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::TableName), len: Len::between(3, 255) });
+/// empty name breaks only the least length of an ARN, 1 (a short one keeps a name's 3).
+pub(crate) const TABLE_NAME: Shape = Shape::String(&StringRules {
+    one_of: &[],
+    pattern: Some(Pattern::Name),
+    len: Len::between(3, 255).empty_breaks_only(1),
+});
 
 /// A table name in the control plane, whose length is checked before the constraints
 /// (`TableName must be at least 3 characters long and at most 255 characters long`).
