@@ -26,6 +26,8 @@ struct Violations {
     messages: Vec<String>,
     /// Where the constraint starts in the first message.
     first_constraint: usize,
+    /// The first message's path by the request's names, if it is worded apart when alone.
+    first_alone: Option<String>,
 }
 
 impl Violations {
@@ -49,12 +51,19 @@ impl Violations {
         let _ = write!(message, " at '{path}' failed to satisfy constraint: ");
         if self.messages.is_empty() {
             self.first_constraint = message.len();
+            self.first_alone = path.named_alone();
         }
         let _ = write!(message, "{constraint}");
         self.messages.push(message);
     }
 
     fn into_result(self) -> Result<(), DynamoError> {
+        if let (Some(name), [message]) = (&self.first_alone, self.messages.as_slice()) {
+            let constraint = &message[self.first_constraint..];
+            return Err(DynamoError::validation(format!(
+                "1 validation error detected: Value at '{name}' failed to satisfy constraint: {constraint}"
+            )));
+        }
         match self.messages.len() {
             0 => Ok(()),
             1 => Err(DynamoError::validation(format!("1 validation error detected: {}", self.messages[0]))),
@@ -117,33 +126,19 @@ pub(crate) fn integer_of(json: &Json<'_>) -> Option<i128> {
 }
 
 /// Checks every constraint of the body and reports the first ten violations.
-pub(crate) fn check_body(body: &Resolved<'_>, input: &StructShape) -> Result<(), DynamoError> {
+pub(crate) fn check_body(body: &Resolved<'_>, input: &'static StructShape) -> Result<(), DynamoError> {
     let mut violations = Violations::default();
-    let mut lone = None;
     for (index, member) in input.members.iter().enumerate() {
         if violations.full() {
             break;
         }
         let value = body.get(index).copied().flatten();
-        let before = violations.messages.len();
-        check_member(&mut violations, &Path::ROOT.then(Step::Member(member.path)), value, member);
-        if let Some(name) = member.alone
-            && before == 0
-            && violations.messages.len() == 1
-        {
-            lone = Some(name);
-        }
-    }
-    if let (Some(name), [message]) = (lone, violations.messages.as_slice()) {
-        let constraint = &message[violations.first_constraint..];
-        return Err(DynamoError::validation(format!(
-            "1 validation error detected: Value at '{name}' failed to satisfy constraint: {constraint}"
-        )));
+        check_member(&mut violations, &Path::ROOT.then(Step::Member(member)), value, member);
     }
     violations.into_result()
 }
 
-fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Object<'_>, shape: &StructShape) {
+fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Object<'_>, shape: &'static StructShape) {
     for member in shape.members {
         if v.full() {
             return;
@@ -152,7 +147,7 @@ fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Object<'_>, shape
             continue;
         }
         let value = rules::member(members, member.name).filter(|json| !json.is_null());
-        check_member(v, &path.then(Step::Member(member.path)), value, member);
+        check_member(v, &path.then(Step::Member(member)), value, member);
     }
 }
 

@@ -185,26 +185,26 @@ pub(crate) struct Member {
     pub(crate) shape: Shape,
     /// Whether DynamoDB answers `Member must not be null` when it is absent.
     pub(crate) required: bool,
-    /// The name DynamoDB gives the member when its violation is the only one of the request, if
-    /// it words that case apart: `Value at 'Limit' failed to satisfy constraint: ...`, without
-    /// the value (Query's `Limit`).
-    pub(crate) alone: Option<&'static str>,
+    /// Whether DynamoDB words the member's violation apart when it is the only one of the
+    /// request: by the request's own names and without the value, `Value at 'Limit' failed to
+    /// satisfy constraint: ...` (Query's `Limit`, BatchGetItem's `RequestItems.<t>.member.Keys`).
+    pub(crate) alone: bool,
 }
 
 impl Member {
     /// An optional member.
     pub(crate) const fn optional(name: &'static str, path: &'static str, shape: Shape) -> Member {
-        Member { name, path, shape, required: false, alone: None }
+        Member { name, path, shape, required: false, alone: false }
     }
 
-    /// The same member, named `name` without its value when its violation is the only one.
-    pub(crate) const fn alone_as(self, name: &'static str) -> Member {
-        Member { alone: Some(name), ..self }
+    /// The same member, its violation worded apart when it is the only one ([`Member::alone`]).
+    pub(crate) const fn worded_alone(self) -> Member {
+        Member { alone: true, ..self }
     }
 
     /// A member that must not be null.
     pub(crate) const fn required(name: &'static str, path: &'static str, shape: Shape) -> Member {
-        Member { name, path, shape, required: true, alone: None }
+        Member { name, path, shape, required: true, alone: false }
     }
 }
 

@@ -36,7 +36,8 @@ static KEYS_AND_ATTRIBUTES: StructShape = StructShape {
             "Keys",
             "keys",
             Shape::List(&ListShape { member: Shape::Map(&ATTRIBUTE_MAP), len: Len::between(1, 100) }),
-        ),
+        )
+        .worded_alone(),
         Member::optional("AttributesToGet", "attributesToGet", ATTRIBUTES_TO_GET),
         Member::optional("ConsistentRead", "consistentRead", Shape::Boolean),
         Member::optional("ProjectionExpression", "projectionExpression", STRING),

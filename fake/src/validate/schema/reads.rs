@@ -18,7 +18,7 @@ pub(crate) static QUERY: StructShape = StructShape {
     name: "QueryInput",
     members: &[
         // Alone, Query's Limit is named as in the API and its value left out (Scan keeps both).
-        Member::optional("Limit", "limit", LIMIT).alone_as("Limit"),
+        Member::optional("Limit", "limit", LIMIT).worded_alone(),
         Member::optional("ExclusiveStartKey", "exclusiveStartKey", ATTRIBUTES),
         Member::optional("ReturnConsumedCapacity", "returnConsumedCapacity", RETURN_CONSUMED_CAPACITY),
         Member::optional("AttributesToGet", "attributesToGet", ATTRIBUTES_TO_GET),
