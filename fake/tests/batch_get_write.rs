@@ -1,7 +1,7 @@
 //! BatchGetItem and BatchWriteItem through the SDK: reads and writes across tables,
 //! projections, DynamoDB's checks and their order, partial throttling and capacity.
 
-mod read_support;
+mod support;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
@@ -9,8 +9,8 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
 use dynalease_fake::{FakeDynamoDb, Fault, FaultRule};
-use read_support::{invalid, n, ok, refused, s, sdk_error, suite_tables};
 use serde_json::json;
+use support::{invalid, n, ok, refused, s, sdk_error, suite_tables};
 
 fn fake() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();

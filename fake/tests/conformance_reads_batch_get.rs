@@ -2,11 +2,11 @@
 //! table with `ProjectionExpression` and another with `AttributesToGet` is refused, as DynamoDB
 //! refuses it, before any table is read.
 
-mod read_support;
+mod support;
 
 use aws_sdk_dynamodb::types::KeysAndAttributes;
 use dynalease_fake::FakeDynamoDb;
-use read_support::{s, sdk_error, suite_tables};
+use support::{s, sdk_error, suite_tables};
 
 fn fake() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();

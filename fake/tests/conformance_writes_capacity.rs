@@ -1,26 +1,17 @@
 //! The write capacity PutItem, UpdateItem and DeleteItem report for the indexes of their table:
 //! an index pays only when the write changes what it stores.
 
+mod support;
+
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, LocalSecondaryIndex, Projection, ProjectionType, ReturnConsumedCapacity, ScalarAttributeType,
+    AttributeValue, BillingMode, ConsumedCapacity, GlobalSecondaryIndex, KeyType, LocalSecondaryIndex, Projection,
+    ProjectionType, ReturnConsumedCapacity,
 };
 use dynalease_fake::FakeDynamoDb;
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn def(name: &str) -> AttributeDefinition {
-    AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build().unwrap()
-}
-
-fn key(name: &str, kind: KeyType) -> KeySchemaElement {
-    KeySchemaElement::builder().attribute_name(name).key_type(kind).build().unwrap()
-}
+use support::{def, key, s};
 
 /// A table keyed by `pk`, `sk`, with a global index on `g` projecting `proj` and a local index on
 /// `l` projecting everything.

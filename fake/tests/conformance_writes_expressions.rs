@@ -1,14 +1,12 @@
 //! Where a syntax error in a write's expression is reported: `near` the token before the bad one
 //! and the bad one, or at the very first token, the bad one and the token after it.
 
+mod support;
+
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-use aws_sdk_dynamodb::types::AttributeValue;
 use dynalease_fake::FakeDynamoDb;
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
+use support::s;
 
 async fn update_refusal(client: &Client, expression: &str) -> String {
     let error = client

@@ -1,22 +1,16 @@
 //! CreateTable and UpdateTable settings that DescribeTable gives back (server-side encryption,
 //! on-demand maxima, table class), and the index and stream specifications CreateTable refuses.
 
+mod support;
+
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex,
-    OnDemandThroughput, Projection, ProjectionType, ScalarAttributeType, SseSpecification, SseStatus, SseType,
-    StreamSpecification, StreamViewType, TableClass, TableDescription,
+    BillingMode, GlobalSecondaryIndex, KeyType, LocalSecondaryIndex, OnDemandThroughput, Projection, ProjectionType,
+    SseSpecification, SseStatus, SseType, StreamSpecification, StreamViewType, TableClass, TableDescription,
 };
 use dynalease_fake::FakeDynamoDb;
-
-fn def(name: &str) -> AttributeDefinition {
-    AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build().unwrap()
-}
-
-fn key(name: &str, kind: KeyType) -> KeySchemaElement {
-    KeySchemaElement::builder().attribute_name(name).key_type(kind).build().unwrap()
-}
+use support::{def, key};
 
 fn create(
     client: &Client,

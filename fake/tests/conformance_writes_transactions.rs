@@ -2,6 +2,8 @@
 //! mistakes that cancel it with a `ValidationError` reason and those that refuse it outright; and
 //! which index a key mistake names.
 
+mod support;
+
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
@@ -11,10 +13,7 @@ use aws_sdk_dynamodb::types::{
     TransactWriteItem, Update,
 };
 use dynalease_fake::FakeDynamoDb;
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
+use support::s;
 
 fn put(table: &str, pk: &str, v: AttributeValue) -> TransactWriteItem {
     TransactWriteItem::builder()

@@ -1,7 +1,7 @@
 //! Secondary indexes through the SDK: kept up to date by every kind of write, sparse,
 //! projected, ordered as DynamoDB orders them, and added or removed by UpdateTable.
 
-mod read_support;
+mod support;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -13,8 +13,8 @@ use aws_sdk_dynamodb::types::{
     ScalarAttributeType, Select, TimeToLiveSpecification, TransactWriteItem, Update,
 };
 use dynalease_fake::FakeDynamoDb;
-use read_support::{invalid, ok, put_all, s, sdk_error, suite_tables};
 use serde_json::json;
+use support::{invalid, ok, put_all, s, sdk_error, suite_tables};
 
 fn fake() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();

@@ -1,15 +1,15 @@
 //! The parameters older code still sends: Expected, AttributeUpdates, AttributesToGet,
 //! KeyConditions, QueryFilter, ScanFilter and ConditionalOperator, through the SDK.
 
-mod read_support;
+mod support;
 
 use aws_sdk_dynamodb::types::{
     AttributeAction, AttributeValue, AttributeValueUpdate, ComparisonOperator, Condition, ConditionalOperator,
     ExpectedAttributeValue, ReturnValue,
 };
 use dynalease_fake::FakeDynamoDb;
-use read_support::{invalid, ok, put_all, s, sdk_error, suite_tables};
 use serde_json::json;
+use support::{invalid, ok, put_all, s, sdk_error, suite_tables};
 
 fn fake() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();
@@ -264,7 +264,7 @@ async fn scan_filters_compare_as_dynamodb_does() {
         if let Some(operator) = operator {
             body["ConditionalOperator"] = json!(operator);
         }
-        let mut keys = read_support::column(&ok(&fake, "Scan", body), "a");
+        let mut keys = support::column(&ok(&fake, "Scan", body), "a");
         keys.sort();
         keys
     };

@@ -5,12 +5,12 @@
 //! Bounded for CI by the number of cases (`PROPTEST_CASES`, default 256 per property):
 //! `PROPTEST_CASES=5000 cargo test -p dynalease-fake --test limits_fuzz --release` runs longer.
 
-mod read_support;
+mod support;
 
 use dynalease_fake::FakeDynamoDb;
 use proptest::prelude::*;
-use read_support::{put_all, suite_tables};
 use serde_json::{Map, Value as Json, json};
+use support::{put_all, suite_tables};
 
 const OPERATIONS: &[&str] = &[
     "Query",

@@ -2,12 +2,12 @@
 //! nesting, document nesting, key sizes, bodies nested too deep to read. Each is refused with
 //! DynamoDB's message, and none hangs or panics the fake.
 
-mod read_support;
+mod support;
 
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use dynalease_fake::FakeDynamoDb;
-use read_support::{invalid, ok, refused, s, sdk_error, suite_tables};
 use serde_json::{Value as Json, json};
+use support::{invalid, ok, refused, s, sdk_error, suite_tables};
 
 fn fake() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();

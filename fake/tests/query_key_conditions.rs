@@ -1,12 +1,12 @@
 //! Query's key condition, expression or legacy: what DynamoDB accepts, and the message and
 //! order of every refusal the public suites pin.
 
-mod read_support;
+mod support;
 
 use aws_sdk_dynamodb::types::{ComparisonOperator, Condition};
 use dynalease_fake::FakeDynamoDb;
-use read_support::{invalid, n, refused, s, sdk_error, suite_tables};
 use serde_json::json;
+use support::{invalid, n, refused, s, sdk_error, suite_tables};
 
 fn fake() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();

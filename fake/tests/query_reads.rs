@@ -1,15 +1,15 @@
 //! Query through the SDK: sort order by type, ranges of the sort key, direction, Limit and
 //! pagination, the 1 MB page, Select, projections, filters and consumed capacity.
 
-mod read_support;
+mod support;
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 use dynalease_fake::FakeDynamoDb;
-use read_support::{column, invalid, n, ok, put_all, s, sdk_error, suite_tables};
 use serde_json::json;
+use support::{column, invalid, n, ok, put_all, s, sdk_error, suite_tables};
 
 fn fake() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();

@@ -1,15 +1,15 @@
 //! Scan through the SDK: DynamoDB's item order, parallel segments that cover every item once,
 //! pagination, filters, projections, starting keys and consumed capacity.
 
-mod read_support;
+mod support;
 
 use std::collections::{BTreeSet, HashMap};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use dynalease_fake::FakeDynamoDb;
-use read_support::{column, invalid, ok, put_all, s, suite_tables};
 use serde_json::json;
+use support::{column, invalid, ok, put_all, s, suite_tables};
 
 fn fake() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();

@@ -1,9 +1,9 @@
-//! Shared by the read, index, batch, legacy and limits tests: tables shaped like the ones the
-//! public DynamoDB test suites use, and access to the wire for requests the SDK would not send.
+//! Shared by the test files: attribute values and key schema pieces, tables shaped like the ones
+//! the public DynamoDB test suites use, and access to the wire for requests the SDK would not send.
 #![allow(dead_code)]
 
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeDefinition, AttributeValue, KeySchemaElement, KeyType, ScalarAttributeType};
 use dynalease_fake::FakeDynamoDb;
 use serde_json::{Value as Json, json};
 
@@ -15,6 +15,16 @@ pub fn s(v: &str) -> AttributeValue {
 /// A number attribute value.
 pub fn n(v: &str) -> AttributeValue {
     AttributeValue::N(v.to_owned())
+}
+
+/// The definition of a string attribute, for a key schema.
+pub fn def(name: &str) -> AttributeDefinition {
+    AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build().unwrap()
+}
+
+/// A key schema element.
+pub fn key(name: &str, kind: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder().attribute_name(name).key_type(kind).build().unwrap()
 }
 
 /// Sends a raw request body; answers the status and the parsed body.
