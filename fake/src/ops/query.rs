@@ -13,11 +13,11 @@ use super::items::read_projection;
 use super::key_condition::{ONE_CONDITION_PER_KEY, RangeCondition, check_count, from_expression};
 use super::read::{
     PagePlan, Position, Shown, Target, check_key_paths, check_start_key_piece, check_start_table_key, condition_paths,
-    invalid_start_key, max_key_value, max_primary_key, min_primary_key, page_response, read_page, read_start_key,
+    filter_of, invalid_start_key, max_key_value, max_primary_key, min_primary_key, page_response, read_page,
+    read_start_key,
 };
 use crate::engine::Engine;
 use crate::error::DynamoError;
-use crate::expr::ast::Condition;
 use crate::expr::{parse_condition, parse_key_condition};
 use crate::index::{IndexEntry, Projection};
 use crate::legacy::{self, LegacyCondition, Operator};
@@ -29,11 +29,6 @@ use crate::validate;
 /// A boolean member as DynamoDB reads it, or its default.
 pub(crate) fn flag_or(body: &Json<'_>, key: &str, default: bool) -> bool {
     body.get(key).and_then(validate::as_bool).unwrap_or(default)
-}
-
-/// `Limit`, if given.
-pub(crate) fn limit(body: &Json<'_>) -> Option<usize> {
-    body.get("Limit").and_then(validate::as_integer).map(|n| usize::try_from(n.max(1)).unwrap_or(usize::MAX))
 }
 
 /// Query.
@@ -175,19 +170,9 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
         check_key_paths(table, condition_paths(filter))?;
     }
 
-    let filter: Option<Condition> = match (filter_expression, &query_filter) {
-        (Some(filter), _) => Some(filter),
-        (None, Some(conditions)) => legacy::to_condition(body, conditions),
-        (None, None) => None,
-    };
+    let filter = filter_of(body, filter_expression, query_filter.as_deref());
     let shown = Shown::read(body, projection, target.index.is_some());
-    let plan = PagePlan {
-        target,
-        limit: limit(body),
-        filter: filter.as_ref(),
-        shown: &shown,
-        fetch: PagePlan::needs_fetch(target, &shown, filter.as_ref()),
-    };
+    let plan = PagePlan::new(body, target, filter.as_ref(), &shown);
     let forward = flag_or(body, "ScanIndexForward", true);
     let partition = partition_of(&hash_value);
     let page = match target.index {

@@ -21,10 +21,12 @@ use crate::error::DynamoError;
 use crate::expr::ast::{Condition, Operand, Path};
 use crate::expr::project::project;
 use crate::index::{Index, IndexEntry, Projection};
+use crate::legacy::{self, LegacyCondition};
 use crate::limits::key_size_error;
 use crate::number::Number;
 use crate::request::item;
 use crate::table::{KeyAttr, KeySchema, KeyValue, PrimaryKey, Table};
+use crate::validate;
 use crate::value::{Item, item_size, item_to_json};
 
 /// The most a Query or Scan reads before it stops and returns a `LastEvaluatedKey`.
@@ -341,6 +343,20 @@ impl Shown {
     }
 }
 
+/// The filter of a Query or Scan: its `FilterExpression`, or else its legacy `QueryFilter` or
+/// `ScanFilter` as one condition.
+pub(crate) fn filter_of(
+    body: &Json<'_>,
+    expression: Option<Condition>,
+    legacy: Option<&[LegacyCondition]>,
+) -> Option<Condition> {
+    match (expression, legacy) {
+        (Some(filter), _) => Some(filter),
+        (None, Some(conditions)) => legacy::to_condition(body, conditions),
+        (None, None) => None,
+    }
+}
+
 /// How to read one page.
 #[derive(Debug)]
 pub(crate) struct PagePlan<'a> {
@@ -353,7 +369,14 @@ pub(crate) struct PagePlan<'a> {
     pub(crate) fetch: bool,
 }
 
-impl PagePlan<'_> {
+impl<'a> PagePlan<'a> {
+    /// The plan of a page of `target` under the request's `Limit`, with `filter` and `shown`.
+    pub(crate) fn new(body: &Json<'_>, target: Target<'a>, filter: Option<&'a Condition>, shown: &'a Shown) -> Self {
+        let limit =
+            body.get("Limit").and_then(validate::as_integer).map(|n| usize::try_from(n.max(1)).unwrap_or(usize::MAX));
+        PagePlan { target, limit, filter, shown, fetch: Self::needs_fetch(target, shown, filter) }
+    }
+
     /// Whether a read of a local index must also read the table, for `Select` or for the
     /// attributes the filter and the projection name.
     pub(crate) fn needs_fetch(target: Target<'_>, shown: &Shown, filter: Option<&Condition>) -> bool {

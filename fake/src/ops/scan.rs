@@ -10,14 +10,14 @@ use std::ops::Bound;
 use crate::json::{Answer, Json};
 
 use super::items::read_projection;
-use super::query::{check_select_on_global, flag_or, limit};
+use super::query::{check_select_on_global, flag_or};
 use super::read::{
     PagePlan, Position, Shown, Target, check_key_paths, check_start_key_piece, check_start_table_key, condition_paths,
-    index_floor, index_keys, invalid_start_key, min_key_value, page_response, read_page, read_start_key, table_keys,
+    filter_of, index_floor, index_keys, invalid_start_key, min_key_value, page_response, read_page, read_start_key,
+    table_keys,
 };
 use crate::engine::Engine;
 use crate::error::DynamoError;
-use crate::expr::ast::Condition;
 use crate::expr::parse_condition;
 use crate::legacy;
 use crate::partition::{SEGMENT_SPACE, segment_bounds, segment_of};
@@ -87,19 +87,9 @@ pub(crate) fn scan(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dynam
         check_key_paths(table, condition_paths(filter))?;
     }
 
-    let filter: Option<Condition> = match (filter_expression, &scan_filter) {
-        (Some(filter), _) => Some(filter),
-        (None, Some(conditions)) => legacy::to_condition(body, conditions),
-        (None, None) => None,
-    };
+    let filter = filter_of(body, filter_expression, scan_filter.as_deref());
     let shown = Shown::read(body, projection, target.index.is_some());
-    let plan = PagePlan {
-        target,
-        limit: limit(body),
-        filter: filter.as_ref(),
-        shown: &shown,
-        fetch: PagePlan::needs_fetch(target, &shown, filter.as_ref()),
-    };
+    let plan = PagePlan::new(body, target, filter.as_ref(), &shown);
     // The first placement hash of the share, and the first one past it.
     let (first, past) = ((share.start << 12) as u32, (share.end << 12) as u32);
     let page = match (target.index, position) {
