@@ -122,7 +122,11 @@ impl LegacyCondition {
             Operator::NotNull => Condition::Exists(Path(vec![PathElem::Name(self.attribute.clone())])),
             Operator::Null => Condition::NotExists(Path(vec![PathElem::Name(self.attribute.clone())])),
             Operator::Contains => Condition::Contains(path(), value(0)),
-            Operator::NotContains => Condition::Not(Box::new(Condition::Contains(path(), value(0)))),
+            // Unlike `NOT contains(a, :v)`, NOT_CONTAINS is false where the attribute is missing.
+            Operator::NotContains => Condition::And(
+                Box::new(Condition::Exists(Path(vec![PathElem::Name(self.attribute.clone())]))),
+                Box::new(Condition::Not(Box::new(Condition::Contains(path(), value(0))))),
+            ),
             Operator::BeginsWith => Condition::BeginsWith(path(), value(0)),
             Operator::In => Condition::In(path(), self.values.iter().cloned().map(Operand::Value).collect()),
             Operator::Between => Condition::Between(path(), value(0), value(1)),
@@ -147,7 +151,7 @@ fn present<'a>(object: &Json<'a>, member: &str) -> Option<Json<'a>> {
 
 /// The checks every legacy condition with an operator and values passes: the number of values,
 /// one type among them, a type the operator takes, and BETWEEN's bounds in order.
-fn check_operator_values(operator: Operator, values: &[Value], check_types: bool) -> Result<(), DynamoError> {
+fn check_operator_values(operator: Operator, values: &[Value]) -> Result<(), DynamoError> {
     if !operator.arity_ok(values.len()) {
         return Err(invalid(format_args!(
             "Invalid number of argument(s) for the {} ComparisonOperator",
@@ -159,8 +163,7 @@ fn check_operator_values(operator: Operator, values: &[Value], check_types: bool
     {
         return Err(invalid("AttributeValues inside AttributeValueList must be of same type"));
     }
-    if check_types
-        && let Some(types) = operator.value_types()
+    if let Some(types) = operator.value_types()
         && let Some(bad) = values.iter().find(|v| !types.contains(&v.type_name()))
     {
         return Err(invalid(format_args!(
@@ -193,7 +196,7 @@ pub(crate) fn read_filter(json: Option<&Json<'_>>) -> Result<Option<Vec<LegacyCo
             .and_then(Json::as_str)
             .and_then(Operator::parse)
             .ok_or_else(|| invalid("ComparisonOperator must not be null"))?;
-        check_operator_values(operator, &values, true)?;
+        check_operator_values(operator, &values)?;
         conditions.push(LegacyCondition { attribute: attribute.to_owned(), operator, values });
     }
     Ok(Some(conditions))
@@ -233,7 +236,7 @@ pub(crate) fn read_expected(json: Option<&Json<'_>>) -> Result<Option<Vec<Legacy
                     Some(v) => vec![v],
                     None => list_values,
                 };
-                check_operator_values(operator, &values, false)?;
+                check_operator_values(operator, &values)?;
                 LegacyCondition { attribute: attribute.to_owned(), operator, values }
             }
             None if list.is_some() => {

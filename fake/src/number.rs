@@ -185,8 +185,11 @@ impl Number {
         if magnitude < MIN_MAGNITUDE {
             return Err(NumberError::Underflow.to_error(""));
         }
+        // A sum or difference too precise to keep is refused as an overflow, not as the
+        // precision error a number read from a request gets (ScyllaDB's Alternator suite,
+        // which runs against DynamoDB: `1e50 + 1`).
         if value.digits() > MAX_DIGITS {
-            return Err(NumberError::Precision.to_error(""));
+            return Err(NumberError::Overflow.to_error(""));
         }
         Ok(Number(value))
     }
@@ -302,8 +305,12 @@ mod tests {
         let tiny = Number::parse("1e-10").unwrap();
         assert_eq!(
             precise.add(&tiny).unwrap_err().message,
-            "Attempting to store more than 38 significant digits in a Number"
+            "Number overflow. Attempting to store a number with magnitude larger than supported range"
         );
+        let fifty = Number::parse("1e50").unwrap();
+        for result in [fifty.add(&Number::from_i64(1)), fifty.sub(&Number::from_i64(1))] {
+            assert!(result.unwrap_err().message.starts_with("Number overflow"));
+        }
         let max = Number::parse("9e125").unwrap();
         assert!(max.add(&max).unwrap_err().message.starts_with("Number overflow"));
     }

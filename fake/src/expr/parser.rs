@@ -244,7 +244,12 @@ impl<'a> Parser<'a> {
     /// it, or, at the first token, it and the one after it.
     fn syntax_error(&self) -> DynamoError {
         let tok = self.peek();
-        let shown = if tok.kind == Tok::Eof { "<EOF>" } else { self.text(tok) };
+        self.syntax_error_showing(if tok.kind == Tok::Eof { "<EOF>" } else { self.text(tok) })
+    }
+
+    /// [`syntax_error`](Self::syntax_error), naming `shown` as the token.
+    fn syntax_error_showing(&self, shown: &str) -> DynamoError {
+        let tok = self.peek();
         let (near_start, near_end) = match self.pos.checked_sub(1).and_then(|before| self.toks.get(before)) {
             Some(before) => (before.start, tok.end),
             None => {
@@ -271,10 +276,10 @@ impl<'a> Parser<'a> {
         match tok.kind {
             Tok::Ident if !self.is_language_keyword(tok) => {
                 let text = self.text(tok);
-                // In condition and projection paths every name starts with a letter, the first and
-                // those after a dot alike; update paths may start with '_'.
-                if self.language != Language::Update && text.starts_with('_') {
-                    return Err(self.syntax_error());
+                // Every name starts with a letter, the first and those after a dot alike: DynamoDB's
+                // lexer stops at a leading '_' and reports it alone, `token: "_", near: "SET _123"`.
+                if text.starts_with('_') {
+                    return Err(self.syntax_error_showing("_"));
                 }
                 self.advance();
                 if is_reserved(text) {
@@ -371,6 +376,7 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::ValuePlaceholder => Ok(Raw::Value(self.value_placeholder()?)),
+            Tok::Ident if self.text(tok).starts_with('_') => Err(self.syntax_error_showing("_")),
             Tok::Ident if self.peek_at(1).kind == Tok::LParen && !self.is_language_keyword(tok) => {
                 self.advance();
                 self.advance();
@@ -495,6 +501,9 @@ impl<'a> Parser<'a> {
             self.operators += 1;
             self.check_misused(&[&left, &right]);
             self.check_distinct(op.symbol(), &left, &right);
+            if !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                self.check_ordered(op.symbol(), &[&left, &right]);
+            }
             let (l, r) = (self.operand(left), self.operand(right));
             return Ok(Condition::Compare(op, l, r));
         }
@@ -508,6 +517,7 @@ impl<'a> Parser<'a> {
             let high = self.raw_operand()?;
             self.operators += 1;
             self.check_misused(&[&left, &low, &high]);
+            self.check_ordered("BETWEEN", &[&left, &low, &high]);
             self.check_between(&low, &high);
             let (a, b, c) = (self.operand(left), self.operand(low), self.operand(high));
             return Ok(Condition::Between(a, b, c));
@@ -708,6 +718,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An ordering (`<`, `<=`, `>`, `>=`, BETWEEN) of a constant that has no order (a list, a
+    /// map, a set, a boolean, null) is refused, not merely false as an item's value would be.
+    fn check_ordered(&mut self, operator: &str, operands: &[&Raw]) {
+        let unordered = operands.iter().find_map(|raw| match raw {
+            Raw::Value(v) if !matches!(v, Value::S(_) | Value::N(_) | Value::B(_)) => Some(v.type_name()),
+            _ => None,
+        });
+        if let Some(t) = unordered {
+            self.note(Slot::Function, || {
+                format!("Incorrect operand type for operator or function; operator or function: {operator}, operand type: {t}")
+            });
+        }
+    }
+
     fn check_between(&mut self, low: &Raw, high: &Raw) {
         let (Raw::Value(a), Raw::Value(b)) = (low, high) else { return };
         let shown = |v: &Value| format!("AttributeValue: {{{}:{}}}", v.type_name(), scalar_text(v));
@@ -898,6 +922,7 @@ impl<'a> Parser<'a> {
                 Ok(inner)
             }
             Tok::ValuePlaceholder => Ok(UpdateOperand::Value(self.value_placeholder()?)),
+            Tok::Ident if self.text(tok).starts_with('_') => Err(self.syntax_error_showing("_")),
             Tok::Ident if self.peek_at(1).kind == Tok::LParen && !self.is_language_keyword(tok) => {
                 let name = self.text(tok);
                 self.advance();
@@ -953,6 +978,12 @@ impl<'a> Parser<'a> {
                 return Ok(placeholder);
             };
             return Ok(UpdateOperand::IfNotExists(path, Box::new(second)));
+        }
+        // DynamoDB parses list_append within list_append, then refuses it.
+        if [&first, &second].iter().any(|operand| matches!(operand, UpdateOperand::ListAppend(..))) {
+            self.note(Slot::Function, || {
+                "The function is not allowed to be used this way in an expression; function: list_append".into()
+            });
         }
         for operand in [&first, &second] {
             if let UpdateOperand::Value(v) = operand

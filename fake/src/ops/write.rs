@@ -175,6 +175,15 @@ impl WritePlan {
             }
         }
         let WriteKind::Update(actions) = &self.kind else { return Ok(Staged(None)) };
+        // An update creates a missing item, even an empty update, unless all it does is remove:
+        // REMOVE and DELETE on no item leave no item.
+        let only_removes = |actions: &[UpdateAction]| {
+            !actions.is_empty()
+                && actions.iter().all(|a| matches!(a, UpdateAction::Remove(_) | UpdateAction::Delete(..)))
+        };
+        if old.is_none() && only_removes(actions) {
+            return Ok(Staged(None));
+        }
         let base = old.cloned().unwrap_or_else(|| self.key_item.clone());
         let updated = update::apply(base, actions).map_err(|error| match self.legacy_updates {
             true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),

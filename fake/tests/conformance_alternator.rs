@@ -1,0 +1,196 @@
+//! Behaviours that ScyllaDB's Alternator test suite, which its authors run against DynamoDB
+//! itself, pins and the fake once got wrong: orderings of constants that have no order, the
+//! legacy `Expected` operators, names that start with `_`, nested `list_append`, updates that
+//! only remove, and sums too precise to keep.
+
+mod support;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::types::{AttributeValue, ComparisonOperator, ExpectedAttributeValue, ReturnValue};
+use dynalease_fake::FakeDynamoDb;
+use support::{n, s};
+
+async fn setup() -> (FakeDynamoDb, Client) {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    let list = AttributeValue::L(vec![n("1")]);
+    client.put_item().table_name("Shop").item("pk", s("k")).item("a", n("5")).item("x", list).send().await.unwrap();
+    (fake, client)
+}
+
+/// The error code and message of a refused request, or "ok".
+fn outcome<T, E: ProvideErrorMetadata>(
+    result: Result<T, aws_sdk_dynamodb::error::SdkError<E, aws_smithy_runtime_api::client::orchestrator::HttpResponse>>,
+) -> (String, String) {
+    match result {
+        Ok(_) => ("ok".into(), String::new()),
+        Err(error) => (error.code().unwrap_or_default().to_owned(), error.message().unwrap_or_default().to_owned()),
+    }
+}
+
+async fn conditional_set(client: &Client, condition: &str, values: &[(&str, AttributeValue)]) -> (String, String) {
+    let mut request = client
+        .update_item()
+        .table_name("Shop")
+        .key("pk", s("k"))
+        .update_expression("SET z = :z")
+        .condition_expression(condition)
+        .expression_attribute_values(":z", n("1"));
+    for (name, value) in values {
+        request = request.expression_attribute_values(*name, value.clone());
+    }
+    outcome(request.send().await)
+}
+
+#[tokio::test(start_paused = true)]
+async fn ordering_a_constant_that_has_no_order_is_refused_but_an_items_value_is_only_false() {
+    let (_fake, client) = setup().await;
+    let list = AttributeValue::L(vec![n("1"), n("2")]);
+    for condition in ["a < :v", ":v < a", "a >= :v"] {
+        let (code, message) = conditional_set(&client, condition, &[(":v", list.clone())]).await;
+        assert_eq!(code, "ValidationException", "{condition}");
+        assert!(message.contains("Incorrect operand type for operator or function"), "{condition}: {message}");
+        assert!(message.ends_with("operand type: L"), "{condition}: {message}");
+    }
+    let between = [(":lo", list.clone()), (":hi", AttributeValue::L(vec![n("3")]))];
+    let (code, message) = conditional_set(&client, "a BETWEEN :lo AND :hi", &between).await;
+    assert_eq!(code, "ValidationException");
+    assert_eq!(
+        message,
+        "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: L"
+    );
+    // Equality takes any type; and an item's list is merely not less than anything.
+    assert_eq!(conditional_set(&client, "a = :v", &[(":v", list)]).await.0, "ConditionalCheckFailedException");
+    assert_eq!(conditional_set(&client, "x < :one", &[(":one", n("1"))]).await.0, "ConditionalCheckFailedException");
+}
+
+fn expected(op: ComparisonOperator, values: Vec<AttributeValue>) -> ExpectedAttributeValue {
+    ExpectedAttributeValue::builder().comparison_operator(op).set_attribute_value_list(Some(values)).build()
+}
+
+async fn expected_set(client: &Client, attribute: &str, condition: ExpectedAttributeValue) -> (String, String) {
+    let request = client
+        .update_item()
+        .table_name("Shop")
+        .key("pk", s("k"))
+        .attribute_updates("z", aws_sdk_dynamodb::types::AttributeValueUpdate::builder().value(n("1")).build())
+        .expected(attribute, condition);
+    outcome(request.send().await)
+}
+
+#[tokio::test(start_paused = true)]
+async fn expected_checks_the_types_its_operator_takes_and_not_contains_needs_the_attribute() {
+    let (_fake, client) = setup().await;
+    let list = AttributeValue::L(vec![n("1")]);
+    let (code, message) = expected_set(&client, "a", expected(ComparisonOperator::Contains, vec![list.clone()])).await;
+    assert_eq!(code, "ValidationException");
+    assert_eq!(
+        message,
+        "One or more parameter values were invalid: ComparisonOperator CONTAINS is not valid for L AttributeValue type"
+    );
+    let (code, _) = expected_set(&client, "a", expected(ComparisonOperator::BeginsWith, vec![n("3")])).await;
+    assert_eq!(code, "ValidationException");
+    let (code, _) = expected_set(&client, "a", expected(ComparisonOperator::In, vec![list.clone()])).await;
+    assert_eq!(code, "ValidationException");
+    // NOT_CONTAINS is false where the attribute is missing, CONTAINS too.
+    for op in [ComparisonOperator::NotContains, ComparisonOperator::Contains] {
+        let (code, _) = expected_set(&client, "missing", expected(op.clone(), vec![n("1")])).await;
+        assert_eq!(code, "ConditionalCheckFailedException", "{op:?}");
+    }
+    assert_eq!(expected_set(&client, "x", expected(ComparisonOperator::NotContains, vec![n("2")])).await.0, "ok");
+}
+
+async fn set(client: &Client, expression: &str, values: &[(&str, AttributeValue)]) -> (String, String) {
+    let mut request = client.update_item().table_name("Shop").key("pk", s("k")).update_expression(expression);
+    for (name, value) in values {
+        request = request.expression_attribute_values(*name, value.clone());
+    }
+    outcome(request.send().await)
+}
+
+#[tokio::test(start_paused = true)]
+async fn update_names_and_functions_may_not_start_with_an_underscore() {
+    let (_fake, client) = setup().await;
+    assert_eq!(
+        set(&client, "SET _123 = :v", &[(":v", n("1"))]).await,
+        (
+            "ValidationException".to_owned(),
+            "Invalid UpdateExpression: Syntax error; token: \"_\", near: \"SET _123\"".to_owned()
+        )
+    );
+    let (code, message) = set(&client, "SET a = _f(b, c)", &[]).await;
+    assert_eq!(code, "ValidationException");
+    assert!(message.starts_with("Invalid UpdateExpression: Syntax error; token: \"_\""), "{message}");
+    assert_eq!(set(&client, "SET a_1_ = :v", &[(":v", n("1"))]).await.0, "ok");
+}
+
+#[tokio::test(start_paused = true)]
+async fn list_append_within_list_append_is_refused_after_the_parse() {
+    let (_fake, client) = setup().await;
+    let one = |v: &str| AttributeValue::L(vec![s(v)]);
+    let (code, message) = set(
+        &client,
+        "SET l = list_append(list_append(:a, :b), :c)",
+        &[(":a", one("a")), (":b", one("b")), (":c", one("c"))],
+    )
+    .await;
+    assert_eq!(code, "ValidationException");
+    assert_eq!(
+        message,
+        "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append"
+    );
+    let ok = set(&client, "SET l = list_append(if_not_exists(l, :a), :b)", &[(":a", one("a")), (":b", one("b"))]).await;
+    assert_eq!(ok.0, "ok");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_update_that_only_removes_creates_no_item_but_an_empty_one_does() {
+    let (_fake, client) = setup().await;
+    let get = |pk: &'static str| {
+        let client = client.clone();
+        async move { client.get_item().table_name("Shop").key("pk", s(pk)).consistent_read(true).send().await.unwrap().item }
+    };
+    let removed = client
+        .update_item()
+        .table_name("Shop")
+        .key("pk", s("gone"))
+        .update_expression("REMOVE a, b.c")
+        .return_values(ReturnValue::AllNew)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(removed.attributes, None);
+    assert_eq!(get("gone").await, None);
+    let set = AttributeValue::Ss(vec!["x".into()]);
+    client
+        .update_item()
+        .table_name("Shop")
+        .key("pk", s("gone"))
+        .update_expression("DELETE t :s")
+        .expression_attribute_values(":s", set)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get("gone").await, None);
+    client.update_item().table_name("Shop").key("pk", s("empty")).send().await.unwrap();
+    assert_eq!(get("empty").await, Some([("pk".to_owned(), s("empty"))].into()));
+    // On an item that exists, a REMOVE inside a missing map is still refused.
+    let (code, _) = set_on_existing(&client, "REMOVE nothing.here").await;
+    assert_eq!(code, "ValidationException");
+}
+
+async fn set_on_existing(client: &Client, expression: &str) -> (String, String) {
+    set(client, expression, &[]).await
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_sum_too_precise_to_keep_is_refused_as_an_overflow() {
+    let (_fake, client) = setup().await;
+    for expression in ["SET b = :big + :one", "SET b = :big - :one"] {
+        let (code, message) = set(&client, expression, &[(":big", n("1e50")), (":one", n("1"))]).await;
+        assert_eq!(code, "ValidationException");
+        assert_eq!(message, "Number overflow. Attempting to store a number with magnitude larger than supported range");
+    }
+}
