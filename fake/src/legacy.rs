@@ -305,6 +305,7 @@ pub(crate) fn read_attribute_updates(json: Option<&Json<'_>>) -> Result<Option<V
     };
     let mut actions = Vec::with_capacity(map.len());
     for (attribute, update) in map {
+        crate::limits::check_attribute_name(attribute)?;
         let value = present(update, "Value").map(|v| Value::from_json(&v)).transpose()?;
         let action = update.get("Action").and_then(Json::as_str).unwrap_or("PUT");
         let path = Path(vec![PathElem::Name(attribute.to_owned())]);

@@ -19,12 +19,26 @@ pub(crate) fn nesting_error() -> DynamoError {
     )
 }
 
+/// The longest attribute name, in bytes. 64 KB itself is refused (ScyllaDB's Alternator suite,
+/// against DynamoDB: 65535 is the last name accepted).
+pub(crate) const MAX_ATTRIBUTE_NAME_BYTES: usize = 65535;
+
+/// DynamoDB's refusal of an attribute name longer than [`MAX_ATTRIBUTE_NAME_BYTES`], wherever a
+/// request names one: an item, `ExpressionAttributeNames`, `AttributesToGet`, `AttributeUpdates`.
+pub(crate) fn check_attribute_name(name: &str) -> Result<(), DynamoError> {
+    if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
+        return Err(DynamoError::validation("Attribute name is too large, must be less than 65536 bytes"));
+    }
+    Ok(())
+}
+
 /// Checks what DynamoDB checks of an item to store beyond its values: every attribute has a
-/// name, and none nests deeper than DynamoDB stores.
+/// name of at most [`MAX_ATTRIBUTE_NAME_BYTES`], and none nests deeper than DynamoDB stores.
 pub(crate) fn check_item_depth(item: &Item) -> Result<(), DynamoError> {
     if item.contains_key("") {
         return Err(DynamoError::validation("Empty attribute name"));
     }
+    item.keys().try_for_each(|name| check_attribute_name(name))?;
     if item.values().any(|value| exceeds(value, 1)) { Err(nesting_error()) } else { Ok(()) }
 }
 

@@ -41,6 +41,7 @@ pub(crate) fn expression_context(body: &Json<'_>) -> Result<ExprContext, DynamoE
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeNames") {
         for (placeholder, name) in map {
             if let Json::String(name) = name {
+                crate::limits::check_attribute_name(name)?;
                 names.push((placeholder.to_owned(), name.to_string()));
             }
         }

@@ -74,11 +74,20 @@ impl KeySchema {
         Answer::Array(out)
     }
 
-    /// The key of an item under this schema, if the item has both key attributes with the right types.
+    /// The key of an item under this schema, if the item has both key attributes, of the right
+    /// types and not empty. An index leaves out the items that have none, as a global index
+    /// added to a table with items does for those whose key attribute has another type or is
+    /// an empty string (ScyllaDB's Alternator suite, against DynamoDB).
     pub(crate) fn key_of(&self, item: &Item) -> Option<PrimaryKey> {
-        let hash = KeyValue::from_value(item.get(&self.hash.name)?)?;
+        let value_of = |attr: &KeyAttr| {
+            let value = item.get(&attr.name).filter(|value| attr.kind.matches(value))?;
+            KeyValue::from_value(value).filter(|key| {
+                !matches!(key, KeyValue::S(s) if s.is_empty()) && !matches!(key, KeyValue::B(b) if b.is_empty())
+            })
+        };
+        let hash = value_of(&self.hash)?;
         let range = match &self.range {
-            Some(r) => Some(KeyValue::from_value(item.get(&r.name)?)?),
+            Some(r) => Some(value_of(r)?),
             None => None,
         };
         Some(PrimaryKey::new(hash, range))

@@ -1,7 +1,9 @@
 //! Behaviours that ScyllaDB's Alternator test suite, which its authors run against DynamoDB
 //! itself, pins and the fake once got wrong: orderings of constants that have no order, the
 //! legacy `Expected` operators, names that start with `_`, nested `list_append`, updates that
-//! only remove, and sums too precise to keep.
+//! only remove, sums too precise to keep, the lengths of attribute names, duplicated attribute
+//! definitions, time-to-live names, what DeleteTable and tagging answer, and which items an
+//! index added to a table leaves out.
 
 mod support;
 
@@ -193,4 +195,122 @@ async fn a_sum_too_precise_to_keep_is_refused_as_an_overflow() {
         assert_eq!(code, "ValidationException");
         assert_eq!(message, "Number overflow. Attempting to store a number with magnitude larger than supported range");
     }
+}
+
+fn key_schema_create(
+    name: &str,
+    key: &str,
+) -> aws_sdk_dynamodb::operation::create_table::builders::CreateTableFluentBuilder {
+    use aws_sdk_dynamodb::types::{BillingMode, KeyType};
+    let fake_client = FakeDynamoDb::new().client();
+    fake_client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(support::def(key))
+        .key_schema(support::key(key, KeyType::Hash))
+}
+
+#[tokio::test(start_paused = true)]
+async fn key_attribute_names_are_1_to_255_characters_and_others_up_to_65535_bytes() {
+    let longest_key = "k".repeat(255);
+    assert_eq!(outcome(key_schema_create("Fine", &longest_key).send().await).0, "ok");
+    let (code, message) = outcome(key_schema_create("TooLong", &"k".repeat(256)).send().await);
+    assert_eq!(code, "ValidationException");
+    assert!(message.contains("Member must have length less than or equal to 255"), "{message}");
+
+    let (_fake, client) = setup().await;
+    let put = |name: String| client.put_item().table_name("Shop").item("pk", s("long")).item(name, n("1")).send();
+    assert_eq!(outcome(put("a".repeat(65535)).await).0, "ok");
+    let (code, message) = outcome(put("a".repeat(65536)).await);
+    assert_eq!(
+        (code.as_str(), message.as_str()),
+        ("ValidationException", "Attribute name is too large, must be less than 65536 bytes")
+    );
+    let named = client
+        .update_item()
+        .table_name("Shop")
+        .key("pk", s("long"))
+        .update_expression("SET #n = :v")
+        .expression_attribute_names("#n", "a".repeat(65536))
+        .expression_attribute_values(":v", n("1"))
+        .send()
+        .await;
+    assert_eq!(outcome(named).0, "ValidationException");
+    let got =
+        client.get_item().table_name("Shop").key("pk", s("long")).attributes_to_get("b".repeat(65536)).send().await;
+    assert_eq!(outcome(got).0, "ValidationException");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_duplicated_attribute_definition_is_named_before_the_key_schema_is_compared() {
+    use aws_sdk_dynamodb::types::{AttributeDefinition, ScalarAttributeType};
+    let number =
+        AttributeDefinition::builder().attribute_name("xyz").attribute_type(ScalarAttributeType::N).build().unwrap();
+    let (code, message) = outcome(key_schema_create("Dup", "xyz").attribute_definitions(number).send().await);
+    assert_eq!((code.as_str(), message.as_str()), ("ValidationException", "Attribute Name is duplicated: xyz"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn time_to_live_names_its_current_attribute_and_takes_1_to_255_characters() {
+    use aws_sdk_dynamodb::types::TimeToLiveSpecification;
+    let (_fake, client) = setup().await;
+    let spec = |name: &str, enabled: bool| {
+        TimeToLiveSpecification::builder().attribute_name(name).enabled(enabled).build().unwrap()
+    };
+    let ttl = |name: String, enabled| {
+        client.update_time_to_live().table_name("Shop").time_to_live_specification(spec(&name, enabled)).send()
+    };
+    assert_eq!(outcome(ttl("expires".into(), true).await).0, "ok");
+    assert_eq!(
+        outcome(ttl("dog".into(), false).await).1,
+        "TimeToLive is active on a different AttributeName: current AttributeName is expires"
+    );
+    for name in [String::new(), "x".repeat(256)] {
+        let (code, message) = outcome(ttl(name, true).await);
+        assert_eq!(code, "ValidationException");
+        assert!(message.contains("failed to satisfy constraint: Member must have length"), "{message}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn deleting_a_table_describes_it_without_schema_and_tagging_answers_an_empty_body() {
+    let (fake, client) = setup().await;
+    let arn = client.describe_table().table_name("Shop").send().await.unwrap().table.unwrap().table_arn.unwrap();
+    let tag = format!(r#"{{"ResourceArn":"{arn}","Tags":[{{"Key":"k","Value":"v"}}]}}"#);
+    assert_eq!(fake.handle_json("TagResource", tag.as_bytes()), (200, Vec::new()));
+    let untag = format!(r#"{{"ResourceArn":"{arn}","TagKeys":["k"]}}"#);
+    assert_eq!(fake.handle_json("UntagResource", untag.as_bytes()), (200, Vec::new()));
+    let deleted = client.delete_table().table_name("Shop").send().await.unwrap().table_description.unwrap();
+    assert_eq!(deleted.key_schema, None);
+    assert_eq!(deleted.attribute_definitions, None);
+    assert_eq!(deleted.creation_date_time, None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_index_added_to_a_table_leaves_out_items_whose_key_has_another_type_or_is_empty() {
+    use aws_sdk_dynamodb::types::{
+        CreateGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, KeyType, Projection, ProjectionType,
+    };
+    let (_fake, client) = setup().await;
+    for (pk, x) in [("good", s("x1")), ("number", n("7")), ("empty", s(""))] {
+        client.put_item().table_name("Shop").item("pk", s(pk)).item("x", x).send().await.unwrap();
+    }
+    let create = CreateGlobalSecondaryIndexAction::builder()
+        .index_name("byX")
+        .key_schema(support::key("x", KeyType::Hash))
+        .projection(Projection::builder().projection_type(ProjectionType::All).build())
+        .build()
+        .unwrap();
+    client
+        .update_table()
+        .table_name("Shop")
+        .attribute_definitions(support::def("x"))
+        .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build())
+        .send()
+        .await
+        .unwrap();
+    let scanned = client.scan().table_name("Shop").index_name("byX").send().await.unwrap();
+    let keys: Vec<_> = scanned.items().iter().map(|item| item["pk"].clone()).collect();
+    assert_eq!(keys, vec![s("good")]);
 }

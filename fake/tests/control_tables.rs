@@ -274,14 +274,20 @@ async fn tables_are_active_at_once_by_default_and_from_the_create_table_helper()
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_deleted_tables_description_leaves_out_its_global_indexes() {
+async fn a_deleted_tables_description_leaves_out_its_schema_indexes_and_creation_time() {
     let fake = FakeDynamoDb::new();
     let client = fake.client();
     create_orders(&client).await;
     let deleted = client.delete_table().table_name("Orders").send().await.unwrap().table_description.unwrap();
     assert_eq!(deleted.table_status(), Some(&TableStatus::Deleting));
+    assert_eq!(deleted.table_name(), Some("Orders"));
+    assert!(deleted.table_arn().is_some_and(|arn| arn.starts_with("arn:")));
+    assert!(deleted.table_id().is_some());
     assert_eq!(deleted.global_secondary_indexes, None);
-    assert_eq!(deleted.local_secondary_indexes().len(), 1);
+    assert_eq!(deleted.local_secondary_indexes, None);
+    assert_eq!(deleted.key_schema, None);
+    assert_eq!(deleted.attribute_definitions, None);
+    assert_eq!(deleted.creation_date_time, None);
 }
 
 #[tokio::test(start_paused = true)]

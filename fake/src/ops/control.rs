@@ -5,7 +5,7 @@ use std::time::SystemTime;
 
 use serde_json::json;
 
-use crate::json::{Answer, Json};
+use crate::json::{Answer, Body, Json};
 
 use crate::engine::Engine;
 use crate::error::DynamoError;
@@ -175,9 +175,14 @@ pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
         )));
     }
     let mut description = table.describe("DELETING");
-    // DynamoDB leaves the global secondary indexes out of a deleted table's description.
+    // DynamoDB leaves the schema, the indexes and the creation time out of a deleted table's
+    // description (ScyllaDB's Alternator suite, which runs against DynamoDB).
     if let Some(description) = description.as_object_mut() {
-        description.remove("GlobalSecondaryIndexes");
+        for left_out in
+            ["CreationDateTime", "KeySchema", "AttributeDefinitions", "GlobalSecondaryIndexes", "LocalSecondaryIndexes"]
+        {
+            description.remove(left_out);
+        }
     }
     engine.tables.remove(name);
     Ok(json!({ "TableDescription": description }))
@@ -418,9 +423,10 @@ pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Resul
         return Err(DynamoError::validation("TimeToLive is already disabled"));
     }
     if !enabled && table.ttl.attribute.as_deref() != Some(attribute.as_str()) {
-        return Err(DynamoError::validation(
-            "TimeToLive attribute name provided in the request does not match the attribute name of the existing TTL specification",
-        ));
+        return Err(DynamoError::validation(format!(
+            "TimeToLive is active on a different AttributeName: current AttributeName is {}",
+            table.ttl.attribute.as_deref().unwrap_or_default()
+        )));
     }
     table.ttl = TtlSetting { attribute: Some(attribute.clone()), enabled };
     Ok(json!({ "TimeToLiveSpecification": { "AttributeName": attribute, "Enabled": enabled } }))
@@ -463,16 +469,16 @@ fn table_of_arn<'a>(engine: &'a mut Engine, body: &Json<'_>) -> Result<&'a mut c
     }
 }
 
-/// TagResource.
-pub(crate) fn tag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
+/// TagResource. DynamoDB answers it, and UntagResource, with an empty body, not `{}`.
+pub(crate) fn tag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
     let tags = read_tags(body.get("Tags"));
     let table = table_of_arn(engine, body)?;
     table.tags.extend(tags);
-    Ok(json!({}))
+    Ok(Body::Bytes(Vec::new()))
 }
 
 /// UntagResource.
-pub(crate) fn untag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
+pub(crate) fn untag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
     let keys: Vec<String> = body
         .get("TagKeys")
         .and_then(Json::as_array)
@@ -486,7 +492,7 @@ pub(crate) fn untag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Ans
     for key in keys {
         table.tags.remove(&key);
     }
-    Ok(json!({}))
+    Ok(Body::Bytes(Vec::new()))
 }
 
 /// ListTagsOfResource.

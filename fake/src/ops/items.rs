@@ -173,6 +173,7 @@ pub(crate) fn read_projection(
         let mut seen = std::collections::BTreeSet::new();
         let mut paths = Vec::with_capacity(names.len());
         for name in names.iter().filter_map(Json::as_str) {
+            crate::limits::check_attribute_name(name)?;
             if !seen.insert(name) {
                 return Err(DynamoError::validation(format!(
                     "One or more parameter values were invalid: Duplicate value in attribute name: {name}"

@@ -89,7 +89,7 @@ fn operation(name: &str) -> Option<&'static Operation> {
     static TABLE_ONLY: Operation = Operation::new(&tables::TABLE_ONLY, rules::pass).with_table_name_first();
     static LIST_TABLES: Operation = Operation::new(&tables::LIST_TABLES, rules::pass);
     static UPDATE_TIME_TO_LIVE: Operation =
-        Operation::new(&tables::UPDATE_TIME_TO_LIVE, control::update_time_to_live).with_table_name_first();
+        Operation::new(&tables::UPDATE_TIME_TO_LIVE, rules::pass).with_table_name_first();
     static TAG_RESOURCE: Operation = Operation::new(&tables::TAG_RESOURCE, control::tag_resource);
     static UNTAG_RESOURCE: Operation = Operation::new(&tables::UNTAG_RESOURCE, control::untag_resource);
     static LIST_TAGS: Operation = Operation::new(&tables::LIST_TAGS_OF_RESOURCE, control::list_tags_of_resource);

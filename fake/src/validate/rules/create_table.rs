@@ -3,7 +3,7 @@
 
 use crate::json::Json;
 
-use super::{Object, field, invalid, list, object, objects, refuse, text, throughput};
+use super::{Object, field, first_duplicate, invalid, list, object, objects, refuse, text, throughput};
 use crate::error::DynamoError;
 
 /// The most local secondary indexes a table may have.
@@ -31,6 +31,13 @@ pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
     }
 
     let definitions = list(request, "AttributeDefinitions").unwrap_or_default();
+    // Two definitions of one name are refused before the key schema is compared with them
+    // (scylladb/scylladb issue 13870 quotes DynamoDB's answer).
+    let names: Vec<Json<'_>> =
+        definitions.iter().map(|d| d.get("AttributeName").cloned().unwrap_or_default()).collect();
+    if let Some(name) = first_duplicate(&names) {
+        return refuse(format!("Attribute Name is duplicated: {name}"));
+    }
     let table_keys = KeySchema::of(request);
     check_table_keys(&table_keys, definitions)?;
     let local = list(request, "LocalSecondaryIndexes");

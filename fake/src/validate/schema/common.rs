@@ -157,12 +157,17 @@ pub(crate) const BILLING_MODE: Shape = Shape::String(&StringRules::one_of(&["PRO
 /// `TableClass`.
 pub(crate) const TABLE_CLASS: Shape = Shape::String(&StringRules::one_of(&["STANDARD", "STANDARD_INFREQUENT_ACCESS"]));
 
+/// The name of a key attribute (in `AttributeDefinitions` and key schemas) or of a projected or
+/// time-to-live attribute: 1 to 255 characters.
+pub(crate) const KEY_ATTRIBUTE_NAME: Shape =
+    Shape::String(&StringRules { one_of: &[], pattern: None, len: Len::between(1, 255) });
+
 /// `AttributeDefinitions`.
 pub(crate) const ATTRIBUTE_DEFINITIONS: Shape = Shape::List(&ListShape {
     member: Shape::Structure(&StructShape {
         name: "AttributeDefinition",
         members: &[
-            Member::required("AttributeName", "attributeName", STRING),
+            Member::required("AttributeName", "attributeName", KEY_ATTRIBUTE_NAME),
             Member::required("AttributeType", "attributeType", Shape::String(&StringRules::one_of(&["B", "N", "S"]))),
         ],
     }),
@@ -174,7 +179,7 @@ pub(crate) const TABLE_KEY_SCHEMA: Shape = Shape::List(&ListShape {
     member: Shape::Structure(&StructShape {
         name: "KeySchemaElement",
         members: &[
-            Member::required("AttributeName", "attributeName", STRING),
+            Member::required("AttributeName", "attributeName", KEY_ATTRIBUTE_NAME),
             Member::required("KeyType", "keyType", Shape::String(&StringRules::one_of(&["HASH", "RANGE"]))),
         ],
     }),
@@ -187,7 +192,7 @@ pub(crate) const INDEX_KEY_SCHEMA: Shape = Shape::List(&ListShape {
     member: Shape::Structure(&StructShape {
         name: "KeySchemaElement",
         members: &[
-            Member::required("AttributeName", "attributeName", STRING),
+            Member::required("AttributeName", "attributeName", KEY_ATTRIBUTE_NAME),
             Member::required("KeyType", "keyType", STRING),
         ],
     }),
@@ -206,7 +211,7 @@ pub(crate) const PROJECTION: Shape = Shape::Structure(&StructShape {
         Member::optional(
             "NonKeyAttributes",
             "nonKeyAttributes",
-            Shape::List(&ListShape { member: STRING, len: Len::at_least(1) }),
+            Shape::List(&ListShape { member: KEY_ATTRIBUTE_NAME, len: Len::between(1, 20) }),
         ),
     ],
 });

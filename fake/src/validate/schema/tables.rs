@@ -1,9 +1,9 @@
 //! The inputs of the control plane: tables, time to live, tags and limits.
 
 use super::common::{
-    ATTRIBUTE_DEFINITIONS, BILLING_MODE, CONTROL_TABLE_NAME, INDEX_KEY_SCHEMA, INDEX_NAME, ON_DEMAND_THROUGHPUT,
-    PROJECTION, PROVISIONED_THROUGHPUT, SSE_SPECIFICATION, STREAM_SPECIFICATION, STRING, STRINGS, TABLE_CLASS,
-    TABLE_KEY_SCHEMA, TAGS, WARM_THROUGHPUT,
+    ATTRIBUTE_DEFINITIONS, BILLING_MODE, CONTROL_TABLE_NAME, INDEX_KEY_SCHEMA, INDEX_NAME, KEY_ATTRIBUTE_NAME,
+    ON_DEMAND_THROUGHPUT, PROJECTION, PROVISIONED_THROUGHPUT, SSE_SPECIFICATION, STREAM_SPECIFICATION, STRING, STRINGS,
+    TABLE_CLASS, TABLE_KEY_SCHEMA, TAGS, WARM_THROUGHPUT,
 };
 use crate::validate::shape::{Len, ListShape, Member, NumberRules, Pattern, Shape, StringRules, StructShape};
 
@@ -151,7 +151,9 @@ pub(crate) static UPDATE_TIME_TO_LIVE: StructShape = StructShape {
             Shape::Structure(&StructShape {
                 name: "TimeToLiveSpecification",
                 members: &[
-                    Member::required("AttributeName", "attributeName", STRING),
+                    // 1 to 255 characters; an empty name breaks the least length (ScyllaDB's
+                    // Alternator suite, against DynamoDB; dynalite pinned an older wording).
+                    Member::required("AttributeName", "attributeName", KEY_ATTRIBUTE_NAME),
                     Member::required("Enabled", "enabled", Shape::Boolean),
                 ],
             }),

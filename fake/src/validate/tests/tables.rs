@@ -354,7 +354,8 @@ fn time_to_live_and_tags_rules() {
             "UpdateTimeToLive",
             json!({"TableName": "abc", "TimeToLiveSpecification": {"AttributeName": "", "Enabled": true}})
         ),
-        "TimeToLiveSpecification.AttributeName must be non empty"
+        "1 validation error detected: Value '' at 'timeToLiveSpecification.attributeName' failed to satisfy \
+         constraint: Member must have length greater than or equal to 1"
     );
     for operation in ["TagResource", "UntagResource", "ListTagsOfResource"] {
         assert_eq!(validation(operation, json!({})), "Invalid TableArn");
