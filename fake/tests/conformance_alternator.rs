@@ -313,4 +313,22 @@ async fn an_index_added_to_a_table_leaves_out_items_whose_key_has_another_type_o
     let scanned = client.scan().table_name("Shop").index_name("byX").send().await.unwrap();
     let keys: Vec<_> = scanned.items().iter().map(|item| item["pk"].clone()).collect();
     assert_eq!(keys, vec![s("good")]);
+    // The same index again is refused before anything else about it is checked.
+    let again = CreateGlobalSecondaryIndexAction::builder()
+        .index_name("byX")
+        .key_schema(support::key("y", KeyType::Hash))
+        .projection(Projection::builder().projection_type(ProjectionType::All).build())
+        .build()
+        .unwrap();
+    let refused = client
+        .update_table()
+        .table_name("Shop")
+        .attribute_definitions(support::def("y"))
+        .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(again).build())
+        .send()
+        .await;
+    assert_eq!(
+        outcome(refused),
+        ("ValidationException".to_owned(), "Attempting to create an index which already exists".to_owned())
+    );
 }

@@ -251,7 +251,7 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
         if let Some(create) = update.get("Create").filter(|c| !c.is_null()) {
             let index_name = string(create, "IndexName").unwrap_or_default();
             if table.indexes.iter().any(|i| i.name == index_name) {
-                return Err(DynamoError::invalid_parameter(format!("Table already has an index named {index_name}")));
+                return Err(DynamoError::validation("Attempting to create an index which already exists"));
             }
             let keys: Vec<&str> = create
                 .get("KeySchema")
