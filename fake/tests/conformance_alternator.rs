@@ -1,9 +1,9 @@
 //! Behaviours that ScyllaDB's Alternator test suite, which its authors run against DynamoDB
 //! itself, pins and the fake once got wrong: orderings of constants that have no order, the
 //! legacy `Expected` operators, names that start with `_`, nested `list_append`, updates that
-//! only remove, sums too precise to keep, the lengths of attribute names, duplicated attribute
-//! definitions, time-to-live names, what DeleteTable and tagging answer, and which items an
-//! index added to a table leaves out.
+//! only remove, sums too precise to keep, the lengths of attribute names and tags, duplicated
+//! attribute definitions, time-to-live names, what DeleteTable and tagging answer, which items an
+//! index added to a table leaves out, path depth, and where a transaction stops checking.
 
 mod support;
 
@@ -331,4 +331,112 @@ async fn an_index_added_to_a_table_leaves_out_items_whose_key_has_another_type_o
         outcome(refused),
         ("ValidationException".to_owned(), "Attempting to create an index which already exists".to_owned())
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_document_path_holds_at_most_32_levels() {
+    let (_fake, client) = setup().await;
+    let path = |levels: usize| format!("a{}", ".b".repeat(levels - 1));
+    let get = |projection: String| {
+        client.get_item().table_name("Shop").key("pk", s("k")).projection_expression(projection).send()
+    };
+    assert_eq!(outcome(get(path(32)).await).0, "ok");
+    assert_eq!(
+        outcome(get(path(33)).await),
+        (
+            "ValidationException".to_owned(),
+            "Invalid ProjectionExpression: The document path has too many nesting levels; nesting levels: 33"
+                .to_owned()
+        )
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_transaction_stops_at_its_first_invalid_action_and_a_check_needs_its_condition() {
+    use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+    use aws_sdk_dynamodb::types::{ConditionCheck, Put, TransactWriteItem};
+    let (fake, client) = setup().await;
+    let put = |pk: AttributeValue, condition: Option<&str>| {
+        let put =
+            Put::builder().table_name("Shop").item("pk", pk).set_condition_expression(condition.map(str::to_owned));
+        TransactWriteItem::builder().put(put.build().unwrap()).build()
+    };
+    let items = vec![put(n("1"), None), put(n("2"), None), put(s("k"), Some("attribute_not_exists(pk)"))];
+    let error = client.transact_write_items().set_transact_items(Some(items)).send().await.unwrap_err();
+    let reasons: Vec<String> = match error.into_service_error() {
+        TransactWriteItemsError::TransactionCanceledException(cancelled) => {
+            cancelled.cancellation_reasons().iter().map(|r| r.code().unwrap_or_default().to_owned()).collect()
+        }
+        other => panic!("not cancelled: {other:?}"),
+    };
+    assert_eq!(reasons, ["ValidationError", "None", "None"]);
+
+    let check = ConditionCheck::builder().table_name("Shop").key("pk", s("k")).build();
+    assert!(check.is_err(), "the SDK's own model requires a condition");
+    let request = r#"{"TransactItems": [{"ConditionCheck": {"TableName": "Shop", "Key": {"pk": {"S": "k"}}}}]}"#;
+    let (status, body) = fake.handle_json("TransactWriteItems", request.as_bytes());
+    assert_eq!(status, 400);
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        body["message"],
+        "1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' \
+         failed to satisfy constraint: Member must not be null"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_index_may_not_give_an_attribute_another_type() {
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, CreateGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, KeyType, Projection,
+        ProjectionType, ScalarAttributeType,
+    };
+    let (_fake, client) = setup().await;
+    let create = |name: &str| {
+        CreateGlobalSecondaryIndexAction::builder()
+            .index_name(name)
+            .key_schema(support::key("xyz", KeyType::Hash))
+            .projection(Projection::builder().projection_type(ProjectionType::All).build())
+            .build()
+            .unwrap()
+    };
+    let add = |name: &str, kind: ScalarAttributeType| {
+        let definition = AttributeDefinition::builder().attribute_name("xyz").attribute_type(kind).build().unwrap();
+        client
+            .update_table()
+            .table_name("Shop")
+            .attribute_definitions(definition)
+            .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create(name)).build())
+            .send()
+    };
+    assert_eq!(outcome(add("first", ScalarAttributeType::S).await).0, "ok");
+    assert_eq!(
+        outcome(add("second", ScalarAttributeType::N).await).1,
+        "One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute \
+         has the same type as previously defined. Existing schema: Schema:[SchemaElement: key{xyz:S:HASH}] New schema: \
+         Schema:[SchemaElement: key{xyz:N:HASH}]"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tag_has_a_key_of_1_to_128_characters_and_a_value_of_up_to_256() {
+    let (fake, client) = setup().await;
+    let arn = client.describe_table().table_name("Shop").send().await.unwrap().table.unwrap().table_arn.unwrap();
+    let tag = |tags: &str| {
+        let (status, body) =
+            fake.handle_json("TagResource", format!(r#"{{"ResourceArn":"{arn}","Tags":{tags}}}"#).as_bytes());
+        (status, String::from_utf8_lossy(&body).into_owned())
+    };
+    let (longest_key, longest_value) = ("k".repeat(128), "v".repeat(256));
+    assert_eq!(tag(&format!(r#"[{{"Key":"{longest_key}","Value":"{longest_value}"}}]"#)).0, 200);
+    assert_eq!(tag(r#"[{"Key":"empty","Value":""}]"#).0, 200);
+    for (tags, member) in [
+        (format!(r#"[{{"Key":"{}","Value":"v"}}]"#, "k".repeat(129)), "tags.1.member.key"),
+        (r#"[{"Key":"","Value":"v"}]"#.to_owned(), "tags.1.member.key"),
+        (format!(r#"[{{"Key":"k","Value":"{}"}}]"#, "v".repeat(257)), "tags.1.member.value"),
+        (r#"[{"Key":"dog"}]"#.to_owned(), "tags.1.member.value"),
+    ] {
+        let (status, body) = tag(&tags);
+        assert_eq!(status, 400, "{tags}");
+        assert!(body.contains(&format!("at '{member}' failed to satisfy constraint")), "{body}");
+    }
 }

@@ -725,11 +725,13 @@ fn ttl_sweeps_run_in_the_server_on_its_real_clock() {
 fn a_get_is_answered_like_dynamodbs_health_check() {
     let server = Server::start(&[]);
     let mut connection = server.connect();
-    connection.send_raw(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    connection.send_raw(b"GET / HTTP/1.1\r\nHost: localhost:8000\r\n\r\n");
     let reply = connection.read_reply().unwrap();
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body, b"healthy: dynamodb.us-east-1.amazonaws.com ");
     assert_eq!(reply.header("x-amzn-requestid").map(str::len), Some(52));
+    connection.send_raw(b"GET /health HTTP/1.1\r\nHost: localhost:8000\r\n\r\n");
+    assert_eq!(connection.read_reply().unwrap().status, 404, "only the root is the health check");
 }
 
 #[test]

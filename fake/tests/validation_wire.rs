@@ -252,7 +252,10 @@ fn error_bodies_of_bad_requests_snapshot() {
         ("BatchWriteItem", json!({"RequestItems": {"Shop": [{}]}})),
         (
             "TransactWriteItems",
-            json!({"TransactItems": [{"ConditionCheck": {"TableName": "Shop", "Key": {}}, "Update": {"TableName": "Shop", "Key": {}}}]}),
+            json!({"TransactItems": [{
+                "ConditionCheck": {"TableName": "Shop", "Key": {}, "ConditionExpression": "attribute_exists(pk)"},
+                "Update": {"TableName": "Shop", "Key": {}, "UpdateExpression": "SET a = :a"}
+            }]}),
         ),
         ("TransactGetItems", json!({"TransactItems": [{"Get": {"Key": {"pk": {"B": "=+/="}}}}]})),
         ("TagResource", json!({"Tags": []})),

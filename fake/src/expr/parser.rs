@@ -338,6 +338,11 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
         }
+        if elems.len() > crate::limits::MAX_NESTING_LEVELS {
+            return Err(
+                self.fail(format!("The document path has too many nesting levels; nesting levels: {}", elems.len()))
+            );
+        }
         Ok(Path(elems))
     }
 

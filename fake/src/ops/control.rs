@@ -269,10 +269,22 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
                 )));
             }
             for (attr, kind) in &requested {
-                if table.definition_of(attr).is_some_and(|existing| existing != *kind) {
+                if let Some(existing) = table.definition_of(attr).filter(|existing| existing != kind) {
+                    // DynamoDB's wording (ScyllaDB's Alternator suite quotes it), each schema
+                    // shown with the role the attribute has in the new index's key.
+                    let role = create
+                        .get("KeySchema")
+                        .and_then(Json::as_array)
+                        .into_iter()
+                        .flatten()
+                        .find(|k| string(k, "AttributeName") == Some(attr.as_str()))
+                        .and_then(|k| string(k, "KeyType"))
+                        .unwrap_or("HASH");
                     return Err(DynamoError::invalid_parameter(format!(
-                        "Cannot change the type of attribute {attr} from {} to {}",
-                        table.definition_of(attr).map_or("", KeyType::name),
+                        "Attributes cannot be redefined. Please check that your attribute has the same type as previously \
+                         defined. Existing schema: Schema:[SchemaElement: key{{{attr}:{}:{role}}}] New schema: \
+                         Schema:[SchemaElement: key{{{attr}:{}:{role}}}]",
+                        existing.name(),
                         kind.name()
                     )));
                 }

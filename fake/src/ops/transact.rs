@@ -76,7 +76,14 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let mut outcomes = Vec::with_capacity(prepared.len());
     let mut reasons = Vec::with_capacity(prepared.len());
     let mut cancelled = false;
+    // DynamoDB stops at the first action that is invalid: those after it are not checked and
+    // their reasons are `None` (ScyllaDB's Alternator suite, against DynamoDB).
+    let mut stopped = false;
     for plan in prepared {
+        if stopped {
+            reasons.push(json!({"Code": "None"}));
+            continue;
+        }
         let evaluated = match &plan {
             Ok(plan) => plan.evaluate(engine),
             Err(error) => Err(Failure::Invalid(error.clone())),
@@ -99,6 +106,7 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
             }
             Err(Failure::Invalid(error)) => {
                 cancelled = true;
+                stopped = true;
                 reasons.push(json!({"Code": "ValidationError", "Message": error.message}));
             }
         }

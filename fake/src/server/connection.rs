@@ -79,7 +79,9 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
                             }
                         }
                     }
-                    Method::Get | Method::Head => {
+                    // DynamoDB's health check is `GET /` alone; any other path is not found
+                    // (ScyllaDB's Alternator suite, against DynamoDB).
+                    Method::Get | Method::Head if headers.at_root => {
                         let request_id = fake.request_id();
                         let response = Response {
                             status: 200,

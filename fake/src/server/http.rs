@@ -70,6 +70,8 @@ pub(super) struct Headers {
     pub(super) target: String,
     /// The query string of the request's path, without the `?`.
     pub(super) query: String,
+    /// Whether the path is the root, `/` (with or without a query string).
+    pub(super) at_root: bool,
     /// `Content-Type`; empty if absent.
     pub(super) content_type: String,
     /// `Authorization`.
@@ -88,6 +90,7 @@ impl Headers {
     fn clear(&mut self) {
         self.target.clear();
         self.query.clear();
+        self.at_root = false;
         self.content_type.clear();
         self.authorization = None;
         self.dated = false;
@@ -323,6 +326,7 @@ impl Head {
         if let Some((_, query)) = request.path.and_then(|path| path.split_once('?')) {
             read.query.push_str(query);
         }
+        read.at_root = request.path.is_some_and(|path| path.split('?').next() == Some("/"));
         let text = |value: &[u8]| String::from_utf8_lossy(value).into_owned();
         for header in request.headers.iter() {
             let name = header.name;

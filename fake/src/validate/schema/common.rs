@@ -239,11 +239,22 @@ pub(crate) const SSE_SPECIFICATION: Shape = Shape::Structure(&StructShape {
     ],
 });
 
-/// `Tags`: a list of `Tag`.
+/// `Tags`: a list of `Tag`, each with a key of 1 to 128 characters and a value of up to 256.
 pub(crate) const TAGS: Shape = Shape::List(&ListShape {
     member: Shape::Structure(&StructShape {
         name: "Tag",
-        members: &[Member::optional("Key", "key", STRING), Member::optional("Value", "value", STRING)],
+        members: &[
+            Member::required(
+                "Key",
+                "key",
+                Shape::String(&StringRules { one_of: &[], pattern: None, len: Len::between(1, 128) }),
+            ),
+            Member::required(
+                "Value",
+                "value",
+                Shape::String(&StringRules { one_of: &[], pattern: None, len: Len::between(0, 256) }),
+            ),
+        ],
     }),
     len: Len::ANY,
 });

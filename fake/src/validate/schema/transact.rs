@@ -45,7 +45,7 @@ static TRANSACT_WRITE_ITEM: StructShape = StructShape {
                 members: &[
                     Member::required("Key", "key", ATTRIBUTES),
                     Member::optional("TableName", "tableName", STRING),
-                    Member::optional("ConditionExpression", "conditionExpression", STRING),
+                    Member::required("ConditionExpression", "conditionExpression", STRING),
                     Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),
                     Member::optional("ExpressionAttributeValues", "expressionAttributeValues", ATTRIBUTES),
                     Member::optional(
@@ -101,7 +101,7 @@ static TRANSACT_WRITE_ITEM: StructShape = StructShape {
                 name: "Update",
                 members: &[
                     Member::required("Key", "key", ATTRIBUTES),
-                    Member::optional("UpdateExpression", "updateExpression", STRING),
+                    Member::required("UpdateExpression", "updateExpression", STRING),
                     Member::optional("TableName", "tableName", STRING),
                     Member::optional("ConditionExpression", "conditionExpression", STRING),
                     Member::optional("ExpressionAttributeNames", "expressionAttributeNames", NAMES),

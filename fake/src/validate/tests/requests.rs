@@ -298,11 +298,16 @@ fn transactions_hold_one_action_per_item() {
     );
     assert_eq!(
         validation("TransactWriteItems", json!({"TransactItems": [{"Update": {}}]})),
-        "1 validation error detected: Value null at 'transactItems.1.member.update.key' failed to satisfy constraint: Member must not be null"
+        "2 validation errors detected: Value null at 'transactItems.1.member.update.key' failed to satisfy constraint: \
+         Member must not be null; Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy \
+         constraint: Member must not be null"
     );
+    // A condition check needs its condition (ScyllaDB's Alternator suite, against DynamoDB).
     assert_eq!(
         validation("TransactWriteItems", json!({"TransactItems": [{"ConditionCheck": {}}]})),
-        "1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.key' failed to satisfy constraint: Member must not be null"
+        "2 validation errors detected: Value null at 'transactItems.1.member.conditionCheck.key' failed to satisfy \
+         constraint: Member must not be null; Value null at 'transactItems.1.member.conditionCheck.conditionExpression' \
+         failed to satisfy constraint: Member must not be null"
     );
     assert_eq!(
         validation(
