@@ -104,7 +104,7 @@ impl Index {
     }
 
     fn entry(&self, table_key: &PrimaryKey, item: &Item) -> Option<IndexEntry> {
-        let key = self.key.key_of(item)?;
+        let key = self.key.index_key_of(item)?;
         Some(IndexEntry::new(key.hash, key.range, table_key.clone()))
     }
 

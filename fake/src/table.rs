@@ -75,19 +75,32 @@ impl KeySchema {
     }
 
     /// The key of an item under this schema, if the item has both key attributes, of the right
-    /// types and not empty. An index leaves out the items that have none, as a global index
-    /// added to a table with items does for those whose key attribute has another type or is
-    /// an empty string (ScyllaDB's Alternator suite, against DynamoDB).
+    /// types and not empty.
     pub(crate) fn key_of(&self, item: &Item) -> Option<PrimaryKey> {
-        let value_of = |attr: &KeyAttr| {
+        self.key_within(item, false)
+    }
+
+    /// [`key_of`](Self::key_of) for an index, which also leaves out a key over the size limits
+    /// (the table refuses such a key with an error instead). A global index added to a table
+    /// with items leaves out those whose key attribute has another type, is empty or is too
+    /// long (ScyllaDB's Alternator suite, against DynamoDB).
+    pub(crate) fn index_key_of(&self, item: &Item) -> Option<PrimaryKey> {
+        self.key_within(item, true)
+    }
+
+    fn key_within(&self, item: &Item, size_limited: bool) -> Option<PrimaryKey> {
+        let value_of = |attr: &KeyAttr, is_hash: bool| {
             let value = item.get(&attr.name).filter(|value| attr.kind.matches(value))?;
             KeyValue::from_value(value).filter(|key| {
-                !matches!(key, KeyValue::S(s) if s.is_empty()) && !matches!(key, KeyValue::B(b) if b.is_empty())
+                let empty =
+                    matches!(key, KeyValue::S(s) if s.is_empty()) || matches!(key, KeyValue::B(b) if b.is_empty());
+                let too_long = size_limited && crate::limits::key_size_error(key, is_hash).is_some();
+                !empty && !too_long
             })
         };
-        let hash = value_of(&self.hash)?;
+        let hash = value_of(&self.hash, true)?;
         let range = match &self.range {
-            Some(r) => Some(value_of(r)?),
+            Some(r) => Some(value_of(r, false)?),
             None => None,
         };
         Some(PrimaryKey::new(hash, range))
@@ -162,6 +175,8 @@ pub(crate) struct Table {
     pub(crate) deletion_protection: bool,
     pub(crate) stream: Option<String>,
     pub(crate) table_class: Option<String>,
+    /// When UpdateTable last changed the table class, which DescribeTable then reports.
+    pub(crate) table_class_updated: Option<SystemTime>,
     /// The most read and write request units of an on-demand table, as `OnDemandThroughput`
     /// set them; `None` for a member never set, which DynamoDB describes as `-1`.
     pub(crate) on_demand_max: Option<(Option<i64>, Option<i64>)>,
@@ -341,7 +356,11 @@ impl Table {
             out.insert("LatestStreamArn".into(), json!(format!("{}/stream/2025-01-01T00:00:00.000", self.arn())));
         }
         if let Some(class) = &self.table_class {
-            out.insert("TableClassSummary".into(), json!({"TableClass": class}));
+            let mut summary = json!({"TableClass": class});
+            if let Some(updated) = self.table_class_updated {
+                summary["LastUpdateDateTime"] = epoch_timestamp(updated);
+            }
+            out.insert("TableClassSummary".into(), summary);
         }
         if let Some((read, write)) = self.on_demand_max {
             out.insert(

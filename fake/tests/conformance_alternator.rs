@@ -440,3 +440,56 @@ async fn a_tag_has_a_key_of_1_to_128_characters_and_a_value_of_up_to_256() {
         assert!(body.contains(&format!("at '{member}' failed to satisfy constraint")), "{body}");
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_table_class_is_named_exactly_and_its_change_is_dated() {
+    use aws_sdk_dynamodb::types::TableClass;
+    let (_fake, client) = setup().await;
+    for class in ["junk", "standard"] {
+        let refused = client.update_table().table_name("Shop").table_class(TableClass::from(class)).send().await;
+        assert_eq!(
+            outcome(refused),
+            (
+                "ValidationException".to_owned(),
+                "Invalid table-class parameter provided. Please try again with a valid table-class value: \
+                 [STANDARD, STANDARD_INFREQUENT_ACCESS]."
+                    .to_owned()
+            )
+        );
+    }
+    let refused = key_schema_create("Classy", "pk").table_class(TableClass::from("junk")).send().await;
+    assert_eq!(outcome(refused).0, "ValidationException");
+    client.update_table().table_name("Shop").table_class(TableClass::StandardInfrequentAccess).send().await.unwrap();
+    let table = client.describe_table().table_name("Shop").send().await.unwrap().table.unwrap();
+    let summary = table.table_class_summary.unwrap();
+    assert_eq!(summary.table_class, Some(TableClass::StandardInfrequentAccess));
+    assert!(summary.last_update_date_time.is_some(), "the change is dated");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_index_added_to_a_table_leaves_out_items_whose_key_is_too_long() {
+    use aws_sdk_dynamodb::types::{
+        CreateGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, KeyType, Projection, ProjectionType,
+    };
+    let (_fake, client) = setup().await;
+    for (pk, x) in [("fits", "x".repeat(2048)), ("long", "x".repeat(2049))] {
+        client.put_item().table_name("Shop").item("pk", s(pk)).item("x", s(&x)).send().await.unwrap();
+    }
+    let create = CreateGlobalSecondaryIndexAction::builder()
+        .index_name("byX")
+        .key_schema(support::key("x", KeyType::Hash))
+        .projection(Projection::builder().projection_type(ProjectionType::KeysOnly).build())
+        .build()
+        .unwrap();
+    client
+        .update_table()
+        .table_name("Shop")
+        .attribute_definitions(support::def("x"))
+        .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build())
+        .send()
+        .await
+        .unwrap();
+    let scanned = client.scan().table_name("Shop").index_name("byX").send().await.unwrap();
+    let keys: Vec<_> = scanned.items().iter().map(|item| item["pk"].clone()).collect();
+    assert_eq!(keys, vec![s("fits")]);
+}

@@ -125,6 +125,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
             .filter(|s| s.get("StreamEnabled").and_then(crate::validate::as_bool) == Some(true))
             .map(|s| string(s, "StreamViewType").unwrap_or("NEW_AND_OLD_IMAGES").to_owned()),
         table_class: string(body, "TableClass").map(str::to_owned),
+        table_class_updated: None,
         on_demand_max: on_demand_max(body),
         sse_key_arn: None,
         creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
@@ -235,6 +236,7 @@ enum IndexChange {
 /// Every change is checked before any is applied: a refused request changes nothing.
 pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
+    let now = engine.now;
     if engine.tables.get(name).is_some_and(|t| t.is_creating(engine.now)) {
         return Err(being_created(name));
     }
@@ -329,6 +331,9 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
         table.deletion_protection = protect;
     }
     if let Some(class) = string(body, "TableClass") {
+        if table.table_class.as_deref().unwrap_or("STANDARD") != class {
+            table.table_class_updated = Some(now);
+        }
         table.table_class = Some(class.to_owned());
     }
     if let Some((read, write)) = on_demand_max(body) {

@@ -114,7 +114,7 @@ fn write_capacity(
     for index in &table.indexes {
         let entry = |item: Option<&Item>| {
             let item = item?;
-            index.key.key_of(item).map(|key| (key, index.project(&table.key, item)))
+            index.key.index_key_of(item).map(|key| (key, index.project(&table.key, item)))
         };
         let units = match (entry(old), entry(new)) {
             (Some((old_key, old_view)), Some((new_key, new_view))) if old_key != new_key => {

@@ -13,6 +13,7 @@ const MAX_GLOBAL_INDEXES: usize = 20;
 
 /// The rules of `CreateTable`, in DynamoDB's order.
 pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
+    super::table_class(request)?;
     let on_demand = text(request, "BillingMode") == Some("PAY_PER_REQUEST");
     let table_throughput = object(request, "ProvisionedThroughput");
     match (on_demand, table_throughput) {

@@ -74,6 +74,17 @@ pub(crate) fn refuse(message: impl Into<String>) -> Result<(), DynamoError> {
     Err(DynamoError::validation(message))
 }
 
+/// DynamoDB's refusal of a `TableClass` it does not know (the names are case-sensitive).
+pub(crate) fn table_class(request: &Object<'_>) -> Result<(), DynamoError> {
+    match text(request, "TableClass") {
+        Some("STANDARD" | "STANDARD_INFREQUENT_ACCESS") | None => Ok(()),
+        Some(_) => refuse(
+            "Invalid table-class parameter provided. Please try again with a valid table-class value: \
+             [STANDARD, STANDARD_INFREQUENT_ACCESS].",
+        ),
+    }
+}
+
 /// The first string of the list that appears twice, if any.
 pub(crate) fn first_duplicate<'a>(items: &'a [Json<'a>]) -> Option<&'a str> {
     items.iter().enumerate().find_map(|(i, item)| {

@@ -24,6 +24,7 @@ const INDEX_ACTIONS: [&str; 3] = ["Update", "Create", "Delete"];
 
 /// The rules of `UpdateTable`, in DynamoDB's order.
 pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
+    super::table_class(request)?;
     let index_updates = list(request, "GlobalSecondaryIndexUpdates").unwrap_or_default();
     if index_updates.is_empty() && !UPDATES.iter().any(|member| field(request, member).is_some()) {
         return refuse(
