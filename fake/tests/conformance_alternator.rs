@@ -9,7 +9,9 @@ mod support;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-use aws_sdk_dynamodb::types::{AttributeValue, ComparisonOperator, ExpectedAttributeValue, ReturnValue};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ComparisonOperator, ExpectedAttributeValue, ReturnValue, ScalarAttributeType,
+};
 use dynalease_fake::FakeDynamoDb;
 use support::{n, s};
 
@@ -30,6 +32,33 @@ fn outcome<T, E: ProvideErrorMetadata>(
         Ok(_) => ("ok".into(), String::new()),
         Err(error) => (error.code().unwrap_or_default().to_owned(), error.message().unwrap_or_default().to_owned()),
     }
+}
+
+/// Adds to `Shop` a global index `name` keyed by `attribute` of type `kind`, projecting everything.
+async fn add_index(client: &Client, name: &str, attribute: &str, kind: ScalarAttributeType) -> (String, String) {
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, CreateGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, KeyType, Projection,
+        ProjectionType,
+    };
+    let create = CreateGlobalSecondaryIndexAction::builder()
+        .index_name(name)
+        .key_schema(support::key(attribute, KeyType::Hash))
+        .projection(Projection::builder().projection_type(ProjectionType::All).build())
+        .build()
+        .unwrap();
+    let definition = AttributeDefinition::builder().attribute_name(attribute).attribute_type(kind).build().unwrap();
+    let request = client
+        .update_table()
+        .table_name("Shop")
+        .attribute_definitions(definition)
+        .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build());
+    outcome(request.send().await)
+}
+
+/// The partition keys of the items in index `name` of `Shop`.
+async fn indexed_keys(client: &Client, name: &str) -> Vec<AttributeValue> {
+    let scanned = client.scan().table_name("Shop").index_name(name).send().await.unwrap();
+    scanned.items().iter().map(|item| item["pk"].clone()).collect()
 }
 
 async fn conditional_set(client: &Client, condition: &str, values: &[(&str, AttributeValue)]) -> (String, String) {
@@ -244,7 +273,7 @@ async fn key_attribute_names_are_1_to_255_characters_and_others_up_to_65535_byte
 
 #[tokio::test(start_paused = true)]
 async fn a_duplicated_attribute_definition_is_named_before_the_key_schema_is_compared() {
-    use aws_sdk_dynamodb::types::{AttributeDefinition, ScalarAttributeType};
+    use aws_sdk_dynamodb::types::AttributeDefinition;
     let number =
         AttributeDefinition::builder().attribute_name("xyz").attribute_type(ScalarAttributeType::N).build().unwrap();
     let (code, message) = outcome(key_schema_create("Dup", "xyz").attribute_definitions(number).send().await);
@@ -289,46 +318,15 @@ async fn deleting_a_table_describes_it_without_schema_and_tagging_answers_an_emp
 
 #[tokio::test(start_paused = true)]
 async fn an_index_added_to_a_table_leaves_out_items_whose_key_has_another_type_or_is_empty() {
-    use aws_sdk_dynamodb::types::{
-        CreateGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, KeyType, Projection, ProjectionType,
-    };
     let (_fake, client) = setup().await;
     for (pk, x) in [("good", s("x1")), ("number", n("7")), ("empty", s(""))] {
         client.put_item().table_name("Shop").item("pk", s(pk)).item("x", x).send().await.unwrap();
     }
-    let create = CreateGlobalSecondaryIndexAction::builder()
-        .index_name("byX")
-        .key_schema(support::key("x", KeyType::Hash))
-        .projection(Projection::builder().projection_type(ProjectionType::All).build())
-        .build()
-        .unwrap();
-    client
-        .update_table()
-        .table_name("Shop")
-        .attribute_definitions(support::def("x"))
-        .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build())
-        .send()
-        .await
-        .unwrap();
-    let scanned = client.scan().table_name("Shop").index_name("byX").send().await.unwrap();
-    let keys: Vec<_> = scanned.items().iter().map(|item| item["pk"].clone()).collect();
-    assert_eq!(keys, vec![s("good")]);
+    assert_eq!(add_index(&client, "byX", "x", ScalarAttributeType::S).await.0, "ok");
+    assert_eq!(indexed_keys(&client, "byX").await, vec![s("good")]);
     // The same index again is refused before anything else about it is checked.
-    let again = CreateGlobalSecondaryIndexAction::builder()
-        .index_name("byX")
-        .key_schema(support::key("y", KeyType::Hash))
-        .projection(Projection::builder().projection_type(ProjectionType::All).build())
-        .build()
-        .unwrap();
-    let refused = client
-        .update_table()
-        .table_name("Shop")
-        .attribute_definitions(support::def("y"))
-        .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(again).build())
-        .send()
-        .await;
     assert_eq!(
-        outcome(refused),
+        add_index(&client, "byX", "y", ScalarAttributeType::S).await,
         ("ValidationException".to_owned(), "Attempting to create an index which already exists".to_owned())
     );
 }
@@ -386,31 +384,10 @@ async fn a_transaction_stops_at_its_first_invalid_action_and_a_check_needs_its_c
 
 #[tokio::test(start_paused = true)]
 async fn an_index_may_not_give_an_attribute_another_type() {
-    use aws_sdk_dynamodb::types::{
-        AttributeDefinition, CreateGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, KeyType, Projection,
-        ProjectionType, ScalarAttributeType,
-    };
     let (_fake, client) = setup().await;
-    let create = |name: &str| {
-        CreateGlobalSecondaryIndexAction::builder()
-            .index_name(name)
-            .key_schema(support::key("xyz", KeyType::Hash))
-            .projection(Projection::builder().projection_type(ProjectionType::All).build())
-            .build()
-            .unwrap()
-    };
-    let add = |name: &str, kind: ScalarAttributeType| {
-        let definition = AttributeDefinition::builder().attribute_name("xyz").attribute_type(kind).build().unwrap();
-        client
-            .update_table()
-            .table_name("Shop")
-            .attribute_definitions(definition)
-            .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create(name)).build())
-            .send()
-    };
-    assert_eq!(outcome(add("first", ScalarAttributeType::S).await).0, "ok");
+    assert_eq!(add_index(&client, "first", "xyz", ScalarAttributeType::S).await.0, "ok");
     assert_eq!(
-        outcome(add("second", ScalarAttributeType::N).await).1,
+        add_index(&client, "second", "xyz", ScalarAttributeType::N).await.1,
         "One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute \
          has the same type as previously defined. Existing schema: Schema:[SchemaElement: key{xyz:S:HASH}] New schema: \
          Schema:[SchemaElement: key{xyz:N:HASH}]"
@@ -468,28 +445,10 @@ async fn a_table_class_is_named_exactly_and_its_change_is_dated() {
 
 #[tokio::test(start_paused = true)]
 async fn an_index_added_to_a_table_leaves_out_items_whose_key_is_too_long() {
-    use aws_sdk_dynamodb::types::{
-        CreateGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, KeyType, Projection, ProjectionType,
-    };
     let (_fake, client) = setup().await;
     for (pk, x) in [("fits", "x".repeat(2048)), ("long", "x".repeat(2049))] {
         client.put_item().table_name("Shop").item("pk", s(pk)).item("x", s(&x)).send().await.unwrap();
     }
-    let create = CreateGlobalSecondaryIndexAction::builder()
-        .index_name("byX")
-        .key_schema(support::key("x", KeyType::Hash))
-        .projection(Projection::builder().projection_type(ProjectionType::KeysOnly).build())
-        .build()
-        .unwrap();
-    client
-        .update_table()
-        .table_name("Shop")
-        .attribute_definitions(support::def("x"))
-        .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build())
-        .send()
-        .await
-        .unwrap();
-    let scanned = client.scan().table_name("Shop").index_name("byX").send().await.unwrap();
-    let keys: Vec<_> = scanned.items().iter().map(|item| item["pk"].clone()).collect();
-    assert_eq!(keys, vec![s("fits")]);
+    assert_eq!(add_index(&client, "byX", "x", ScalarAttributeType::S).await.0, "ok");
+    assert_eq!(indexed_keys(&client, "byX").await, vec![s("fits")]);
 }
