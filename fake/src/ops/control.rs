@@ -237,7 +237,7 @@ enum IndexChange {
 pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let name = table_name(body)?;
     let now = engine.now;
-    if engine.tables.get(name).is_some_and(|t| t.is_creating(engine.now)) {
+    if engine.tables.get(name).is_some_and(|t| t.is_creating(now)) {
         return Err(being_created(name));
     }
     let table = engine.table(name).map_err(|_| table_not_found(name))?;

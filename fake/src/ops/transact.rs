@@ -212,9 +212,9 @@ pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json<'_>) -> Result
     let mut responses = Vec::with_capacity(reads.len());
     let mut spent = Spent::default();
     for (name, key, projection) in &reads {
-        let table = engine.table(name)?;
-        spent.read(name, table.items.get(key).map_or(0, item_size));
-        let entry = match table.items.get(key) {
+        let found = engine.table(name)?.items.get(key);
+        spent.read(name, found.map_or(0, item_size));
+        let entry = match found {
             Some(found) => {
                 let shown = match projection {
                     Some(paths) => project(found, paths),
