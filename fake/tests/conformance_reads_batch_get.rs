@@ -17,8 +17,9 @@ fn fake() -> FakeDynamoDb {
 const MIXED: &str = "Can not use both expression and non-expression parameters in the same request: \
                      Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}";
 
-#[tokio::test(start_paused = true)]
-async fn batch_get_refuses_an_expression_projection_on_one_table_and_attributes_to_get_on_another() {
+/// The code and message of a BatchGetItem that reads `hash` with a ProjectionExpression and
+/// `legacy_table` at `legacy_key` with AttributesToGet.
+async fn mixed_styles(legacy_table: &str, legacy_key: &[(&str, &str)]) -> (String, String) {
     let fake = fake();
     let client = fake.client();
     let expression = KeysAndAttributes::builder()
@@ -26,40 +27,28 @@ async fn batch_get_refuses_an_expression_projection_on_one_table_and_attributes_
         .projection_expression("a")
         .build()
         .unwrap();
-    let legacy = KeysAndAttributes::builder()
-        .keys([("a".to_owned(), s("y")), ("b".to_owned(), s("z"))].into())
-        .attributes_to_get("a")
-        .build()
-        .unwrap();
+    let key = legacy_key.iter().map(|(name, value)| ((*name).to_owned(), s(value))).collect();
+    let legacy = KeysAndAttributes::builder().keys(key).attributes_to_get("a").build().unwrap();
     let error = client
         .batch_get_item()
         .request_items("hash", expression)
-        .request_items("range", legacy)
+        .request_items(legacy_table, legacy)
         .send()
         .await
         .unwrap_err();
-    assert_eq!(sdk_error(error), ("ValidationException".to_owned(), MIXED.to_owned()));
+    sdk_error(error)
+}
+
+#[tokio::test(start_paused = true)]
+async fn batch_get_refuses_an_expression_projection_on_one_table_and_attributes_to_get_on_another() {
+    let refused = mixed_styles("range", &[("a", "y"), ("b", "z")]).await;
+    assert_eq!(refused, ("ValidationException".to_owned(), MIXED.to_owned()));
 }
 
 #[tokio::test(start_paused = true)]
 async fn batch_get_refuses_mixed_projection_styles_even_for_a_table_that_does_not_exist() {
-    let fake = fake();
-    let client = fake.client();
-    let expression = KeysAndAttributes::builder()
-        .keys([("a".to_owned(), s("x"))].into())
-        .projection_expression("a")
-        .build()
-        .unwrap();
-    let legacy =
-        KeysAndAttributes::builder().keys([("a".to_owned(), s("y"))].into()).attributes_to_get("a").build().unwrap();
-    let error = client
-        .batch_get_item()
-        .request_items("hash", expression)
-        .request_items("no_such_table", legacy)
-        .send()
-        .await
-        .unwrap_err();
-    assert_eq!(sdk_error(error), ("ValidationException".to_owned(), MIXED.to_owned()));
+    let refused = mixed_styles("no_such_table", &[("a", "y")]).await;
+    assert_eq!(refused, ("ValidationException".to_owned(), MIXED.to_owned()));
 }
 
 #[tokio::test(start_paused = true)]
