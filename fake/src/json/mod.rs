@@ -2,10 +2,10 @@
 //! body, objects are small vectors in the order the request sent their members. Reading a
 //! request this way costs a fraction of building a `serde_json::Value`, and lookups need no hash.
 
+mod reader;
+
 use std::borrow::Cow;
 use std::fmt;
-
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 pub(crate) use serde_json::Number;
 
@@ -262,113 +262,8 @@ impl fmt::Display for Json<'_> {
     }
 }
 
-/// A member name, borrowed from the body where it has no escapes.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
 /// Objects with more members than this check repeated names through a sorted index.
 const LINEAR_DEDUP_MAX: usize = 32;
-
-impl<'de> Deserialize<'de> for Json<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Level(0).deserialize(deserializer)
-    }
-}
-
-/// A value at nesting level `.0`: reading refuses to go below [`MAX_DEPTH`], so the recursive
-/// reader never runs off the end of the stack, without a scan of the body beforehand.
-#[derive(Clone, Copy)]
-struct Level(usize);
-
-impl<'de> DeserializeSeed<'de> for Level {
-    type Value = Json<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json<'de>, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl Level {
-    fn deeper<E: de::Error>(self) -> Result<Level, E> {
-        if self.0 >= MAX_DEPTH {
-            return Err(E::custom("nested too deep"));
-        }
-        Ok(Level(self.0 + 1))
-    }
-}
-
-impl<'de> Visitor<'de> for Level {
-    type Value = Json<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Json<'de>, E> {
-        Ok(Json::Bool(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Json<'de>, E> {
-        Ok(Json::Number(v.into()))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Json<'de>, E> {
-        Ok(Json::Number(v.into()))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json<'de>, E> {
-        Ok(Number::from_f64(v).map_or(Json::Null, Json::Number))
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Json<'de>, E> {
-        Ok(Json::String(Cow::Borrowed(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Json<'de>, E> {
-        Ok(Json::String(Cow::Owned(v.to_owned())))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Json<'de>, E> {
-        Ok(Json::String(Cow::Owned(v)))
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Json<'de>, E> {
-        Ok(Json::Null)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Json<'de>, E> {
-        Ok(Json::Null)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
-        let inner = self.deeper()?;
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-        while let Some(item) = seq.next_element_seed(inner)? {
-            items.push(item);
-        }
-        Ok(Json::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
-        let inner = self.deeper()?;
-        // Most objects of a request are attribute values of one member; four covers nearly all others.
-        let mut members: Vec<(Cow<'de, str>, Json<'de>)> = Vec::with_capacity(4);
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            let value = map.next_value_seed(inner)?;
-            members.push((key, value));
-        }
-        Ok(Json::Object(Object(dedup(members))))
-    }
-}
 
 /// Keeps the last of repeated member names, in the position of the first, as a JSON parser that
 /// fills a linked map does.
@@ -406,12 +301,7 @@ pub(crate) const MAX_DEPTH: usize = 256;
 /// Reads a JSON document borrowed from `bytes`; `None` if it is not JSON or nests too deep.
 pub(crate) fn from_slice(bytes: &[u8]) -> Option<Json<'_>> {
     // One check of the whole body spares the reader a check of every string it meets.
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    deserializer.disable_recursion_limit();
-    let json = Json::deserialize(&mut deserializer).ok()?;
-    deserializer.end().ok()?;
-    Some(json)
+    reader::read(std::str::from_utf8(bytes).ok()?)
 }
 
 #[cfg(test)]
