@@ -12,6 +12,16 @@ pub(crate) struct ExprContext {
     values: Vec<(String, Value)>,
     used_names: Vec<bool>,
     used_values: Vec<bool>,
+    recording: Option<Recording>,
+}
+
+/// What one parse took from the context, for [`super::cache`]: the names it resolved, the values
+/// in the order it took them, and whether a check of the parse looked into a value beyond its type.
+#[derive(Debug, Default)]
+pub(crate) struct Recording {
+    pub(crate) names: Vec<usize>,
+    pub(crate) values: Vec<usize>,
+    pub(crate) read_content: bool,
 }
 
 /// `pairs` sorted by their first member, for lookups by binary search.
@@ -32,13 +42,22 @@ impl ExprContext {
         values: impl IntoIterator<Item = (String, Value)>,
     ) -> Self {
         let (names, values) = (sorted(names), sorted(values));
-        ExprContext { used_names: vec![false; names.len()], used_values: vec![false; values.len()], names, values }
+        ExprContext {
+            used_names: vec![false; names.len()],
+            used_values: vec![false; values.len()],
+            names,
+            values,
+            recording: None,
+        }
     }
 
     /// The attribute name behind `#placeholder`, marking it used.
     pub(crate) fn name(&mut self, placeholder: &str) -> Option<String> {
         let at = find(&self.names, placeholder)?;
         self.used_names[at] = true;
+        if let Some(recording) = &mut self.recording {
+            recording.names.push(at);
+        }
         Some(self.names[at].1.clone())
     }
 
@@ -46,7 +65,52 @@ impl ExprContext {
     pub(crate) fn value(&mut self, placeholder: &str) -> Option<Value> {
         let at = find(&self.values, placeholder)?;
         self.used_values[at] = true;
+        if let Some(recording) = &mut self.recording {
+            recording.values.push(at);
+        }
         Some(self.values[at].1.clone())
+    }
+
+    /// Tells the recording, if any, that a check looked into a value beyond its type (a BETWEEN's
+    /// bounds, the type name of `attribute_type`): a parse that did cannot be reused for other values.
+    pub(crate) fn note_content_read(&mut self) {
+        if let Some(recording) = &mut self.recording {
+            recording.read_content = true;
+        }
+    }
+
+    /// Starts recording what the parses take from the context.
+    pub(crate) fn record(&mut self) {
+        self.recording = Some(Recording::default());
+    }
+
+    /// Stops recording and gives what was recorded.
+    pub(crate) fn take_recording(&mut self) -> Recording {
+        self.recording.take().unwrap_or_default()
+    }
+
+    /// The names, sorted by placeholder.
+    pub(crate) fn names(&self) -> &[(String, String)] {
+        &self.names
+    }
+
+    /// The values, sorted by placeholder.
+    pub(crate) fn values(&self) -> &[(String, Value)] {
+        &self.values
+    }
+
+    /// Marks the name at `at` (an index into [`names`](Self::names)) used.
+    pub(crate) fn use_name(&mut self, at: usize) {
+        if let Some(used) = self.used_names.get_mut(at) {
+            *used = true;
+        }
+    }
+
+    /// Marks the value at `at` (an index into [`values`](Self::values)) used.
+    pub(crate) fn use_value(&mut self, at: usize) {
+        if let Some(used) = self.used_values.get_mut(at) {
+            *used = true;
+        }
     }
 
     /// DynamoDB's error for placeholders that no expression of the request used.

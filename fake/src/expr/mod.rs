@@ -3,9 +3,11 @@
 //! - [`lexer`] splits the text into tokens,
 //! - [`parser`] parses it with DynamoDB's checks into the forms of [`ast`],
 //! - [`eval`] evaluates conditions, [`update`] applies updates, [`project`] selects paths,
-//! - [`context`] holds a request's placeholders and notices unused ones.
+//! - [`context`] holds a request's placeholders and notices unused ones,
+//! - [`cache`] keeps successful parses for requests that repeat an expression with other values.
 
 pub(crate) mod ast;
+pub(crate) mod cache;
 pub(crate) mod context;
 pub(crate) mod eval;
 pub(crate) mod lexer;
@@ -26,7 +28,9 @@ pub(crate) fn parse_condition(
     label: &'static str,
     ctx: &mut ExprContext,
 ) -> Result<Condition, DynamoError> {
-    Parser::new(text, label, Language::Condition, ctx).parse_condition()
+    cache::parse_through(&cache::CONDITIONS, text, Language::Condition, label, ctx, |ctx| {
+        Parser::new(text, label, Language::Condition, ctx).parse_condition()
+    })
 }
 
 /// Parses a KeyConditionExpression: the condition grammar, with mistakes reported in the order
@@ -37,7 +41,9 @@ pub(crate) fn parse_key_condition(text: &str, ctx: &mut ExprContext) -> Result<C
 
 /// Parses an update expression.
 pub(crate) fn parse_update(text: &str, ctx: &mut ExprContext) -> Result<Vec<UpdateAction>, DynamoError> {
-    Parser::new(text, "UpdateExpression", Language::Update, ctx).parse_update()
+    cache::parse_through(&cache::UPDATES, text, Language::Update, "UpdateExpression", ctx, |ctx| {
+        Parser::new(text, "UpdateExpression", Language::Update, ctx).parse_update()
+    })
 }
 
 /// Parses a projection expression.

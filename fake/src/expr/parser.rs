@@ -608,6 +608,7 @@ impl<'a> Parser<'a> {
                 let second = second.unwrap_or(Raw::Value(Value::Null));
                 match &second {
                     Raw::Value(Value::S(t)) => {
+                        self.ctx.note_content_read();
                         if !["S", "N", "B", "NULL", "SS", "BOOL", "L", "BS", "NS", "M"].contains(&t.as_str()) {
                             self.note(Slot::Function, || {
                                 format!(
@@ -739,6 +740,7 @@ impl<'a> Parser<'a> {
 
     fn check_between(&mut self, low: &Raw, high: &Raw) {
         let (Raw::Value(a), Raw::Value(b)) = (low, high) else { return };
+        self.ctx.note_content_read();
         let shown = |v: &Value| format!("AttributeValue: {{{}:{}}}", v.type_name(), scalar_text(v));
         if a.type_name() != b.type_name() {
             let message = format!(
