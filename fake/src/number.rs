@@ -247,7 +247,10 @@ impl Number {
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // DynamoDB answers numbers in plain notation, without exponent or superfluous zeros.
-        self.0.write_plain_string(f)
+        match self.as_i64() {
+            Some(integer) => fmt::Display::fmt(&integer, f),
+            None => self.0.write_plain_string(f),
+        }
     }
 }
 
@@ -276,6 +279,21 @@ mod tests {
         assert_eq!(n("5."), "5");
         assert_eq!(n("+7"), "7");
         assert_eq!(n("-12.340"), "-12.34");
+    }
+
+    proptest::proptest! {
+        /// Integers are written through `i64` and everything else by the big decimal: both ways
+        /// give the same plain text, with no exponent and no superfluous zeros.
+        #[test]
+        fn numbers_are_written_as_the_big_decimal_writes_them(
+            unscaled in proptest::prelude::any::<i64>(),
+            scale in -30i64..30,
+        ) {
+            let number = Number::checked(BigDecimal::new(BigInt::from(unscaled), scale)).unwrap();
+            let mut plain = String::new();
+            number.0.write_plain_string(&mut plain).unwrap();
+            proptest::prop_assert_eq!(number.to_string(), plain);
+        }
     }
 
     #[test]
