@@ -108,6 +108,7 @@ impl<'a> Reader<'a> {
 
     /// The rest of a string whose opening quote was read: a slice of the body unless it has
     /// escapes.
+    #[inline]
     fn string(&mut self) -> Option<Cow<'a, str>> {
         let start = self.at;
         self.skip_plain();
@@ -118,11 +119,16 @@ impl<'a> Reader<'a> {
                     self.at += 1;
                     return Some(Cow::Borrowed(text));
                 }
-                b'\\' => break,
+                b'\\' => return self.escaped_string(start),
                 0..=0x1f => return None,
                 _ => self.at += 1,
             }
         }
+    }
+
+    /// The rest of a string that has an escape at `self.at`, from `start`, its first character.
+    #[cold]
+    fn escaped_string(&mut self, start: usize) -> Option<Cow<'a, str>> {
         let mut owned = String::from(self.text.get(start..self.at)?);
         loop {
             match *self.bytes.get(self.at)? {
