@@ -157,6 +157,23 @@ pub(crate) struct TtlSetting {
 }
 
 /// A table and its items.
+/// A table's secondary indexes, kept in the order they were created (DescribeTable's order) and
+/// known in the order of their names (the order in which items are checked against them).
+#[derive(Debug, Default)]
+pub(crate) struct Indexes {
+    list: Vec<Index>,
+    /// Positions in `list`, in the order of the index names.
+    by_name: Vec<usize>,
+}
+
+impl Indexes {
+    fn order(&mut self) {
+        let mut by_name: Vec<usize> = (0..self.list.len()).collect();
+        by_name.sort_by(|&a, &b| self.list[a].name.cmp(&self.list[b].name));
+        self.by_name = by_name;
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Table {
     pub(crate) name: String,
@@ -167,7 +184,7 @@ pub(crate) struct Table {
     pub(crate) table_id: String,
     pub(crate) region: String,
     pub(crate) account: String,
-    pub(crate) indexes: Vec<Index>,
+    pub(crate) indexes: Indexes,
     pub(crate) items: BTreeMap<PrimaryKey, Item>,
     pub(crate) bytes: usize,
     pub(crate) ttl: TtlSetting,
@@ -276,15 +293,35 @@ impl Table {
     /// in which DynamoDB checks an item against them, so that a key attribute several indexes
     /// share is reported for the first of them by name.
     pub(crate) fn indexes_by_name(&self) -> impl Iterator<Item = &Index> {
-        let mut indexes: Vec<&Index> = self.indexes.iter().collect();
-        indexes.sort_by(|a, b| a.name.cmp(&b.name));
-        indexes.into_iter()
+        self.indexes.by_name.iter().filter_map(|&at| self.indexes.list.get(at))
+    }
+
+    /// The secondary indexes, in the order they were created.
+    pub(crate) fn indexes(&self) -> &[Index] {
+        &self.indexes.list
+    }
+
+    /// The secondary index named `name`.
+    pub(crate) fn index_mut(&mut self, name: &str) -> Option<&mut Index> {
+        self.indexes.list.iter_mut().find(|i| i.name == name)
+    }
+
+    /// Adds a secondary index after the others.
+    pub(crate) fn add_index(&mut self, index: Index) {
+        self.indexes.list.push(index);
+        self.indexes.order();
+    }
+
+    /// Removes the global secondary index named `name`.
+    pub(crate) fn remove_global_index(&mut self, name: &str) {
+        self.indexes.list.retain(|i| !(i.kind == IndexKind::Global && i.name == name));
+        self.indexes.order();
     }
 
     /// Stores an item, keeping indexes and the size count up to date; returns the old item.
     pub(crate) fn put(&mut self, key: PrimaryKey, item: Item) -> Option<Item> {
         self.bytes += item_size(&item);
-        for index in &mut self.indexes {
+        for index in &mut self.indexes.list {
             index.put(&self.key, &key, &item);
         }
         let old = self.items.insert(key, item);
@@ -298,7 +335,7 @@ impl Table {
     pub(crate) fn remove(&mut self, key: &PrimaryKey) -> Option<Item> {
         let old = self.items.remove(key)?;
         self.bytes -= item_size(&old).min(self.bytes);
-        for index in &mut self.indexes {
+        for index in &mut self.indexes.list {
             index.remove(key);
         }
         Some(old)
@@ -341,12 +378,17 @@ impl Table {
             );
         }
         let lsis: Vec<Answer> =
-            self.indexes.iter().filter(|i| i.kind == IndexKind::Local).map(|i| i.describe(self, status)).collect();
+            self.indexes.list.iter().filter(|i| i.kind == IndexKind::Local).map(|i| i.describe(self, status)).collect();
         if !lsis.is_empty() {
             out.insert("LocalSecondaryIndexes".into(), Answer::Array(lsis));
         }
-        let gsis: Vec<Answer> =
-            self.indexes.iter().filter(|i| i.kind == IndexKind::Global).map(|i| i.describe(self, status)).collect();
+        let gsis: Vec<Answer> = self
+            .indexes
+            .list
+            .iter()
+            .filter(|i| i.kind == IndexKind::Global)
+            .map(|i| i.describe(self, status))
+            .collect();
         if !gsis.is_empty() {
             out.insert("GlobalSecondaryIndexes".into(), Answer::Array(gsis));
         }

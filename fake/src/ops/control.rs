@@ -11,7 +11,7 @@ use crate::engine::Engine;
 use crate::error::DynamoError;
 use crate::index::{Index, IndexKind, Projection};
 use crate::request::{string, table_name};
-use crate::table::{Billing, KeyAttr, KeySchema, KeyType, Table, TtlSetting};
+use crate::table::{Billing, Indexes, KeyAttr, KeySchema, KeyType, Table, TtlSetting};
 use crate::validate;
 
 fn key_schema(json: Option<&Json<'_>>, definitions: &[(String, KeyType)]) -> Result<KeySchema, DynamoError> {
@@ -114,7 +114,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         ),
         region: engine.region.clone(),
         account: engine.account.clone(),
-        indexes,
+        indexes: Indexes::default(),
         items: BTreeMap::new(),
         bytes: 0,
         ttl: TtlSetting::default(),
@@ -130,6 +130,9 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         sse_key_arn: None,
         creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
     };
+    for index in indexes {
+        table.add_index(index);
+    }
     if let Some((enabled, key)) = sse(body) {
         table.set_sse(enabled, key);
     }
@@ -252,7 +255,7 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     for update in body.get("GlobalSecondaryIndexUpdates").and_then(Json::as_array).into_iter().flatten() {
         if let Some(create) = update.get("Create").filter(|c| !c.is_null()) {
             let index_name = string(create, "IndexName").unwrap_or_default();
-            if table.indexes.iter().any(|i| i.name == index_name) {
+            if table.indexes().iter().any(|i| i.name == index_name) {
                 return Err(DynamoError::validation("Attempting to create an index which already exists"));
             }
             let keys: Vec<&str> = create
@@ -294,7 +297,7 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
             changes.push(IndexChange::Create(build_index(create, IndexKind::Global, &requested)?));
         } else if let Some(delete) = update.get("Delete").filter(|d| !d.is_null()) {
             let index_name = string(delete, "IndexName").unwrap_or_default();
-            if !table.indexes.iter().any(|i| i.kind == IndexKind::Global && i.name == index_name) {
+            if !table.indexes().iter().any(|i| i.kind == IndexKind::Global && i.name == index_name) {
                 return Err(DynamoError::resource_not_found_msg(format!(
                     "Requested resource not found: Index: {index_name} not found"
                 )));
@@ -302,7 +305,7 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
             changes.push(IndexChange::Delete(index_name.to_owned()));
         } else if let Some(change) = update.get("Update").filter(|u| !u.is_null()) {
             let index_name = string(change, "IndexName").unwrap_or_default();
-            if !table.indexes.iter().any(|i| i.kind == IndexKind::Global && i.name == index_name) {
+            if !table.indexes().iter().any(|i| i.kind == IndexKind::Global && i.name == index_name) {
                 return Err(DynamoError::resource_not_found_msg(format!(
                     "Requested resource not found: Index: {index_name} not found"
                 )));
@@ -350,22 +353,20 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
                 for (pk, item) in &table.items {
                     index.put(&key, pk, item);
                 }
-                table.indexes.push(index);
+                table.add_index(index);
             }
             IndexChange::Delete(index_name) => {
-                table.indexes.retain(|i| !(i.kind == IndexKind::Global && i.name == index_name));
+                table.remove_global_index(&index_name);
                 let used: Vec<String> = table
                     .key
                     .attrs()
-                    .chain(table.indexes.iter().flat_map(|i| i.key.attrs()))
+                    .chain(table.indexes().iter().flat_map(|i| i.key.attrs()))
                     .map(|a| a.name.clone())
                     .collect();
                 table.attribute_definitions.retain(|(attr, _)| used.contains(attr));
             }
             IndexChange::Throughput(index_name, provisioned) => {
-                if let (Some(index), Some(provisioned)) =
-                    (table.indexes.iter_mut().find(|i| i.name == index_name), provisioned)
-                {
+                if let (Some(index), Some(provisioned)) = (table.index_mut(&index_name), provisioned) {
                     index.throughput = Some(provisioned);
                 }
             }

@@ -111,7 +111,7 @@ fn write_capacity(
     let table = engine.tables.get(table_name)?;
     let table_units = write_units(old.map_or(0, item_size).max(new.map_or(0, item_size)));
     let mut consumed = Consumed::table(table_name, Halves(2 * table_units));
-    for index in &table.indexes {
+    for index in table.indexes() {
         let entry = |item: Option<&Item>| {
             let item = item?;
             index.key.index_key_of(item).map(|key| (key, index.project(&table.key, item)))

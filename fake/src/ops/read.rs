@@ -44,7 +44,7 @@ impl<'a> Target<'a> {
     pub(crate) fn resolve(table: &'a Table, index_name: Option<&str>) -> Result<Target<'a>, DynamoError> {
         let index = match index_name {
             None => None,
-            Some(name) => Some(table.indexes.iter().find(|i| i.name == name).ok_or_else(|| {
+            Some(name) => Some(table.indexes().iter().find(|i| i.name == name).ok_or_else(|| {
                 DynamoError::validation(format!("The table does not have the specified index: {name}"))
             })?),
         };
@@ -303,12 +303,12 @@ pub(crate) fn check_key_paths<'p>(table: &Table, paths: impl IntoIterator<Item =
     if let Some(attr) = table.key.attrs().find(|a| nested.contains(a.name.as_str())) {
         return refuse("Key", &attr.name);
     }
-    for index in table.indexes.iter().rev().filter(|i| i.is_global()) {
+    for index in table.indexes().iter().rev().filter(|i| i.is_global()) {
         if let Some(attr) = index.key.attrs().find(|a| nested.contains(a.name.as_str())) {
             return refuse("IndexKey", &attr.name);
         }
     }
-    for index in table.indexes.iter().rev().filter(|i| !i.is_global()) {
+    for index in table.indexes().iter().rev().filter(|i| !i.is_global()) {
         if let Some(attr) = index.key.range.as_ref().filter(|a| nested.contains(a.name.as_str())) {
             return refuse("IndexKey", &attr.name);
         }

@@ -271,7 +271,7 @@ fn check_index_updates(table: &crate::table::Table, actions: &[UpdateAction]) ->
             Value::B(b) if b.is_empty() => "binary",
             _ => continue,
         };
-        if table.indexes.iter().any(|index| index.key.is_key(name)) {
+        if table.indexes().iter().any(|index| index.key.is_key(name)) {
             return Err(DynamoError::validation(format!(
                 "One or more parameter values are not valid. The update expression attempted to update a secondary \
                  index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an \
@@ -331,7 +331,7 @@ fn check_index_sets(table: &crate::table::Table, actions: &[UpdateAction], updat
         let [PathElem::Name(name)] = path.0.as_slice() else { continue };
         let Some(value) = updated.get(name) else { continue };
         let mismatched =
-            table.indexes.iter().flat_map(|i| i.key.attrs()).any(|a| &a.name == name && !a.kind.matches(value));
+            table.indexes().iter().flat_map(|i| i.key.attrs()).any(|a| &a.name == name && !a.kind.matches(value));
         if mismatched {
             return Err(DynamoError::validation(
                 "The update expression attempted to update the secondary index key to unsupported type",
