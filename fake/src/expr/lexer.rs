@@ -5,6 +5,9 @@
 pub(crate) enum Tok {
     /// A bare name: an attribute, a function, or a keyword.
     Ident,
+    /// A bare name that starts with `_`, which no name may: DynamoDB's lexer stops at the `_`
+    /// and reports it alone (`token: "_"`), though `near` shows the whole name.
+    Underscore,
     /// `#name`.
     NamePlaceholder,
     /// `:value`.
@@ -80,7 +83,7 @@ pub(crate) fn tokenize(source: &str) -> Vec<Token> {
                 while at < bytes.len() && is_ident_part(bytes[at]) {
                     at += 1;
                 }
-                Tok::Ident
+                if b == b'_' { Tok::Underscore } else { Tok::Ident }
             }
             b'=' => {
                 at += 1;

@@ -244,7 +244,11 @@ impl<'a> Parser<'a> {
     /// it, or, at the first token, it and the one after it.
     fn syntax_error(&self) -> DynamoError {
         let tok = self.peek();
-        self.syntax_error_showing(if tok.kind == Tok::Eof { "<EOF>" } else { self.text(tok) })
+        self.syntax_error_showing(match tok.kind {
+            Tok::Eof => "<EOF>",
+            Tok::Underscore => "_",
+            _ => self.text(tok),
+        })
     }
 
     /// [`syntax_error`](Self::syntax_error), naming `shown` as the token.
@@ -276,11 +280,6 @@ impl<'a> Parser<'a> {
         match tok.kind {
             Tok::Ident if !self.is_language_keyword(tok) => {
                 let text = self.text(tok);
-                // Every name starts with a letter, the first and those after a dot alike: DynamoDB's
-                // lexer stops at a leading '_' and reports it alone, `token: "_", near: "SET _123"`.
-                if text.starts_with('_') {
-                    return Err(self.syntax_error_showing("_"));
-                }
                 self.advance();
                 if is_reserved(text) {
                     self.note(Slot::Reserved, || {
@@ -381,7 +380,6 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::ValuePlaceholder => Ok(Raw::Value(self.value_placeholder()?)),
-            Tok::Ident if self.text(tok).starts_with('_') => Err(self.syntax_error_showing("_")),
             Tok::Ident if self.peek_at(1).kind == Tok::LParen && !self.is_language_keyword(tok) => {
                 self.advance();
                 self.advance();
@@ -929,7 +927,6 @@ impl<'a> Parser<'a> {
                 Ok(inner)
             }
             Tok::ValuePlaceholder => Ok(UpdateOperand::Value(self.value_placeholder()?)),
-            Tok::Ident if self.text(tok).starts_with('_') => Err(self.syntax_error_showing("_")),
             Tok::Ident if self.peek_at(1).kind == Tok::LParen && !self.is_language_keyword(tok) => {
                 let name = self.text(tok);
                 self.advance();
