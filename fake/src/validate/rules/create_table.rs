@@ -176,7 +176,10 @@ fn check_projection(index: &Object<'_>) -> Result<(), DynamoError> {
     if !non_key && projection_type == "INCLUDE" {
         return invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
     }
-    Ok(())
+    match projection.and_then(|p| list(p, "NonKeyAttributes")).and_then(first_duplicate) {
+        Some(name) => invalid(format_args!("Duplicate element in NonKeyAttributes: {name}")),
+        None => Ok(()),
+    }
 }
 
 fn check_local_indexes(

@@ -50,6 +50,9 @@ pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
                  GlobalSecondaryIndexUpdate.Delete must not be null",
             );
         };
+        if INDEX_ACTIONS.iter().filter(|action| object(update, action).is_some()).count() > 1 {
+            return invalid("Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object");
+        }
         let earlier = index_updates[..i].iter().filter_map(Json::as_object).filter_map(index_name);
         if earlier.into_iter().any(|earlier| earlier == name) {
             return invalid(format_args!(

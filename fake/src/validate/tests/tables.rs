@@ -214,6 +214,14 @@ fn create_table_checks_local_secondary_indexes() {
         )])),
         format!("{invalid}ProjectionType is KEYS_ONLY, but NonKeyAttributes is specified")
     );
+    assert_eq!(
+        lsi(json!([index(
+            "abc",
+            json!([hash("a"), range("b")]),
+            json!({"ProjectionType": "INCLUDE", "NonKeyAttributes": ["x", "y", "x"]})
+        )])),
+        format!("{invalid}Duplicate element in NonKeyAttributes: x")
+    );
     let same = index("abc", json!([hash("a"), range("b")]), all.clone());
     assert_eq!(lsi(json!([same.clone(), same.clone()])), format!("{invalid}Duplicate index name: abc"));
     let six: Vec<Json> =
@@ -330,6 +338,12 @@ fn update_table_needs_an_update_and_one_action_per_index() {
             json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{"Delete": {"IndexName": "abc"}}, {"Delete": {"IndexName": "abc"}}]})
         ),
         format!("{invalid}Only one global secondary index update per index is allowed simultaneously. Index: abc")
+    );
+    let create = json!({"IndexName": "abc", "KeySchema": [{"AttributeName": "b", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}});
+    let both = json!({"Create": create, "Delete": {"IndexName": "abc"}});
+    assert_eq!(
+        validation("UpdateTable", json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [both]})),
+        format!("{invalid}Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object")
     );
     assert_eq!(
         validation("UpdateTable", json!({"TableName": "abc", "GlobalSecondaryIndexUpdates": [{"Update": {}}]})),
