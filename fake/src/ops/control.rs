@@ -1,11 +1,11 @@
-//! The control plane: tables, time to live, tags, limits.
+//! The control plane: tables, time to live, limits.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
 use serde_json::json;
 
-use crate::json::{Answer, Body, Json};
+use crate::json::{Answer, Json};
 
 use crate::engine::Engine;
 use crate::error::DynamoError;
@@ -93,6 +93,8 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
             indexes.push(build_index(json, kind, &definitions)?);
         }
     }
+    let tags = super::tags::read(body.get("Tags"))?;
+    super::tags::check_count(tags.len())?;
     if engine.tables.contains_key(&name) {
         return Err(DynamoError::resource_in_use(format!("Table already exists: {name}")));
     }
@@ -118,7 +120,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         items: BTreeMap::new(),
         bytes: 0,
         ttl: TtlSetting::default(),
-        tags: read_tags(body.get("Tags")),
+        tags,
         deletion_protection: body.get("DeletionProtectionEnabled").and_then(crate::validate::as_bool).unwrap_or(false),
         stream: body
             .get("StreamSpecification")
@@ -156,14 +158,6 @@ fn sse<'b>(body: &'b Json<'_>) -> Option<(bool, Option<&'b str>)> {
     let enabled = spec.get("Enabled").and_then(validate::as_bool).unwrap_or(false);
     let kms = string(spec, "SSEType").is_none_or(|kind| kind == "KMS");
     Some((enabled && kms, string(spec, "KMSMasterKeyId")))
-}
-
-fn read_tags(json: Option<&Json<'_>>) -> BTreeMap<String, String> {
-    json.and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|t| Some((string(t, "Key")?.to_owned(), string(t, "Value")?.to_owned())))
-        .collect()
 }
 
 /// DeleteTable.
@@ -474,48 +468,4 @@ pub(crate) fn describe_limits() -> Answer {
 /// DescribeEndpoints.
 pub(crate) fn describe_endpoints(engine: &Engine) -> Answer {
     json!({ "Endpoints": [ { "Address": format!("dynamodb.{}.amazonaws.com", engine.region), "CachePeriodInMinutes": 1440 } ] })
-}
-
-fn table_of_arn<'a>(engine: &'a mut Engine, body: &Json<'_>) -> Result<&'a mut crate::table::Table, DynamoError> {
-    let arn = string(body, "ResourceArn").unwrap_or_default();
-    let name = arn.rsplit_once(":table/").map(|(_, n)| n).unwrap_or_default();
-    match engine.tables.get_mut(name) {
-        Some(table) if table.arn() == arn => Ok(table),
-        _ => Err(DynamoError::resource_not_found_msg(format!(
-            "Requested resource not found: ResourcArn: {arn} not found"
-        ))),
-    }
-}
-
-/// TagResource. DynamoDB answers it, and UntagResource, with an empty body, not `{}`.
-pub(crate) fn tag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
-    let tags = read_tags(body.get("Tags"));
-    let table = table_of_arn(engine, body)?;
-    table.tags.extend(tags);
-    Ok(Body::Bytes(Vec::new()))
-}
-
-/// UntagResource.
-pub(crate) fn untag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
-    let keys: Vec<String> = body
-        .get("TagKeys")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Json::as_str)
-        .map(str::to_owned)
-        .collect();
-    // UntagResource does not name the missing resource.
-    let table = table_of_arn(engine, body).map_err(|_| DynamoError::resource_not_found())?;
-    for key in keys {
-        table.tags.remove(&key);
-    }
-    Ok(Body::Bytes(Vec::new()))
-}
-
-/// ListTagsOfResource.
-pub(crate) fn list_tags_of_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let table = table_of_arn(engine, body)?;
-    let tags: Vec<Answer> = table.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect();
-    Ok(json!({ "Tags": tags }))
 }

@@ -8,5 +8,6 @@ pub(crate) mod key_condition;
 pub(crate) mod query;
 pub(crate) mod read;
 pub(crate) mod scan;
+pub(crate) mod tags;
 pub(crate) mod transact;
 pub(crate) mod write;
