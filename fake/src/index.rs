@@ -67,6 +67,8 @@ pub(crate) struct Index {
     pub(crate) key: KeySchema,
     pub(crate) projection: Projection,
     pub(crate) throughput: Option<(i64, i64)>,
+    /// The warm throughput of a global index (a local one shares its table's).
+    pub(crate) warm: crate::warm::Warm,
     pub(crate) entries: BTreeSet<IndexEntry>,
     /// The entry of each table key present, to find an item's entry without a scan.
     pub(crate) by_table_key: BTreeMap<PrimaryKey, IndexEntry>,
@@ -190,6 +192,7 @@ impl Index {
             out["IndexStatus"] = json!(if status == "CREATING" { "CREATING" } else { "ACTIVE" });
             out["ProvisionedThroughput"] =
                 json!({"NumberOfDecreasesToday": 0, "ReadCapacityUnits": read, "WriteCapacityUnits": write});
+            out["WarmThroughput"] = self.warm.describe("ACTIVE");
         }
         out
     }

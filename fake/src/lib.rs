@@ -47,6 +47,7 @@ mod table;
 mod ttl;
 mod validate;
 mod value;
+mod warm;
 
 pub use clock::{FakeClock, Sleep, TokioClock};
 pub use connector::FakeHttpClient;

@@ -200,6 +200,8 @@ pub(crate) struct Table {
     /// The KMS key that encrypts the table, when `SSESpecification` enabled a KMS key of the
     /// account rather than the key DynamoDB owns.
     pub(crate) sse_key_arn: Option<String>,
+    /// The table's warm throughput.
+    pub(crate) warm: crate::warm::Warm,
     /// Until when the table is still being created; `None` once it is active.
     pub(crate) creating_until: Option<SystemTime>,
 }
@@ -301,6 +303,11 @@ impl Table {
         &self.indexes.list
     }
 
+    /// The secondary indexes, in the order they were created, to change.
+    pub(crate) fn indexes_mut(&mut self) -> impl Iterator<Item = &mut Index> {
+        self.indexes.list.iter_mut()
+    }
+
     /// The secondary index named `name`.
     pub(crate) fn index_mut(&mut self, name: &str) -> Option<&mut Index> {
         self.indexes.list.iter_mut().find(|i| i.name == name)
@@ -370,6 +377,7 @@ impl Table {
         out.insert("TableSizeBytes".into(), json!(self.bytes));
         out.insert("ItemCount".into(), json!(self.items.len()));
         out.insert("TableArn".into(), json!(self.arn()));
+        out.insert("WarmThroughput".into(), self.warm.describe("ACTIVE"));
         out.insert("TableId".into(), json!(self.table_id));
         if self.billing == Billing::PayPerRequest {
             out.insert(

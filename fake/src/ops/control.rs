@@ -13,6 +13,7 @@ use crate::index::{Index, IndexKind, Projection};
 use crate::request::{string, table_name};
 use crate::table::{Billing, Indexes, KeyAttr, KeySchema, KeyType, Table, TtlSetting};
 use crate::validate;
+use crate::warm::{ON_DEMAND, Warm};
 
 fn key_schema(json: Option<&Json<'_>>, definitions: &[(String, KeyType)]) -> Result<KeySchema, DynamoError> {
     let elements = json.and_then(Json::as_array).cloned().unwrap_or_default();
@@ -59,12 +60,20 @@ pub(crate) fn build_index(
     kind: IndexKind,
     definitions: &[(String, KeyType)],
 ) -> Result<Index, DynamoError> {
+    let key = key_schema(json.get("KeySchema"), definitions)?;
+    let name = string(json, "IndexName").unwrap_or_default().to_owned();
+    let provisioned = throughput(json.get("ProvisionedThroughput"));
+    let mut warm = Warm::initial(provisioned);
+    if let Some(requested) = json.get("WarmThroughput").filter(|_| kind == IndexKind::Global) {
+        warm = warm.created(requested, provisioned.is_some(), &format!("index {name}"))?;
+    }
     Ok(Index {
-        name: string(json, "IndexName").unwrap_or_default().to_owned(),
+        key,
+        name,
         kind,
-        key: key_schema(json.get("KeySchema"), definitions)?,
         projection: projection(json.get("Projection")),
-        throughput: throughput(json.get("ProvisionedThroughput")),
+        throughput: provisioned,
+        warm,
         entries: BTreeSet::new(),
         by_table_key: BTreeMap::new(),
     })
@@ -95,6 +104,15 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
     }
     let tags = super::tags::read(body.get("Tags"))?;
     super::tags::check_count(tags.len())?;
+    let provisioned = match billing {
+        Billing::Provisioned { read, write } => Some((read, write)),
+        Billing::PayPerRequest => None,
+    };
+    let requested_warm = body.get("WarmThroughput");
+    let warm = match requested_warm {
+        Some(requested) => Warm::initial(provisioned).created(requested, provisioned.is_some(), "table")?,
+        None => Warm::initial(provisioned),
+    };
     if engine.tables.contains_key(&name) {
         return Err(DynamoError::resource_in_use(format!("Table already exists: {name}")));
     }
@@ -130,6 +148,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         table_class_updated: None,
         on_demand_max: on_demand_max(body),
         sse_key_arn: None,
+        warm,
         creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
     };
     for index in indexes {
@@ -140,7 +159,10 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
     }
     // Until its creation time has passed, the table is refused to reads and writes as missing,
     // and to changes as in use.
-    let description = table.describe("CREATING");
+    let mut description = table.describe("CREATING");
+    if requested_warm.is_some() {
+        description["WarmThroughput"]["Status"] = json!("UPDATING");
+    }
     engine.tables.insert(name, table);
     Ok(json!({ "TableDescription": description }))
 }
@@ -225,7 +247,8 @@ pub(crate) fn list_tables(engine: &mut Engine, body: &Json<'_>) -> Result<Answer
 enum IndexChange {
     Create(Index),
     Delete(String),
-    Throughput(String, Option<(i64, i64)>),
+    /// New provisioned throughput, warm throughput, or both, for an index.
+    Throughput(String, Option<(i64, i64)>, Option<Warm>),
 }
 
 /// UpdateTable: billing mode, throughput, deletion protection, and global secondary indexes
@@ -239,6 +262,10 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     }
     let table = engine.table(name).map_err(|_| table_not_found(name))?;
     check_throughput_change(table, body)?;
+    let raised_warm = match body.get("WarmThroughput") {
+        Some(requested) => Some(table.warm.raised(requested, "table")?),
+        None => None,
+    };
     let mut requested: Vec<(String, KeyType)> = Vec::new();
     for def in body.get("AttributeDefinitions").and_then(Json::as_array).into_iter().flatten() {
         let attr = string(def, "AttributeName").unwrap_or_default().to_owned();
@@ -299,13 +326,21 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
             changes.push(IndexChange::Delete(index_name.to_owned()));
         } else if let Some(change) = update.get("Update").filter(|u| !u.is_null()) {
             let index_name = string(change, "IndexName").unwrap_or_default();
-            if !table.indexes().iter().any(|i| i.kind == IndexKind::Global && i.name == index_name) {
+            let Some(index) = table.indexes().iter().find(|i| i.kind == IndexKind::Global && i.name == index_name)
+            else {
                 return Err(DynamoError::resource_not_found_msg(format!(
                     "Requested resource not found: Index: {index_name} not found"
                 )));
-            }
-            changes
-                .push(IndexChange::Throughput(index_name.to_owned(), throughput(change.get("ProvisionedThroughput"))));
+            };
+            let warm = match change.get("WarmThroughput") {
+                Some(requested) => Some(index.warm.raised(requested, &format!("index {index_name}"))?),
+                None => None,
+            };
+            changes.push(IndexChange::Throughput(
+                index_name.to_owned(),
+                throughput(change.get("ProvisionedThroughput")),
+                warm,
+            ));
         }
     }
 
@@ -323,6 +358,18 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
             }
         }
         Some(_) => {}
+    }
+    // Warm throughput follows the highest throughput the table has had, and a raise asked for.
+    let old_warm = table.warm;
+    let floor = match table.billing {
+        Billing::Provisioned { read, write } => Warm { read, write },
+        Billing::PayPerRequest => ON_DEMAND,
+    };
+    table.warm = table.warm.max(floor).max(raised_warm.unwrap_or(floor));
+    if table.billing == Billing::PayPerRequest {
+        for index in table.indexes_mut().filter(|index| index.kind == IndexKind::Global) {
+            index.warm = index.warm.max(ON_DEMAND);
+        }
     }
     if let Some(protect) = body.get("DeletionProtectionEnabled").and_then(validate::as_bool) {
         table.deletion_protection = protect;
@@ -359,14 +406,24 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
                     .collect();
                 table.attribute_definitions.retain(|(attr, _)| used.contains(attr));
             }
-            IndexChange::Throughput(index_name, provisioned) => {
-                if let (Some(index), Some(provisioned)) = (table.index_mut(&index_name), provisioned) {
-                    index.throughput = Some(provisioned);
+            IndexChange::Throughput(index_name, provisioned, warm) => {
+                if let Some(index) = table.index_mut(&index_name) {
+                    if let Some(provisioned) = provisioned {
+                        index.throughput = Some(provisioned);
+                        index.warm = index.warm.max(Warm::initial(Some(provisioned)));
+                    }
+                    if let Some(warm) = warm {
+                        index.warm = index.warm.max(warm);
+                    }
                 }
             }
         }
     }
-    Ok(json!({ "TableDescription": table.describe("UPDATING") }))
+    let mut description = table.describe("UPDATING");
+    if raised_warm.is_some_and(|_| table.warm != old_warm) {
+        description["WarmThroughput"]["Status"] = json!("UPDATING");
+    }
+    Ok(json!({ "TableDescription": description }))
 }
 
 /// The rules of an UpdateTable on the table's throughput and its indexes' that need the table:

@@ -85,7 +85,8 @@ const GLOBAL_SECONDARY_INDEX_UPDATES: Shape = Shape::List(&ListShape {
                     name: "UpdateGlobalSecondaryIndexAction",
                     members: &[
                         Member::required("IndexName", "indexName", INDEX_NAME),
-                        Member::required("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
+                        // Optional since an index may be given on-demand or warm throughput alone.
+                        Member::optional("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
                         Member::optional("OnDemandThroughput", "onDemandThroughput", ON_DEMAND_THROUGHPUT),
                         Member::optional("WarmThroughput", "warmThroughput", WARM_THROUGHPUT),
                     ],
