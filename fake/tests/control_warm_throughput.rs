@@ -76,6 +76,24 @@ async fn tables_and_global_indexes_start_warm_and_creation_may_raise_it() {
     let answered = created.warm_throughput.unwrap();
     assert_eq!((answered.read_units_per_second, answered.status.unwrap().as_str()), (Some(12_240), "UPDATING"));
     assert_eq!(described(&client, "Warm").await, (12_240, 4_080, "ACTIVE".into()));
+    // Less than an on-demand table starts with is refused (DynamoDB's message goes on with a link).
+    let below = client
+        .create_table()
+        .table_name("Cold")
+        .billing_mode(BillingMode::PayPerRequest)
+        .key_schema(hash("p"))
+        .attribute_definitions(string_attribute("p"))
+        .warm_throughput(warm(Some(12_000), Some(3_999)))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        below.message().unwrap_or_default().starts_with(
+            "One or more parameter values were invalid: Requested WriteUnitsPerSecond for WarmThroughput for table is \
+             lower than initial throughput for OnDemand"
+        ),
+        "{below:?}"
+    );
     // A unit left out keeps where tables start.
     on_demand(&client, "Half", Some(warm(None, Some(4_080)))).await;
     assert_eq!(described(&client, "Half").await, (12_000, 4_080, "ACTIVE".into()));
