@@ -50,6 +50,26 @@ async fn on_demand(client: &Client, name: &str, warm: Option<WarmThroughput>) ->
         .unwrap()
 }
 
+/// Creates a provisioned table `name` keyed by `p`, with `read` and `write` units and, if given,
+/// a warm throughput.
+async fn provisioned(
+    client: &Client,
+    name: &str,
+    (read, write): (i64, i64),
+    warm: Option<WarmThroughput>,
+) -> Result<TableDescription, aws_sdk_dynamodb::Error> {
+    let created = client
+        .create_table()
+        .table_name(name)
+        .key_schema(hash("p"))
+        .attribute_definitions(string_attribute("p"))
+        .provisioned_throughput(throughput(read, write))
+        .set_warm_throughput(warm)
+        .send()
+        .await?;
+    Ok(created.table_description.unwrap())
+}
+
 /// Read units, write units and status of a table's warm throughput, as DescribeTable tells.
 async fn described(client: &Client, name: &str) -> (i64, i64, String) {
     let table = client.describe_table().table_name(name).send().await.unwrap().table.unwrap();
@@ -98,27 +118,9 @@ async fn tables_and_global_indexes_start_warm_and_creation_may_raise_it() {
     on_demand(&client, "Half", Some(warm(None, Some(4_080)))).await;
     assert_eq!(described(&client, "Half").await, (12_000, 4_080, "ACTIVE".into()));
 
-    let provisioned = client
-        .create_table()
-        .table_name("Provisioned")
-        .key_schema(hash("p"))
-        .attribute_definitions(string_attribute("p"))
-        .provisioned_throughput(throughput(5, 7))
-        .send()
-        .await
-        .unwrap();
-    let start = provisioned.table_description.unwrap().warm_throughput.unwrap();
+    let start = provisioned(&client, "Provisioned", (5, 7), None).await.unwrap().warm_throughput.unwrap();
     assert_eq!((start.read_units_per_second, start.write_units_per_second), (Some(5), Some(7)));
-    let below = client
-        .create_table()
-        .table_name("Below")
-        .key_schema(hash("p"))
-        .attribute_definitions(string_attribute("p"))
-        .provisioned_throughput(throughput(5, 7))
-        .warm_throughput(warm(Some(4), Some(10)))
-        .send()
-        .await
-        .unwrap_err();
+    let below = provisioned(&client, "Below", (5, 7), Some(warm(Some(4), Some(10)))).await.unwrap_err();
     assert_eq!(
         below.message(),
         Some(
@@ -181,15 +183,7 @@ async fn warm_throughput_is_raised_but_never_lowered() {
 async fn warm_throughput_follows_the_highest_throughput_the_table_had() {
     let fake = FakeDynamoDb::new();
     let client = fake.client();
-    client
-        .create_table()
-        .table_name("Counters")
-        .key_schema(hash("p"))
-        .attribute_definitions(string_attribute("p"))
-        .provisioned_throughput(throughput(5, 5))
-        .send()
-        .await
-        .unwrap();
+    provisioned(&client, "Counters", (5, 5), None).await.unwrap();
     let provision = |read: i64, write: i64| {
         client.update_table().table_name("Counters").provisioned_throughput(throughput(read, write)).send()
     };
