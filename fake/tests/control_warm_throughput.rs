@@ -167,7 +167,12 @@ async fn warm_throughput_is_raised_but_never_lowered() {
             )
             .build()
     };
-    client.update_table().table_name("Shop").global_secondary_index_updates(index(13_000)).send().await.unwrap();
+    let answer =
+        client.update_table().table_name("Shop").global_secondary_index_updates(index(13_000)).send().await.unwrap();
+    // The answer shows the index as it was, raising; DescribeTable then shows it raised.
+    let answered = answer.table_description.unwrap().global_secondary_indexes.unwrap()[0].warm_throughput.clone();
+    let answered = answered.unwrap();
+    assert_eq!((answered.read_units_per_second, answered.status.unwrap().as_str()), (Some(12_000), "UPDATING"));
     assert_eq!(index_warm(&client, "Shop").await, (13_000, 4_000));
     let lower = client.update_table().table_name("Shop").global_secondary_index_updates(index(12_500)).send().await;
     assert_eq!(

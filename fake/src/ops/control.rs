@@ -387,6 +387,7 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     if let Some((enabled, key)) = sse(body) {
         table.set_sse(enabled, key);
     }
+    let mut indexes_warming = Vec::new();
     for change in changes {
         match change {
             IndexChange::Create(mut index) => {
@@ -408,12 +409,14 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
             }
             IndexChange::Throughput(index_name, provisioned, warm) => {
                 if let Some(index) = table.index_mut(&index_name) {
+                    let before = index.warm;
                     if let Some(provisioned) = provisioned {
                         index.throughput = Some(provisioned);
                         index.warm = index.warm.max(Warm::initial(Some(provisioned)));
                     }
-                    if let Some(warm) = warm {
+                    if let Some(warm) = warm.filter(|warm| index.warm.max(*warm) != index.warm) {
                         index.warm = index.warm.max(warm);
+                        indexes_warming.push((index_name, before));
                     }
                 }
             }
@@ -422,6 +425,12 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     let mut description = table.describe("UPDATING");
     if raised_warm.is_some_and(|_| table.warm != old_warm) {
         description["WarmThroughput"]["Status"] = json!("UPDATING");
+    }
+    // The answer shows an index's warm throughput as it was, raising; a table's as it will be.
+    for index in description["GlobalSecondaryIndexes"].as_array_mut().into_iter().flatten() {
+        if let Some((_, before)) = indexes_warming.iter().find(|(name, _)| index["IndexName"] == **name) {
+            index["WarmThroughput"] = before.describe("UPDATING");
+        }
     }
     Ok(json!({ "TableDescription": description }))
 }
