@@ -149,6 +149,16 @@ pub(crate) enum Billing {
     Provisioned { read: i64, write: i64 },
 }
 
+impl Billing {
+    /// The provisioned read and write units; `None` on demand.
+    pub(crate) fn units(&self) -> Option<(i64, i64)> {
+        match *self {
+            Billing::PayPerRequest => None,
+            Billing::Provisioned { read, write } => Some((read, write)),
+        }
+    }
+}
+
 /// The time-to-live setting of a table.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct TtlSetting {
@@ -366,10 +376,7 @@ impl Table {
         out.insert("KeySchema".into(), self.key.to_json());
         out.insert("TableStatus".into(), json!(status));
         out.insert("CreationDateTime".into(), epoch_timestamp(self.created));
-        let (read, write) = match self.billing {
-            Billing::PayPerRequest => (0, 0),
-            Billing::Provisioned { read, write } => (read, write),
-        };
+        let (read, write) = self.billing.units().unwrap_or((0, 0));
         out.insert(
             "ProvisionedThroughput".into(),
             json!({"NumberOfDecreasesToday": 0, "ReadCapacityUnits": read, "WriteCapacityUnits": write}),

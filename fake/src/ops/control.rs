@@ -104,10 +104,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
     }
     let tags = super::tags::read(body.get("Tags"))?;
     super::tags::check_count(tags.len())?;
-    let provisioned = match billing {
-        Billing::Provisioned { read, write } => Some((read, write)),
-        Billing::PayPerRequest => None,
-    };
+    let provisioned = billing.units();
     let requested_warm = body.get("WarmThroughput");
     let warm = match requested_warm {
         Some(requested) => Warm::initial(provisioned).created(requested, provisioned.is_some(), "table")?,
@@ -361,11 +358,10 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     }
     // Warm throughput follows the highest throughput the table has had, and a raise asked for.
     let old_warm = table.warm;
-    let floor = match table.billing {
-        Billing::Provisioned { read, write } => Warm { read, write },
-        Billing::PayPerRequest => ON_DEMAND,
-    };
-    table.warm = table.warm.max(floor).max(raised_warm.unwrap_or(floor));
+    table.warm = table.warm.max(Warm::initial(table.billing.units()));
+    if let Some(raised) = raised_warm {
+        table.warm = table.warm.max(raised);
+    }
     if table.billing == Billing::PayPerRequest {
         for index in table.indexes_mut().filter(|index| index.kind == IndexKind::Global) {
             index.warm = index.warm.max(ON_DEMAND);
@@ -414,8 +410,9 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
                         index.throughput = Some(provisioned);
                         index.warm = index.warm.max(Warm::initial(Some(provisioned)));
                     }
-                    if let Some(warm) = warm.filter(|warm| index.warm.max(*warm) != index.warm) {
-                        index.warm = index.warm.max(warm);
+                    let raised = warm.map_or(index.warm, |warm| index.warm.max(warm));
+                    if raised != index.warm {
+                        index.warm = raised;
                         indexes_warming.push((index_name, before));
                     }
                 }
