@@ -61,17 +61,22 @@ async fn indexed_keys(client: &Client, name: &str) -> Vec<AttributeValue> {
     scanned.items().iter().map(|item| item["pk"].clone()).collect()
 }
 
-async fn conditional_set(client: &Client, condition: &str, values: &[(&str, AttributeValue)]) -> (String, String) {
-    let mut request = client
-        .update_item()
-        .table_name("Shop")
-        .key("pk", s("k"))
-        .update_expression("SET z = :z")
-        .condition_expression(condition)
-        .expression_attribute_values(":z", n("1"));
+/// An UpdateItem of `Shop`'s item `k` with `expression` and the placeholder `values`.
+fn update(
+    client: &Client,
+    expression: &str,
+    values: &[(&str, AttributeValue)],
+) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
+    let mut request = client.update_item().table_name("Shop").key("pk", s("k")).update_expression(expression);
     for (name, value) in values {
         request = request.expression_attribute_values(*name, value.clone());
     }
+    request
+}
+
+async fn conditional_set(client: &Client, condition: &str, values: &[(&str, AttributeValue)]) -> (String, String) {
+    let request =
+        update(client, "SET z = :z", values).condition_expression(condition).expression_attribute_values(":z", n("1"));
     outcome(request.send().await)
 }
 
@@ -134,11 +139,7 @@ async fn expected_checks_the_types_its_operator_takes_and_not_contains_needs_the
 }
 
 async fn set(client: &Client, expression: &str, values: &[(&str, AttributeValue)]) -> (String, String) {
-    let mut request = client.update_item().table_name("Shop").key("pk", s("k")).update_expression(expression);
-    for (name, value) in values {
-        request = request.expression_attribute_values(*name, value.clone());
-    }
-    outcome(request.send().await)
+    outcome(update(client, expression, values).send().await)
 }
 
 #[tokio::test(start_paused = true)]
