@@ -47,19 +47,21 @@ impl Warm {
         Warm { read: read.unwrap_or(self.read), write: write.unwrap_or(self.write) }
     }
 
+    /// The first unit of `requested` below this warm throughput: its position (read 0, write 1)
+    /// and its name.
+    fn first_below(self, requested: &[(&'static str, Option<i64>); 2]) -> Option<(usize, &'static str)> {
+        let floors = [self.read, self.write];
+        (0..2).find(|&at| requested[at].1.is_some_and(|asked| asked < floors[at])).map(|at| (at, requested[at].0))
+    }
+
     /// The warm throughput a CreateTable asks for (`json`) for a new table or index that starts
     /// at `self`: not below its provisioned units, nor below the on-demand start. `whose` is
     /// `table` or `index NAME`, as DynamoDB's messages say.
     pub(crate) fn created(self, json: &Json<'_>, provisioned: bool, whose: &str) -> Result<Warm, DynamoError> {
         let requested = Warm::requested(json);
-        for ((unit, asked), (floor, capacity)) in
-            requested.iter().zip([(self.read, "ReadCapacityUnits"), (self.write, "WriteCapacityUnits")])
-        {
-            if !asked.is_some_and(|asked| asked < floor) {
-                continue;
-            }
+        if let Some((at, unit)) = self.first_below(&requested) {
             let below = if provisioned {
-                format!("{capacity} of ProvisionedThroughput")
+                format!("{} of ProvisionedThroughput", ["ReadCapacityUnits", "WriteCapacityUnits"][at])
             } else {
                 "initial throughput for OnDemand.".to_owned()
             };
@@ -74,13 +76,11 @@ impl Warm {
     /// below the current one is refused.
     pub(crate) fn raised(self, json: &Json<'_>, whose: &str) -> Result<Warm, DynamoError> {
         let requested = Warm::requested(json);
-        for ((unit, asked), current) in requested.iter().zip([self.read, self.write]) {
-            if asked.is_some_and(|asked| asked < current) {
-                return Err(DynamoError::invalid_parameter(format!(
-                    "Requested {unit} for WarmThroughput for {whose} is lower than current WarmThroughput, \
-                     decreasing WarmThroughput is not supported"
-                )));
-            }
+        if let Some((_, unit)) = self.first_below(&requested) {
+            return Err(DynamoError::invalid_parameter(format!(
+                "Requested {unit} for WarmThroughput for {whose} is lower than current WarmThroughput, \
+                 decreasing WarmThroughput is not supported"
+            )));
         }
         Ok(self.with(requested))
     }
