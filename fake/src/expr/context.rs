@@ -54,7 +54,7 @@ impl ExprContext {
     /// The attribute name behind `#placeholder`, marking it used.
     pub(crate) fn name(&mut self, placeholder: &str) -> Option<String> {
         let at = find(&self.names, placeholder)?;
-        self.used_names[at] = true;
+        self.use_name(at);
         if let Some(recording) = &mut self.recording {
             recording.names.push(at);
         }
@@ -64,7 +64,7 @@ impl ExprContext {
     /// The value behind `:placeholder`, marking it used.
     pub(crate) fn value(&mut self, placeholder: &str) -> Option<Value> {
         let at = find(&self.values, placeholder)?;
-        self.used_values[at] = true;
+        self.use_value(at);
         if let Some(recording) = &mut self.recording {
             recording.values.push(at);
         }
