@@ -44,7 +44,7 @@ fn http_response(reply: Reply) -> Result<HttpResponse, ConnectorError> {
                 StatusCode::try_from(status).unwrap_or_else(|_| StatusCode::try_from(500).expect("500 is a status"));
             let mut response = HttpResponse::new(status, SdkBody::from(body));
             response.headers_mut().insert("content-type", "application/x-amz-json-1.0");
-            response.headers_mut().insert("x-amzn-requestid", request_id);
+            response.headers_mut().insert("x-amzn-requestid", request_id.to_string());
             Ok(response)
         }
         Reply::Lost => Err(ConnectorError::io(Box::new(std::io::Error::new(

@@ -10,6 +10,7 @@ use crate::engine::{Engine, OPERATIONS, table_of};
 use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
 use crate::log::RequestRecord;
+use crate::request_id::RequestId;
 use crate::signature::Signature;
 use crate::ttl::{SweepSchedule, sweep};
 use crate::validate::parse_body;
@@ -166,7 +167,7 @@ pub(crate) struct Call<'a> {
 #[derive(Debug, Clone)]
 pub(crate) enum Reply {
     /// An HTTP answer: status, body, request id.
-    Http { status: u16, body: Vec<u8>, request_id: String },
+    Http { status: u16, body: Vec<u8>, request_id: RequestId },
     /// The request was applied but its answer is lost: the connection drops.
     Lost,
 }
@@ -425,21 +426,8 @@ impl FakeDynamoDb {
     }
 
     /// A new request id, shaped like DynamoDB's.
-    pub(crate) fn request_id(&self) -> String {
-        let words = {
-            let mut ids = lock(&self.shared.request_ids);
-            [ids.next_u64(), ids.next_u64(), ids.next_u64(), ids.next_u64()]
-        };
-        // 52 characters of [A-Z2-7], shaped like DynamoDB's request ids: 5 bits each, 13 from each word.
-        const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-        let mut out = [0u8; 52];
-        for (chunk, mut word) in out.chunks_mut(13).zip(words) {
-            for slot in chunk {
-                *slot = ALPHABET[(word & 31) as usize];
-                word >>= 5;
-            }
-        }
-        // Only ASCII letters and digits: the conversion cannot fail.
-        String::from_utf8(out.to_vec()).unwrap_or_default()
+    pub(crate) fn request_id(&self) -> RequestId {
+        let mut ids = lock(&self.shared.request_ids);
+        RequestId([ids.next_u64(), ids.next_u64(), ids.next_u64(), ids.next_u64()])
     }
 }

@@ -41,6 +41,7 @@ mod number;
 mod ops;
 mod partition;
 mod request;
+mod request_id;
 mod server;
 mod signature;
 mod table;

@@ -63,6 +63,7 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
                         let content_type = json_type.map_or(JSON_TYPES[1], |t| t);
                         match exchange::answer(fake, runtime, &headers, request.body) {
                             Reply::Http { status, body, request_id } => {
+                                let request_id = request_id.to_string();
                                 let response = Response {
                                     status,
                                     content_type,
@@ -82,7 +83,7 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
                     // DynamoDB's health check is `GET /` alone; any other path is not found
                     // (ScyllaDB's Alternator suite, against DynamoDB).
                     Method::Get | Method::Head if headers.at_root => {
-                        let request_id = fake.request_id();
+                        let request_id = fake.request_id().to_string();
                         let response = Response {
                             status: 200,
                             content_type: "text/plain",
@@ -94,7 +95,7 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
                         response.encode(&mut out, date, request.method == Method::Head);
                     }
                     Method::Options if headers.origin => {
-                        let request_id = fake.request_id();
+                        let request_id = fake.request_id().to_string();
                         let response = Response {
                             status: 200,
                             content_type: "",
@@ -106,7 +107,7 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
                         response.encode(&mut out, date, false);
                     }
                     _ => {
-                        let request_id = fake.request_id();
+                        let request_id = fake.request_id().to_string();
                         let response = Response {
                             status: 404,
                             content_type: "",
