@@ -193,15 +193,10 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
                             || error.message.contains("Type mismatch for key ");
                         if wrong_key { schema_mismatch() } else { error }
                     })?;
-                    let key_item = table
-                        .key
-                        .attrs()
-                        .filter_map(|a| item.get(&a.name).map(|v| (a.name.clone(), v.clone())))
-                        .collect();
-                    (*json, key, key_item, WriteKind::Put(item.clone()))
+                    (*json, key, Item::new(), WriteKind::Put(item.clone()))
                 }
                 WriteRequest::Delete(json, key_item) => {
-                    (*json, table.primary_key(key_item)?, key_item.clone(), WriteKind::Delete)
+                    (*json, table.primary_key(key_item)?, Item::new(), WriteKind::Delete)
                 }
             };
             if seen.contains(&key) {

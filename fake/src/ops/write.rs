@@ -30,6 +30,8 @@ pub(crate) enum WriteKind {
 pub(crate) struct WritePlan {
     pub(crate) table: String,
     pub(crate) key: PrimaryKey,
+    /// The key attributes an update starts from when there is no item; empty for other writes,
+    /// which never read it.
     pub(crate) key_item: Item,
     pub(crate) kind: WriteKind,
     pub(crate) condition: Option<Condition>,
@@ -117,9 +119,7 @@ impl WritePlan {
         let (key, key_item, kind) = match put_item {
             Some(put) => {
                 let key = table.item_key(&put)?;
-                let key_item =
-                    table.key.attrs().filter_map(|a| put.get(&a.name).map(|v| (a.name.clone(), v.clone()))).collect();
-                (key, key_item, WriteKind::Put(put))
+                (key, Item::new(), WriteKind::Put(put))
             }
             None => {
                 let key = table.primary_key(&key_item)?;
