@@ -35,11 +35,16 @@ pub(crate) fn check_attribute_name(name: &str) -> Result<(), DynamoError> {
 /// Checks what DynamoDB checks of an item to store beyond its values: every attribute has a
 /// name of at most [`MAX_ATTRIBUTE_NAME_BYTES`], and none nests deeper than DynamoDB stores.
 pub(crate) fn check_item_depth(item: &Item) -> Result<(), DynamoError> {
-    if item.contains_key("") {
+    // The names sort the empty one first, so the first name tells whether there is one.
+    if item.keys().next().is_some_and(String::is_empty) {
         return Err(DynamoError::validation("Empty attribute name"));
     }
-    item.keys().try_for_each(|name| check_attribute_name(name))?;
-    if item.values().any(|value| exceeds(value, 1)) { Err(nesting_error()) } else { Ok(()) }
+    let mut too_deep = false;
+    for (name, value) in item {
+        check_attribute_name(name)?;
+        too_deep = too_deep || exceeds(value, 1);
+    }
+    if too_deep { Err(nesting_error()) } else { Ok(()) }
 }
 
 /// True if `value`, found at `level`, nests beyond the limit. Iterative over siblings and
