@@ -36,6 +36,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next byte that is not whitespace, consumed.
+    #[inline(always)]
     fn next_token(&mut self) -> Option<u8> {
         self.skip_whitespace();
         let byte = self.peek()?;
@@ -108,7 +109,7 @@ impl<'a> Reader<'a> {
 
     /// The rest of a string whose opening quote was read: a slice of the body unless it has
     /// escapes.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self) -> Option<Cow<'a, str>> {
         let start = self.at;
         self.skip_plain();
