@@ -10,7 +10,7 @@ use dynalease_fake::FakeDynamoDb;
 
 // The allocator a sweep or a server would use; the system one adds about a fifth to every call.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: dynalease_fake::Allocator = dynalease_fake::Allocator;
 
 /// Whether the operation `name` runs: `BENCH_ONLY=UpdateItem` runs that one alone (for
 /// instruction counts of one operation under callgrind).

@@ -24,6 +24,8 @@
 //! ```
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
+#[cfg(feature = "mimalloc")]
+mod allocator;
 mod clock;
 mod connector;
 mod engine;
@@ -50,6 +52,8 @@ mod validate;
 mod value;
 mod warm;
 
+#[cfg(feature = "mimalloc")]
+pub use allocator::Allocator;
 pub use clock::{FakeClock, Sleep, TokioClock};
 pub use connector::FakeHttpClient;
 pub use fake::{FakeDynamoDb, FakeDynamoDbBuilder};

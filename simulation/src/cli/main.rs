@@ -17,7 +17,7 @@ use std::process::ExitCode;
 /// Every request of a simulated run allocates in the SDK and the fake; glibc's allocator was a
 /// third of all instructions of a sweep.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: dynalease_fake::Allocator = dynalease_fake::Allocator;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use dynalease_sim::{Config, LockKind, Scenario, World, sweep};
