@@ -36,13 +36,13 @@ pub(crate) fn item(body: &Json<'_>, key: &str) -> Result<Item, DynamoError> {
 
 /// The request's `ExpressionAttributeNames` and `ExpressionAttributeValues`, as a context for its
 /// expressions.
-pub(crate) fn expression_context(body: &Json<'_>) -> Result<ExprContext, DynamoError> {
+pub(crate) fn expression_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'r>, DynamoError> {
     let mut names = Vec::new();
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeNames") {
         for (placeholder, name) in map {
             if let Json::String(name) = name {
                 crate::limits::check_attribute_name(name)?;
-                names.push((placeholder.to_owned(), name.to_string()));
+                names.push((placeholder, name.as_ref()));
             }
         }
     }
@@ -60,7 +60,7 @@ pub(crate) fn expression_context(body: &Json<'_>) -> Result<ExprContext, DynamoE
                     error.message
                 ))
             })?;
-            values.push((placeholder.to_owned(), value));
+            values.push((placeholder, value));
         }
     }
     Ok(ExprContext::new(names, values))

@@ -59,10 +59,11 @@ struct Template<T> {
 }
 
 impl<T> Template<T> {
-    fn fits(&self, language: Language, label: &str, ctx: &ExprContext) -> bool {
+    fn fits(&self, language: Language, label: &str, ctx: &ExprContext<'_>) -> bool {
         self.language == language
             && self.label == label
-            && self.names == ctx.names()
+            && self.names.len() == ctx.names().len()
+            && self.names.iter().zip(ctx.names()).all(|((p, n), (q, m))| p == q && n == m)
             && self.value_types.len() == ctx.values().len()
             && self.value_types.iter().zip(ctx.values()).all(|((p, t), (q, v))| p == q && *t == v.type_name())
     }
@@ -81,8 +82,8 @@ pub(crate) fn parse_through<T: Tree + 'static>(
     text: &str,
     language: Language,
     label: &'static str,
-    ctx: &mut ExprContext,
-    parse: impl Fn(&mut ExprContext) -> Result<T, DynamoError>,
+    ctx: &mut ExprContext<'_>,
+    parse: impl Fn(&mut ExprContext<'_>) -> Result<T, DynamoError>,
 ) -> Result<T, DynamoError> {
     let hit = cache.with_borrow(|cache| {
         let template = cache.by_text.get(text)?.iter().find(|t| t.fits(language, label, ctx))?;
@@ -114,8 +115,8 @@ pub(crate) fn parse_through<T: Tree + 'static>(
             cache.by_text.entry(text.to_owned()).or_default().push(Template {
                 language,
                 label,
-                names: ctx.names().to_vec(),
-                value_types: ctx.values().iter().map(|(p, v)| (p.clone(), v.type_name())).collect(),
+                names: ctx.names().iter().map(|(p, n)| (p.to_string(), n.to_string())).collect(),
+                value_types: ctx.values().iter().map(|(p, v)| (p.to_string(), v.type_name())).collect(),
                 tree: tree.clone(),
                 used_names: recording.names,
                 slots: recording.values,
@@ -127,7 +128,7 @@ pub(crate) fn parse_through<T: Tree + 'static>(
 
 /// True if the values of `tree`, in order, are the request's values at `slots`: the parse took
 /// each value once and put them in the tree in the order it took them.
-fn places_values<T: Tree>(tree: &mut T, slots: &[usize], ctx: &ExprContext) -> bool {
+fn places_values<T: Tree>(tree: &mut T, slots: &[usize], ctx: &ExprContext<'_>) -> bool {
     let mut slots = slots.iter();
     let mut placed = true;
     tree.values_mut(&mut |value| {
@@ -208,11 +209,8 @@ mod tests {
     use crate::expr::{parse_condition, parse_update};
     use crate::number::Number;
 
-    fn ctx(names: &[(&str, &str)], values: &[(&str, Value)]) -> ExprContext {
-        ExprContext::new(
-            names.iter().map(|(p, n)| (p.to_string(), n.to_string())),
-            values.iter().map(|(p, v)| (p.to_string(), v.clone())),
-        )
+    fn ctx<'r>(names: &[(&'r str, &'r str)], values: &[(&'r str, Value)]) -> ExprContext<'r> {
+        ExprContext::new(names.iter().copied(), values.iter().cloned())
     }
 
     fn n(value: i64) -> Value {

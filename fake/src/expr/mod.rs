@@ -26,7 +26,7 @@ use crate::error::DynamoError;
 pub(crate) fn parse_condition(
     text: &str,
     label: &'static str,
-    ctx: &mut ExprContext,
+    ctx: &mut ExprContext<'_>,
 ) -> Result<Condition, DynamoError> {
     cache::parse_through(&cache::CONDITIONS, text, Language::Condition, label, ctx, |ctx| {
         Parser::new(text, label, Language::Condition, ctx).parse_condition()
@@ -35,18 +35,18 @@ pub(crate) fn parse_condition(
 
 /// Parses a KeyConditionExpression: the condition grammar, with mistakes reported in the order
 /// they appear. Whether it is a valid key condition is for the Query to decide.
-pub(crate) fn parse_key_condition(text: &str, ctx: &mut ExprContext) -> Result<Condition, DynamoError> {
+pub(crate) fn parse_key_condition(text: &str, ctx: &mut ExprContext<'_>) -> Result<Condition, DynamoError> {
     Parser::new(text, "KeyConditionExpression", Language::Condition, ctx).reporting_in_order().parse_condition()
 }
 
 /// Parses an update expression.
-pub(crate) fn parse_update(text: &str, ctx: &mut ExprContext) -> Result<Vec<UpdateAction>, DynamoError> {
+pub(crate) fn parse_update(text: &str, ctx: &mut ExprContext<'_>) -> Result<Vec<UpdateAction>, DynamoError> {
     cache::parse_through(&cache::UPDATES, text, Language::Update, "UpdateExpression", ctx, |ctx| {
         Parser::new(text, "UpdateExpression", Language::Update, ctx).parse_update()
     })
 }
 
 /// Parses a projection expression.
-pub(crate) fn parse_projection(text: &str, ctx: &mut ExprContext) -> Result<Vec<Path>, DynamoError> {
+pub(crate) fn parse_projection(text: &str, ctx: &mut ExprContext<'_>) -> Result<Vec<Path>, DynamoError> {
     Parser::new(text, "ProjectionExpression", Language::Projection, ctx).parse_projection()
 }

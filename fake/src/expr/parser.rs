@@ -89,13 +89,13 @@ impl Raw {
     }
 }
 
-pub(crate) struct Parser<'a> {
+pub(crate) struct Parser<'a, 'r> {
     src: &'a str,
     label: &'static str,
     language: Language,
     toks: Vec<Token>,
     pos: usize,
-    ctx: &'a mut ExprContext,
+    ctx: &'a mut ExprContext<'r>,
     slots: Vec<(Slot, String)>,
     operators: usize,
     update_paths: Vec<Path>,
@@ -106,9 +106,9 @@ pub(crate) struct Parser<'a> {
 
 type PResult<T> = Result<T, DynamoError>;
 
-impl<'a> Parser<'a> {
+impl<'a, 'r> Parser<'a, 'r> {
     /// Prepares a parse of `src`, the parameter `label` (for example `ConditionExpression`).
-    pub(crate) fn new(src: &'a str, label: &'static str, language: Language, ctx: &'a mut ExprContext) -> Self {
+    pub(crate) fn new(src: &'a str, label: &'static str, language: Language, ctx: &'a mut ExprContext<'r>) -> Self {
         Parser {
             src,
             label,

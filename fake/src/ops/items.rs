@@ -164,7 +164,7 @@ pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
 /// The paths a read projects: `ProjectionExpression`, or the legacy `AttributesToGet`.
 pub(crate) fn read_projection(
     body: &Json<'_>,
-    ctx: &mut crate::expr::context::ExprContext,
+    ctx: &mut crate::expr::context::ExprContext<'_>,
 ) -> Result<Option<Vec<Path>>, DynamoError> {
     if let Some(text) = string(body, "ProjectionExpression") {
         return parse_projection(text, ctx).map(Some);

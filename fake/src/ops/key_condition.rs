@@ -224,14 +224,10 @@ mod tests {
     use super::*;
     use crate::expr::context::ExprContext;
     use crate::expr::parse_key_condition;
-    use std::collections::BTreeMap;
 
     fn convert(text: &str) -> Result<Vec<LegacyCondition>, String> {
-        let mut values = BTreeMap::new();
-        values.insert(":a".to_owned(), Value::S("1".into()));
-        values.insert(":b".to_owned(), Value::S("1".into()));
-        values.insert(":t".to_owned(), Value::Bool(true));
-        let mut ctx = ExprContext::new(BTreeMap::new(), values);
+        let values = [(":a", Value::S("1".into())), (":b", Value::S("1".into())), (":t", Value::Bool(true))];
+        let mut ctx = ExprContext::new([], values);
         let condition = parse_key_condition(text, &mut ctx).map_err(|e| e.message)?;
         from_expression(&condition).map_err(|e| e.message)
     }

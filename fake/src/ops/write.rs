@@ -61,7 +61,7 @@ pub(crate) struct Outcome {
 pub(crate) struct Staged(Option<Item>);
 
 /// Reads the condition of a write request (ConditionExpression).
-pub(crate) fn read_condition(body: &Json<'_>, ctx: &mut ExprContext) -> Result<Option<Condition>, DynamoError> {
+pub(crate) fn read_condition(body: &Json<'_>, ctx: &mut ExprContext<'_>) -> Result<Option<Condition>, DynamoError> {
     match string(body, "ConditionExpression") {
         Some(text) => parse_condition(text, "ConditionExpression", ctx).map(Some),
         None => Ok(None),
