@@ -267,17 +267,28 @@ const LINEAR_DEDUP_MAX: usize = 32;
 
 /// Keeps the last of repeated member names, in the position of the first, as a JSON parser that
 /// fills a linked map does.
-fn dedup<'a>(mut members: Vec<(Cow<'a, str>, Json<'a>)>) -> Vec<(Cow<'a, str>, Json<'a>)> {
-    let repeated = if members.len() <= LINEAR_DEDUP_MAX {
-        (1..members.len()).any(|i| members[..i].iter().any(|(k, _)| *k == members[i].0))
+#[inline]
+fn dedup<'a>(members: Vec<(Cow<'a, str>, Json<'a>)>) -> Vec<(Cow<'a, str>, Json<'a>)> {
+    // Most objects of a request are attribute values of one member.
+    if members.len() < 2 || !has_repeats(&members) { members } else { keep_last(members) }
+}
+
+fn has_repeats(members: &[(Cow<'_, str>, Json<'_>)]) -> bool {
+    if members.len() <= LINEAR_DEDUP_MAX {
+        // Names of other lengths differ without a look at their bytes.
+        (1..members.len()).any(|i| {
+            let name = members[i].0.as_bytes();
+            members[..i].iter().any(|(k, _)| k.len() == name.len() && k.as_bytes() == name)
+        })
     } else {
         let mut names: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
         names.sort_unstable();
         names.windows(2).any(|w| w[0] == w[1])
-    };
-    if !repeated {
-        return members;
     }
+}
+
+#[cold]
+fn keep_last<'a>(mut members: Vec<(Cow<'a, str>, Json<'a>)>) -> Vec<(Cow<'a, str>, Json<'a>)> {
     let mut out: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(members.len());
     let mut positions: std::collections::BTreeMap<Cow<'a, str>, usize> = std::collections::BTreeMap::new();
     for (key, value) in members.drain(..) {

@@ -68,8 +68,9 @@ impl<'a> Reader<'a> {
 
     /// The members of an object whose `{` was read.
     fn object(&mut self, depth: usize) -> Option<Json<'a>> {
-        // Most objects of a request are attribute values of one member; four covers nearly all others.
-        let mut members: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(4);
+        // Most objects of a request are attribute values of one member and four covers nearly all
+        // others, but the request itself (depth 1) often has more.
+        let mut members: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(if depth == 1 { 8 } else { 4 });
         match self.next_token()? {
             b'}' => return Some(Json::Object(Object(members))),
             b'"' => {}
