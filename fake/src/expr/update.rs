@@ -53,15 +53,15 @@ fn set_value(old: &Item, value: &SetValue) -> Result<Value, DynamoError> {
 /// Applies `actions` to `item` (the item as it was before the update, or empty).
 /// Every value is computed from the old item first, then all are written, as DynamoDB does.
 pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, DynamoError> {
-    enum Change {
-        Put(Path, Value),
-        Remove(Path),
+    enum Change<'a> {
+        Put(&'a Path, Value),
+        Remove(&'a Path),
     }
     let mut changes = Vec::with_capacity(actions.len());
     for action in actions {
         match action {
-            UpdateAction::Set(path, value) => changes.push(Change::Put(path.clone(), set_value(&item, value)?)),
-            UpdateAction::Remove(path) => changes.push(Change::Remove(path.clone())),
+            UpdateAction::Set(path, value) => changes.push(Change::Put(path, set_value(&item, value)?)),
+            UpdateAction::Remove(path) => changes.push(Change::Remove(path)),
             UpdateAction::Add(path, value) => {
                 let merged = match (resolve(&item, path), value) {
                     (None, v @ (Value::N(_) | Value::SS(_) | Value::NS(_) | Value::BS(_))) => v.clone(),
@@ -71,7 +71,7 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
                     (Some(Value::BS(a)), Value::BS(b)) => Value::BS(a.union(b).cloned().collect()),
                     _ => return Err(wrong_type()),
                 };
-                changes.push(Change::Put(path.clone(), merged));
+                changes.push(Change::Put(path, merged));
             }
             UpdateAction::Delete(path, value) => {
                 let remaining = match (resolve(&item, path), value) {
@@ -95,8 +95,8 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
                     _ => return Err(wrong_type()),
                 };
                 changes.push(match remaining {
-                    Some(v) => Change::Put(path.clone(), v),
-                    None => Change::Remove(path.clone()),
+                    Some(v) => Change::Put(path, v),
+                    None => Change::Remove(path),
                 });
             }
         }
@@ -105,9 +105,9 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
     // Writes go in path order, so that elements set past the end of a list are appended in the
     // order of their indexes, whatever the order of the actions. List elements are removed from
     // the highest index down, so earlier removals do not shift later ones.
-    let mut puts: Vec<(&Path, &Value)> = Vec::new();
+    let mut puts: Vec<(&Path, Value)> = Vec::new();
     let mut removals: Vec<&Path> = Vec::new();
-    for change in &changes {
+    for change in changes {
         match change {
             Change::Put(path, value) => puts.push((path, value)),
             Change::Remove(path) => removals.push(path),
@@ -115,7 +115,7 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
     }
     puts.sort_by(|a, b| a.0.cmp(b.0));
     for (path, value) in puts {
-        put_at(&mut out, path, value.clone())?;
+        put_at(&mut out, path, value)?;
     }
     removals.sort_by(|a, b| b.cmp(a));
     for path in removals {
@@ -131,7 +131,10 @@ fn put_at(item: &mut Item, path: &Path, value: Value) -> Result<(), DynamoError>
     };
     if parents.is_empty() {
         let PathElem::Name(name) = last else { return Err(invalid_path()) };
-        item.insert(name.clone(), value);
+        match item.get_mut(name) {
+            Some(slot) => *slot = value,
+            None => drop(item.insert(name.clone(), value)),
+        }
         return Ok(());
     }
     let container = walk_mut(item, parents)?.ok_or_else(invalid_path)?;
