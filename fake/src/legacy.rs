@@ -14,7 +14,7 @@
 use crate::json::Json;
 
 use crate::error::DynamoError;
-use crate::expr::ast::{CmpOp, Condition, Operand, Path, PathElem, SetValue, UpdateAction, UpdateOperand};
+use crate::expr::ast::{CmpOp, Condition, Operand, Path, SetValue, UpdateAction, UpdateOperand};
 use crate::validate;
 use crate::value::Value;
 
@@ -109,7 +109,7 @@ pub(crate) struct LegacyCondition {
 impl LegacyCondition {
     /// The condition in the expression language.
     pub(crate) fn to_condition(&self) -> Condition {
-        let path = || Operand::Path(Path(vec![PathElem::Name(self.attribute.clone())]));
+        let path = || Operand::Path(Path::attribute(&self.attribute));
         let value = |i: usize| Operand::Value(self.values.get(i).cloned().unwrap_or(Value::Null));
         let compare = |op| Condition::Compare(op, path(), value(0));
         match self.operator {
@@ -119,12 +119,12 @@ impl LegacyCondition {
             Operator::Lt => compare(CmpOp::Lt),
             Operator::Ge => compare(CmpOp::Ge),
             Operator::Gt => compare(CmpOp::Gt),
-            Operator::NotNull => Condition::Exists(Path(vec![PathElem::Name(self.attribute.clone())])),
-            Operator::Null => Condition::NotExists(Path(vec![PathElem::Name(self.attribute.clone())])),
+            Operator::NotNull => Condition::Exists(Path::attribute(&self.attribute)),
+            Operator::Null => Condition::NotExists(Path::attribute(&self.attribute)),
             Operator::Contains => Condition::Contains(path(), value(0)),
             // Unlike `NOT contains(a, :v)`, NOT_CONTAINS is false where the attribute is missing.
             Operator::NotContains => Condition::And(
-                Box::new(Condition::Exists(Path(vec![PathElem::Name(self.attribute.clone())]))),
+                Box::new(Condition::Exists(Path::attribute(&self.attribute))),
                 Box::new(Condition::Not(Box::new(Condition::Contains(path(), value(0))))),
             ),
             Operator::BeginsWith => Condition::BeginsWith(path(), value(0)),
@@ -308,7 +308,7 @@ pub(crate) fn read_attribute_updates(json: Option<&Json<'_>>) -> Result<Option<V
         crate::limits::check_attribute_name(attribute)?;
         let value = present(update, "Value").map(|v| Value::from_json(&v)).transpose()?;
         let action = update.get("Action").and_then(Json::as_str).unwrap_or("PUT");
-        let path = Path(vec![PathElem::Name(attribute.to_owned())]);
+        let path = Path::attribute(attribute);
         let Some(value) = value else {
             if action != "DELETE" {
                 return Err(invalid("Only DELETE action is allowed when no attribute value is specified"));

@@ -1,6 +1,7 @@
 //! The checked forms of the expressions: names and values resolved, ready to evaluate.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::value::Value;
 
@@ -13,11 +14,22 @@ pub(crate) enum PathElem {
     Index(usize),
 }
 
-/// A document path such as `a.b[2].c`.
+/// A document path such as `a.b[2].c`. Its steps are shared: a path is copied with every kept
+/// parse a request reuses, and copying it must not copy its names.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Path(pub(crate) Vec<PathElem>);
+pub(crate) struct Path(pub(crate) Arc<[PathElem]>);
 
 impl Path {
+    /// A path of the steps `elems`.
+    pub(crate) fn new(elems: Vec<PathElem>) -> Path {
+        Path(elems.into())
+    }
+
+    /// The path of one top-level attribute.
+    pub(crate) fn attribute(name: &str) -> Path {
+        Path::new(vec![PathElem::Name(name.to_owned())])
+    }
+
     /// The top-level attribute the path starts at.
     pub(crate) fn head(&self) -> &str {
         match self.0.first() {

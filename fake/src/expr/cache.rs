@@ -51,6 +51,7 @@ struct Template<T> {
     names: Vec<(String, String)>,
     /// The request's value placeholders and the types of their values.
     value_types: Vec<(String, &'static str)>,
+    /// The tree, each value replaced by `Null`.
     tree: T,
     /// The names the parse resolved, as indices into `names`.
     used_names: Vec<usize>,
@@ -107,6 +108,9 @@ pub(crate) fn parse_through<T: Tree + 'static>(
     let recording = ctx.take_recording();
     let mut tree = parsed?;
     if !recording.read_content && places_values(&mut tree, &recording.values, ctx) {
+        // A hit puts its own value in every place, so the kept tree holds none of its own.
+        let mut kept = tree.clone();
+        kept.values_mut(&mut |value| *value = Value::Null);
         cache.with_borrow_mut(|cache| {
             if cache.kept >= CAPACITY {
                 *cache = Cache::default();
@@ -117,7 +121,7 @@ pub(crate) fn parse_through<T: Tree + 'static>(
                 label,
                 names: ctx.names().iter().map(|(p, n)| (p.to_string(), n.to_string())).collect(),
                 value_types: ctx.values().iter().map(|(p, v)| (p.to_string(), v.type_name())).collect(),
-                tree: tree.clone(),
+                tree: kept,
                 used_names: recording.names,
                 slots: recording.values,
             });
@@ -258,7 +262,7 @@ mod tests {
     }
 
     fn path(name: &str) -> super::super::ast::Path {
-        super::super::ast::Path(vec![super::super::ast::PathElem::Name(name.into())])
+        super::super::ast::Path::attribute(name)
     }
 
     /// A value of another type, a BETWEEN whose bounds turn around, an unknown type name: the

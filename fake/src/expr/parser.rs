@@ -342,7 +342,7 @@ impl<'a, 'r> Parser<'a, 'r> {
                 self.fail(format!("The document path has too many nesting levels; nesting levels: {}", elems.len()))
             );
         }
-        Ok(Path(elems))
+        Ok(Path::new(elems))
     }
 
     fn value_placeholder(&mut self) -> PResult<Value> {
@@ -374,7 +374,7 @@ impl<'a, 'r> Parser<'a, 'r> {
                 self.expect(Tok::RParen)?;
                 match inner {
                     Raw::Path(Path(elems)) if matches!(self.peek().kind, Tok::Dot | Tok::LBracket) => {
-                        Ok(Raw::Path(self.path_tail(elems)?))
+                        Ok(Raw::Path(self.path_tail(elems.to_vec())?))
                     }
                     inner => Ok(inner),
                 }
@@ -564,17 +564,17 @@ impl<'a, 'r> Parser<'a, 'r> {
                 self.note(Slot::MisusedFunction, || {
                     "The function is not allowed to be used this way in an expression; function: size".into()
                 });
-                return Ok(Condition::Exists(Path(Vec::new())));
+                return Ok(Condition::Exists(Path::new(Vec::new())));
             }
             "if_not_exists" | "list_append" => {
                 self.note(Slot::UnknownFunction, || {
                     format!("The function is not allowed in a condition expression; function: {name}")
                 });
-                return Ok(Condition::Exists(Path(Vec::new())));
+                return Ok(Condition::Exists(Path::new(Vec::new())));
             }
             _ => {
                 self.note(Slot::UnknownFunction, || format!("Invalid function name; function: {name}"));
-                return Ok(Condition::Exists(Path(Vec::new())));
+                return Ok(Condition::Exists(Path::new(Vec::new())));
             }
         };
         if args.len() != arity {
@@ -584,7 +584,7 @@ impl<'a, 'r> Parser<'a, 'r> {
                     args.len()
                 )
             });
-            return Ok(Condition::Exists(Path(Vec::new())));
+            return Ok(Condition::Exists(Path::new(Vec::new())));
         }
         if args.len() == 2 {
             self.check_distinct(&name, &args[0], &args[1]);
@@ -598,7 +598,7 @@ impl<'a, 'r> Parser<'a, 'r> {
                     self.note(Slot::Function, || {
                         format!("Operator or function requires a document path; operator or function: {name}")
                     });
-                    return Ok(Condition::Exists(Path(Vec::new())));
+                    return Ok(Condition::Exists(Path::new(Vec::new())));
                 };
                 if name == "attribute_exists" { Condition::Exists(path) } else { Condition::NotExists(path) }
             }

@@ -185,7 +185,7 @@ fn check_parent(item: &Item, path: &Path) -> Result<(), DynamoError> {
     if parents.is_empty() {
         return Ok(());
     }
-    let parent = resolve(item, &Path(parents.to_vec())).ok_or_else(invalid_path)?;
+    let parent = resolve(item, &Path::new(parents.to_vec())).ok_or_else(invalid_path)?;
     match (parent, last) {
         (Value::M(_), PathElem::Name(_)) | (Value::L(_), PathElem::Index(_)) => Ok(()),
         _ => Err(invalid_path()),

@@ -6,7 +6,7 @@ use super::capacity::{self, Consumed, Halves, write_units};
 use super::write::WritePlan;
 use crate::engine::Engine;
 use crate::error::DynamoError;
-use crate::expr::ast::{Path, PathElem, UpdateAction};
+use crate::expr::ast::{Path, UpdateAction};
 use crate::expr::parse_projection;
 use crate::expr::project::project;
 use crate::request::{choice, expression_context, flag, item, string, table_name};
@@ -179,7 +179,7 @@ pub(crate) fn read_projection(
                     "One or more parameter values were invalid: Duplicate value in attribute name: {name}"
                 )));
             }
-            paths.push(Path(vec![PathElem::Name(name.to_owned())]));
+            paths.push(Path::attribute(name));
         }
         return Ok(Some(paths));
     }

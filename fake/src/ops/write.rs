@@ -252,7 +252,7 @@ fn check_index_updates(table: &crate::table::Table, actions: &[UpdateAction]) ->
             UpdateAction::Add(path, value) => (path, Some(value.type_name())),
             UpdateAction::Remove(_) | UpdateAction::Delete(..) => continue,
         };
-        let ([PathElem::Name(name)], Some(actual)) = (path.0.as_slice(), known) else { continue };
+        let ([PathElem::Name(name)], Some(actual)) = (&path.0[..], known) else { continue };
         for index in table.indexes_by_name() {
             if let Some(attr) = index.key.attrs().find(|a| &a.name == name && a.kind.name() != actual) {
                 return Err(DynamoError::invalid_parameter(format!(
@@ -265,7 +265,7 @@ fn check_index_updates(table: &crate::table::Table, actions: &[UpdateAction]) ->
     }
     for action in actions {
         let UpdateAction::Set(path, SetValue::Operand(UpdateOperand::Value(value))) = action else { continue };
-        let [PathElem::Name(name)] = path.0.as_slice() else { continue };
+        let [PathElem::Name(name)] = &path.0[..] else { continue };
         let kind = match value {
             Value::S(s) if s.is_empty() => "string",
             Value::B(b) if b.is_empty() => "binary",
@@ -328,7 +328,7 @@ fn operand_paths<'a>(operand: &'a UpdateOperand, out: &mut Vec<&'a Path>) {
 fn check_index_sets(table: &crate::table::Table, actions: &[UpdateAction], updated: &Item) -> Result<(), DynamoError> {
     for action in actions {
         let UpdateAction::Set(path, _) = action else { continue };
-        let [PathElem::Name(name)] = path.0.as_slice() else { continue };
+        let [PathElem::Name(name)] = &path.0[..] else { continue };
         let Some(value) = updated.get(name) else { continue };
         let mismatched =
             table.indexes().iter().flat_map(|i| i.key.attrs()).any(|a| &a.name == name && !a.kind.matches(value));
