@@ -36,7 +36,7 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
-        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), plan.current(engine)),
+        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), || plan.current(engine)),
     }))
 }
 
@@ -48,7 +48,7 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
-        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), None),
+        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), || None),
     }))
 }
 
@@ -58,7 +58,7 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     let outcome = plan.execute(engine)?;
     let empty = Item::new();
     let old = outcome.old.as_ref().unwrap_or(&empty);
-    let new = plan.current(engine).unwrap_or(&empty);
+    let new = || plan.current(engine).unwrap_or(&empty);
     let updated_paths = || -> Vec<Path> {
         match &plan.kind {
             super::write::WriteKind::Update(actions) => actions
@@ -76,13 +76,13 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     let projected;
     let shown = match choice(body, "ReturnValues", "NONE") {
         "ALL_OLD" => Some(old),
-        "ALL_NEW" => Some(new),
+        "ALL_NEW" => Some(new()),
         "UPDATED_OLD" => {
             projected = project(old, &updated_paths());
             Some(&projected)
         }
         "UPDATED_NEW" => {
-            projected = project(new, &updated_paths());
+            projected = project(new(), &updated_paths());
             Some(&projected)
         }
         _ => None,
@@ -90,24 +90,25 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(shown),
         item: None,
-        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), plan.current(engine)),
+        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), || plan.current(engine)),
     }))
 }
 
-/// The `ConsumedCapacity` of a write that turned `old` into `new` (`None` for no item), if the
-/// request asked for it. The table pays for the larger of the two items; an index pays only when
+/// The `ConsumedCapacity` of a write that turned `old` into what `new` finds (`None` for no item),
+/// if the request asked for it: a request that did not ask pays no second lookup of the item. The table pays for the larger of the two items; an index pays only when
 /// the write changes what it stores: an entry inserted or deleted costs its projection's units, a
 /// moved key both, a changed projection once, and an unchanged one nothing. `TOTAL` sums them;
 /// `INDEXES` also gives the table's share and each index that paid, an index that paid nothing
 /// left out, as DynamoDB reports them.
-fn write_capacity(
-    engine: &Engine,
+fn write_capacity<'e>(
+    engine: &'e Engine,
     body: &Json<'_>,
     table_name: &str,
     old: Option<&Item>,
-    new: Option<&Item>,
+    new: impl FnOnce() -> Option<&'e Item>,
 ) -> Option<Answer> {
     let detail = capacity::asked(body)?;
+    let new = new();
     let table = engine.tables.get(table_name)?;
     let table_units = write_units(old.map_or(0, item_size).max(new.map_or(0, item_size)));
     let mut consumed = Consumed::table(table_name, Halves(2 * table_units));
