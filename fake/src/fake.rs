@@ -204,7 +204,8 @@ impl FakeDynamoDb {
             "BillingMode": "PAY_PER_REQUEST",
         });
         let now = self.now();
-        let body = crate::json::Json::from(&body);
+        let (text, arena) = (body.to_string(), crate::json::Arena::new());
+        let body = crate::json::from_slice(text.as_bytes(), &arena).unwrap_or_default();
         let mut engine = lock(&self.shared.engine);
         if let Err(error) = engine.handle("CreateTable", &body, now) {
             panic!("create_table({name:?}) failed: {error}");
@@ -320,7 +321,7 @@ impl FakeDynamoDb {
             return Drawn::default();
         }
         let table = if faults.wants_table() {
-            crate::json::from_slice(body).and_then(|json| table_of(operation, &json))
+            crate::json::from_slice(body, &crate::json::Arena::new()).and_then(|json| table_of(operation, &json))
         } else {
             None
         };
@@ -347,7 +348,9 @@ impl FakeDynamoDb {
             consistent_read: false,
             signed,
         };
-        let result = self.run(operation, body, signature, now, drawn.failure.as_ref(), &mut record);
+        let result = crate::json::with_arena(|arena| {
+            self.run(arena, operation, body, signature, now, drawn.failure.as_ref(), &mut record)
+        });
         let reply = match (result, &drawn.failure) {
             (_, Some(Fault::LostResponse)) => Reply::Lost,
             (Ok(json), _) => Reply::Http { status: 200, body: json.into_bytes(), request_id },
@@ -370,8 +373,10 @@ impl FakeDynamoDb {
         reply
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
+        arena: &crate::json::Arena,
         operation: &str,
         body: &[u8],
         signature: Signature<'_>,
@@ -381,7 +386,7 @@ impl FakeDynamoDb {
     ) -> Result<crate::json::Body, DynamoError> {
         // DynamoDB reports a body it cannot read before an unknown target, then a missing or
         // incomplete signature, and an empty body last.
-        let parsed = parse_body(body);
+        let parsed = parse_body(body, arena);
         let checked = match parsed {
             Err(error) if !body.is_empty() => Err(error),
             _ if OPERATIONS.binary_search(&operation).is_err() => Err(DynamoError::unknown_operation()),

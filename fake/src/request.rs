@@ -42,7 +42,7 @@ pub(crate) fn expression_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'
         for (placeholder, name) in map {
             if let Json::String(name) = name {
                 crate::limits::check_attribute_name(name)?;
-                names.push((placeholder, name.as_ref()));
+                names.push((placeholder, *name));
             }
         }
     }

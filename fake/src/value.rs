@@ -434,7 +434,7 @@ fn expect_bool(json: &Json<'_>) -> Result<bool, DynamoError> {
     crate::validate::as_bool(json).ok_or_else(|| type_mismatch(json, "Boolean"))
 }
 
-fn expect_list<'b, 'a>(json: &'b Json<'a>) -> Result<&'b Vec<Json<'a>>, DynamoError> {
+fn expect_list<'a>(json: &Json<'a>) -> Result<&'a [Json<'a>], DynamoError> {
     match json {
         Json::Array(items) => Ok(items),
         other => Err(wrong_container(other, "list")),

@@ -1,11 +1,14 @@
-//! A JSON document borrowed from the request body: strings without escapes are slices of the
-//! body, objects are small vectors in the order the request sent their members. Reading a
-//! request this way costs a fraction of building a `serde_json::Value`, and lookups need no hash.
+//! A JSON document borrowed from the request body and an arena: strings without escapes are
+//! slices of the body, objects are slices of members in the order the request sent them, both
+//! in an arena ([`Arena`]) that is emptied after the request. Reading a request this way costs a
+//! fraction of building a `serde_json::Value`, lookups need no hash, and the document is never
+//! dropped piece by piece.
 
 mod reader;
 
-use std::borrow::Cow;
 use std::fmt;
+
+pub(crate) use bumpalo::Bump as Arena;
 
 pub(crate) use serde_json::Number;
 
@@ -48,35 +51,35 @@ pub(crate) enum Json<'a> {
     Null,
     Bool(bool),
     Number(Number),
-    String(Cow<'a, str>),
-    Array(Vec<Json<'a>>),
+    String(&'a str),
+    Array(&'a [Json<'a>]),
     Object(Object<'a>),
 }
 
 /// The members of a JSON object, in request order; a repeated name keeps its last value.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Object<'a>(Vec<(Cow<'a, str>, Json<'a>)>);
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Object<'a>(&'a [(&'a str, Json<'a>)]);
 
 static NULL: Json<'static> = Json::Null;
 
 impl<'a> Object<'a> {
     /// The value of member `key`.
-    pub(crate) fn get(&self, key: &str) -> Option<&Json<'a>> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Json<'a>> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
     /// The members, in request order.
-    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Json<'a>)> + ExactSizeIterator {
-        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (&'a str, &'a Json<'a>)> + ExactSizeIterator {
+        self.0.iter().map(|(k, v)| (*k, v))
     }
 
     /// The member names, in request order.
-    pub(crate) fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
-        self.0.iter().map(|(k, _)| k.as_ref())
+    pub(crate) fn keys(&self) -> impl DoubleEndedIterator<Item = &'a str> + ExactSizeIterator {
+        self.0.iter().map(|(k, _)| *k)
     }
 
     /// The member values, in request order.
-    pub(crate) fn values(&self) -> impl DoubleEndedIterator<Item = &Json<'a>> + ExactSizeIterator {
+    pub(crate) fn values(&self) -> impl DoubleEndedIterator<Item = &'a Json<'a>> + ExactSizeIterator {
         self.0.iter().map(|(_, v)| v)
     }
 
@@ -91,21 +94,21 @@ impl<'a> Object<'a> {
     }
 }
 
-impl<'o, 'a> IntoIterator for &'o Object<'a> {
-    type Item = (&'o str, &'o Json<'a>);
+impl<'a> IntoIterator for &Object<'a> {
+    type Item = (&'a str, &'a Json<'a>);
     type IntoIter = std::iter::Map<
-        std::slice::Iter<'o, (Cow<'a, str>, Json<'a>)>,
-        fn(&'o (Cow<'a, str>, Json<'a>)) -> (&'o str, &'o Json<'a>),
+        std::slice::Iter<'a, (&'a str, Json<'a>)>,
+        fn(&'a (&'a str, Json<'a>)) -> (&'a str, &'a Json<'a>),
     >;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+        self.0.iter().map(|(k, v)| (*k, v))
     }
 }
 
 impl<'a> Json<'a> {
     /// Member `key` of an object; `None` for a missing member or a value that is no object.
-    pub(crate) fn get(&self, key: &str) -> Option<&Json<'a>> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Json<'a>> {
         match self {
             Json::Object(object) => object.get(key),
             _ => None,
@@ -127,7 +130,7 @@ impl<'a> Json<'a> {
         }
     }
 
-    pub(crate) fn as_array(&self) -> Option<&Vec<Json<'a>>> {
+    pub(crate) fn as_array(&self) -> Option<&'a [Json<'a>]> {
         match self {
             Json::Array(items) => Some(items),
             _ => None,
@@ -194,16 +197,19 @@ impl<'a> Json<'a> {
     }
 }
 
+/// A document for tests, which lives as long as the test binary: its strings and slices are leaked.
+#[cfg(test)]
 impl From<&serde_json::Value> for Json<'static> {
     fn from(value: &serde_json::Value) -> Json<'static> {
+        let text = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
         match value {
             serde_json::Value::Null => Json::Null,
             serde_json::Value::Bool(b) => Json::Bool(*b),
             serde_json::Value::Number(n) => Json::Number(n.clone()),
-            serde_json::Value::String(s) => Json::String(Cow::Owned(s.clone())),
-            serde_json::Value::Array(items) => Json::Array(items.iter().map(Json::from).collect()),
+            serde_json::Value::String(s) => Json::String(text(s)),
+            serde_json::Value::Array(items) => Json::Array(Box::leak(items.iter().map(Json::from).collect())),
             serde_json::Value::Object(map) => {
-                Json::Object(Object(map.iter().map(|(k, v)| (Cow::Owned(k.clone()), Json::from(v))).collect()))
+                Json::Object(Object(Box::leak(map.iter().map(|(k, v)| (text(k), Json::from(v))).collect())))
             }
         }
     }
@@ -268,39 +274,36 @@ const LINEAR_DEDUP_MAX: usize = 32;
 /// Keeps the last of repeated member names, in the position of the first, as a JSON parser that
 /// fills a linked map does.
 #[inline]
-fn dedup<'a>(members: Vec<(Cow<'a, str>, Json<'a>)>) -> Vec<(Cow<'a, str>, Json<'a>)> {
+fn dedup<'a>(members: &'a mut [(&'a str, Json<'a>)], arena: &'a Arena) -> &'a [(&'a str, Json<'a>)] {
     // Most objects of a request are attribute values of one member.
-    if members.len() < 2 || !has_repeats(&members) { members } else { keep_last(members) }
+    if members.len() < 2 || !has_repeats(members) { members } else { keep_last(members, arena) }
 }
 
-fn has_repeats(members: &[(Cow<'_, str>, Json<'_>)]) -> bool {
+fn has_repeats(members: &[(&str, Json<'_>)]) -> bool {
     if members.len() <= LINEAR_DEDUP_MAX {
-        // Names of other lengths differ without a look at their bytes.
-        (1..members.len()).any(|i| {
-            let name = members[i].0.as_bytes();
-            members[..i].iter().any(|(k, _)| k.len() == name.len() && k.as_bytes() == name)
-        })
+        (1..members.len()).any(|i| members[..i].iter().any(|(k, _)| *k == members[i].0))
     } else {
-        let mut names: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
+        let mut names: Vec<&str> = members.iter().map(|(k, _)| *k).collect();
         names.sort_unstable();
         names.windows(2).any(|w| w[0] == w[1])
     }
 }
 
 #[cold]
-fn keep_last<'a>(mut members: Vec<(Cow<'a, str>, Json<'a>)>) -> Vec<(Cow<'a, str>, Json<'a>)> {
-    let mut out: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(members.len());
-    let mut positions: std::collections::BTreeMap<Cow<'a, str>, usize> = std::collections::BTreeMap::new();
-    for (key, value) in members.drain(..) {
-        match positions.get(&key) {
-            Some(&at) => out[at].1 = value,
+fn keep_last<'a>(members: &'a mut [(&'a str, Json<'a>)], arena: &'a Arena) -> &'a [(&'a str, Json<'a>)] {
+    let mut out = bumpalo::collections::Vec::with_capacity_in(members.len(), arena);
+    let mut positions: std::collections::BTreeMap<&'a str, usize> = std::collections::BTreeMap::new();
+    for (key, value) in members.iter_mut() {
+        let value = std::mem::take(value);
+        match positions.get(key) {
+            Some(&at) => out[at] = (*key, value),
             None => {
-                positions.insert(key.clone(), out.len());
-                out.push((key, value));
+                positions.insert(*key, out.len());
+                out.push((*key, value));
             }
         }
     }
-    out
+    out.into_bump_slice()
 }
 
 /// The deepest nesting of arrays and objects a request may have. DynamoDB reads bodies deeper
@@ -309,10 +312,31 @@ fn keep_last<'a>(mut members: Vec<(Cow<'a, str>, Json<'a>)>) -> Vec<(Cow<'a, str
 /// recursive reader off the end of the stack.
 pub(crate) const MAX_DEPTH: usize = 256;
 
-/// Reads a JSON document borrowed from `bytes`; `None` if it is not JSON or nests too deep.
-pub(crate) fn from_slice(bytes: &[u8]) -> Option<Json<'_>> {
+/// The largest arena a thread keeps between requests; one that grew past it (a request of many
+/// megabytes) is freed.
+const KEPT_ARENA_BYTES: usize = 1 << 20;
+
+thread_local! {
+    static SPARE_ARENA: std::cell::Cell<Option<Arena>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `read` with an empty arena, and keeps the arena for the thread's next request: a request
+/// then allocates its document without asking the allocator at all.
+pub(crate) fn with_arena<R>(read: impl FnOnce(&Arena) -> R) -> R {
+    let mut arena = SPARE_ARENA.take().unwrap_or_default();
+    let result = read(&arena);
+    if arena.allocated_bytes() <= KEPT_ARENA_BYTES {
+        arena.reset();
+        SPARE_ARENA.set(Some(arena));
+    }
+    result
+}
+
+/// Reads a JSON document borrowed from `bytes`, its objects and arrays (and strings with
+/// escapes) in `arena`; `None` if it is not JSON or nests too deep.
+pub(crate) fn from_slice<'a>(bytes: &'a [u8], arena: &'a Arena) -> Option<Json<'a>> {
     // One check of the whole body spares the reader a check of every string it meets.
-    reader::read(std::str::from_utf8(bytes).ok()?)
+    reader::read(std::str::from_utf8(bytes).ok()?, arena)
 }
 
 #[cfg(test)]
@@ -329,10 +353,10 @@ mod tests {
     #[test]
     fn strings_without_escapes_are_borrowed_and_order_is_kept() {
         let body = br#"{"b":"x","a":{"S":"y\n"},"c":[1,-2,2.5,true,null]}"#;
-        let json = from_slice(body).unwrap();
+        let json = from_slice(body, crate::json::test_support::arena()).unwrap();
         let keys: Vec<&str> = json.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["b", "a", "c"]);
-        assert!(matches!(json.get("b"), Some(Json::String(Cow::Borrowed("x")))));
+        assert!(matches!(json.get("b"), Some(Json::String("x"))));
         assert_eq!(json["a"]["S"].as_str(), Some("y\n"));
         assert_eq!(json["c"].as_array().unwrap().len(), 5);
         assert_eq!(int(&json["c"].as_array().unwrap()[1]), Some(-2));
@@ -341,27 +365,27 @@ mod tests {
 
     #[test]
     fn repeated_names_keep_the_last_value() {
-        let json = from_slice(br#"{"a":1,"b":2,"a":3}"#).unwrap();
+        let json = from_slice(br#"{"a":1,"b":2,"a":3}"#, crate::json::test_support::arena()).unwrap();
         assert_eq!(json.as_object().unwrap().len(), 2);
         assert_eq!(int(&json["a"]), Some(3));
         let many: String = (0..100).map(|i| format!("\"k{}\":{i},", i % 50)).collect();
         let text = format!("{{{}\"z\":0}}", many);
-        let json = from_slice(text.as_bytes()).unwrap();
+        let json = from_slice(text.as_bytes(), crate::json::test_support::arena()).unwrap();
         assert_eq!(json.as_object().unwrap().len(), 51);
         assert_eq!(int(&json["k3"]), Some(53));
     }
 
     #[test]
     fn equality_ignores_member_order_and_conversion_keeps_values() {
-        let a = from_slice(br#"{"x":[1,{"p":"q","r":true}],"y":null}"#).unwrap();
-        let b = from_slice(br#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#).unwrap();
+        let a = from_slice(br#"{"x":[1,{"p":"q","r":true}],"y":null}"#, crate::json::test_support::arena()).unwrap();
+        let b = from_slice(br#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#, crate::json::test_support::arena()).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.to_value(), serde_json::json!({"x": [1, {"p": "q", "r": true}], "y": null}));
     }
 
     #[test]
     fn digests_ignore_member_order_and_see_every_value() {
-        let digest = |text: &str| from_slice(text.as_bytes()).unwrap().digest();
+        let digest = |text: &str| from_slice(text.as_bytes(), crate::json::test_support::arena()).unwrap().digest();
         let a = digest(r#"{"x":[1,{"p":"q","r":true}],"y":null}"#);
         assert_eq!(a, digest(r#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#));
         for other in [
@@ -379,11 +403,14 @@ mod tests {
     #[test]
     fn deep_nesting_is_read_up_to_the_bound_and_refused_beyond() {
         let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
-        assert!(from_slice(nested(MAX_DEPTH).as_bytes()).is_some());
-        assert!(from_slice(nested(MAX_DEPTH + 1).as_bytes()).is_none());
-        assert!(from_slice("[".repeat(100_000).as_bytes()).is_none());
+        assert!(from_slice(nested(MAX_DEPTH).as_bytes(), crate::json::test_support::arena()).is_some());
+        assert!(from_slice(nested(MAX_DEPTH + 1).as_bytes(), crate::json::test_support::arena()).is_none());
+        assert!(from_slice("[".repeat(100_000).as_bytes(), crate::json::test_support::arena()).is_none());
         let quoted = format!(r#"{{"a":"{}"}}"#, "[".repeat(1000));
-        assert!(from_slice(quoted.as_bytes()).is_some(), "brackets inside strings do not nest");
+        assert!(
+            from_slice(quoted.as_bytes(), crate::json::test_support::arena()).is_some(),
+            "brackets inside strings do not nest"
+        );
     }
 }
 
@@ -397,4 +424,9 @@ pub(crate) mod test_support {
         };
     }
     pub(crate) use json;
+
+    /// An arena that lives as long as the test binary, for documents read in tests.
+    pub(crate) fn arena() -> &'static super::Arena {
+        Box::leak(Box::default())
+    }
 }

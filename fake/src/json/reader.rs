@@ -5,14 +5,14 @@
 //! same values; a property test holds it to that. It exists because the requests the fake reads
 //! are small and many: going through serde's visitors cost about twice as much per byte.
 
-use std::borrow::Cow;
+use bumpalo::collections::{String as ArenaString, Vec as ArenaVec};
 
-use super::{Json, MAX_DEPTH, Number, Object, dedup};
+use super::{Arena, Json, MAX_DEPTH, Number, Object, dedup};
 
-/// Reads a JSON document borrowed from `text`; `None` if it is not JSON or nests deeper than
-/// [`MAX_DEPTH`].
-pub(super) fn read(text: &str) -> Option<Json<'_>> {
-    let mut reader = Reader { text, bytes: text.as_bytes(), at: 0 };
+/// Reads a JSON document borrowed from `text` and `arena`; `None` if it is not JSON or nests
+/// deeper than [`MAX_DEPTH`].
+pub(super) fn read<'a>(text: &'a str, arena: &'a Arena) -> Option<Json<'a>> {
+    let mut reader = Reader { text, bytes: text.as_bytes(), at: 0, arena };
     let json = reader.value(0)?;
     reader.skip_whitespace();
     (reader.at == reader.bytes.len()).then_some(json)
@@ -22,6 +22,7 @@ struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    arena: &'a Arena,
 }
 
 impl<'a> Reader<'a> {
@@ -70,9 +71,9 @@ impl<'a> Reader<'a> {
     fn object(&mut self, depth: usize) -> Option<Json<'a>> {
         // Most objects of a request are attribute values of one member and four covers nearly all
         // others, but the request itself (depth 1) often has more.
-        let mut members: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(if depth == 1 { 8 } else { 4 });
+        let mut members = ArenaVec::with_capacity_in(if depth == 1 { 8 } else { 4 }, self.arena);
         match self.next_token()? {
-            b'}' => return Some(Json::Object(Object(members))),
+            b'}' => return Some(Json::Object(Object(&[]))),
             b'"' => {}
             _ => return None,
         }
@@ -84,7 +85,7 @@ impl<'a> Reader<'a> {
             members.push((key, self.value(depth)?));
             match self.next_token()? {
                 b',' if self.next_token()? == b'"' => {}
-                b'}' => return Some(Json::Object(Object(dedup(members)))),
+                b'}' => return Some(Json::Object(Object(dedup(members.into_bump_slice_mut(), self.arena)))),
                 _ => return None,
             }
         }
@@ -92,17 +93,17 @@ impl<'a> Reader<'a> {
 
     /// The items of an array whose `[` was read.
     fn array(&mut self, depth: usize) -> Option<Json<'a>> {
-        let mut items = Vec::new();
+        let mut items = ArenaVec::new_in(self.arena);
         self.skip_whitespace();
         if self.peek() == Some(b']') {
             self.at += 1;
-            return Some(Json::Array(items));
+            return Some(Json::Array(&[]));
         }
         loop {
             items.push(self.value(depth)?);
             match self.next_token()? {
                 b',' => {}
-                b']' => return Some(Json::Array(items)),
+                b']' => return Some(Json::Array(items.into_bump_slice())),
                 _ => return None,
             }
         }
@@ -111,7 +112,7 @@ impl<'a> Reader<'a> {
     /// The rest of a string whose opening quote was read: a slice of the body unless it has
     /// escapes.
     #[inline(always)]
-    fn string(&mut self) -> Option<Cow<'a, str>> {
+    fn string(&mut self) -> Option<&'a str> {
         let start = self.at;
         self.skip_plain();
         loop {
@@ -119,7 +120,7 @@ impl<'a> Reader<'a> {
                 b'"' => {
                     let text = self.text.get(start..self.at)?;
                     self.at += 1;
-                    return Some(Cow::Borrowed(text));
+                    return Some(text);
                 }
                 b'\\' => return self.escaped_string(start),
                 0..=0x1f => return None,
@@ -130,13 +131,13 @@ impl<'a> Reader<'a> {
 
     /// The rest of a string that has an escape at `self.at`, from `start`, its first character.
     #[cold]
-    fn escaped_string(&mut self, start: usize) -> Option<Cow<'a, str>> {
-        let mut owned = String::from(self.text.get(start..self.at)?);
+    fn escaped_string(&mut self, start: usize) -> Option<&'a str> {
+        let mut owned = ArenaString::from_str_in(self.text.get(start..self.at)?, self.arena);
         loop {
             match *self.bytes.get(self.at)? {
                 b'"' => {
                     self.at += 1;
-                    return Some(Cow::Owned(owned));
+                    return Some(owned.into_bump_str());
                 }
                 b'\\' => {
                     self.at += 1;
@@ -264,7 +265,7 @@ mod tests {
     }
 
     fn agrees(text: &str) -> Result<(), TestCaseError> {
-        let ours = from_slice(text.as_bytes()).map(|json| json.to_value());
+        let ours = from_slice(text.as_bytes(), crate::json::test_support::arena()).map(|json| json.to_value());
         prop_assert_eq!(ours, reference(text), "reading {:?}", text);
         Ok(())
     }

@@ -27,7 +27,7 @@ use crate::value::{Item, item_from_json, item_size, item_to_json};
 /// The most data one BatchGetItem returns; keys past it are returned unprocessed.
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
-fn request_items<'b, 'a>(body: &'b Json<'a>) -> impl Iterator<Item = (&'b str, &'b Json<'a>)> {
+fn request_items<'a>(body: &Json<'a>) -> impl Iterator<Item = (&'a str, &'a Json<'a>)> {
     body.get("RequestItems").and_then(Json::as_object).into_iter().flatten()
 }
 

@@ -16,9 +16,9 @@ use crate::validate;
 use crate::warm::{ON_DEMAND, Warm};
 
 fn key_schema(json: Option<&Json<'_>>, definitions: &[(String, KeyType)]) -> Result<KeySchema, DynamoError> {
-    let elements = json.and_then(Json::as_array).cloned().unwrap_or_default();
+    let elements = json.and_then(Json::as_array).unwrap_or_default();
     let mut attrs = Vec::with_capacity(2);
-    for element in &elements {
+    for element in elements {
         let name = element.get("AttributeName").and_then(Json::as_str).unwrap_or_default();
         let kind =
             definitions.iter().find(|(n, _)| n == name).map(|(_, k)| *k).ok_or_else(|| {

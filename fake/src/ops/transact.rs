@@ -54,7 +54,7 @@ pub(crate) fn transact_write_items(
 }
 
 fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let actions = body.get("TransactItems").and_then(Json::as_array).map_or(&[][..], Vec::as_slice);
+    let actions = body.get("TransactItems").and_then(Json::as_array).unwrap_or_default();
     let mut prepared = Vec::with_capacity(actions.len());
     for action in actions {
         let Some((kind, member)) = ACTIONS.iter().find_map(|k| action.get(k).map(|m| (*k, m))) else {
@@ -189,9 +189,9 @@ fn is_cancellation(error: &DynamoError) -> bool {
 
 /// TransactGetItems.
 pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let actions = body.get("TransactItems").and_then(Json::as_array).cloned().unwrap_or_default();
+    let actions = body.get("TransactItems").and_then(Json::as_array).unwrap_or_default();
     let mut reads = Vec::with_capacity(actions.len());
-    for action in &actions {
+    for action in actions {
         let get = action.get("Get").cloned().unwrap_or(Json::Null);
         let name = table_name(&get)?.to_owned();
         let key_item = item(&get, "Key")?;

@@ -46,8 +46,8 @@ fn unreadable_body() -> DynamoError {
 /// DynamoDB reports a body that is not JSON before it looks at `X-Amz-Target`, and an empty body
 /// after it: a caller that resolves the target should call this first, report its error at once
 /// unless the body is empty, and otherwise report an unknown target first.
-pub(crate) fn parse_body(body: &[u8]) -> Result<Json<'_>, DynamoError> {
-    match crate::json::from_slice(body) {
+pub(crate) fn parse_body<'a>(body: &'a [u8], arena: &'a crate::json::Arena) -> Result<Json<'a>, DynamoError> {
+    match crate::json::from_slice(body, arena) {
         Some(json @ Json::Object(_)) => Ok(json),
         _ => Err(unreadable_body()),
     }

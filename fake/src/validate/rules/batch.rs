@@ -39,7 +39,7 @@ pub(crate) fn get_after_values(request: &Object<'_>) -> Result<(), DynamoError> 
 pub(crate) fn write(request: &Object<'_>) -> Result<(), DynamoError> {
     let mut requests = 0;
     for (_, table) in tables(request) {
-        let writes = table.as_array().map(Vec::as_slice).unwrap_or_default();
+        let writes = table.as_array().unwrap_or_default();
         // A write request with neither a put nor a delete is refused with this odd message.
         let is_empty = |write: &Json<'_>| {
             write.as_object().is_some_and(|w| ["PutRequest", "DeleteRequest"].iter().all(|r| object(w, r).is_none()))

@@ -51,7 +51,7 @@ pub(crate) fn object<'a>(object: &'a Object<'a>, name: &str) -> Option<&'a Objec
 
 /// The member if it is an array.
 pub(crate) fn list<'a>(object: &'a Object<'a>, name: &str) -> Option<&'a [Json<'a>]> {
-    field(object, name).and_then(Json::as_array).map(Vec::as_slice)
+    field(object, name).and_then(Json::as_array)
 }
 
 /// The objects of an array member; elements of another type are skipped.
