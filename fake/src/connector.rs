@@ -57,23 +57,17 @@ fn http_response(reply: Reply) -> Result<HttpResponse, ConnectorError> {
 impl HttpConnector for FakeHttpClient {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let target = request.headers().get("x-amz-target").unwrap_or("");
-        let operation = target.strip_prefix("DynamoDB_20120810.").unwrap_or(target).to_owned();
+        let operation = target.strip_prefix("DynamoDB_20120810.").unwrap_or(target);
         let signed = request.headers().get("authorization").is_some();
         let body = request.body().bytes().unwrap_or_default();
-        let drawn = self.fake.draw_faults(&operation, body, self.name.as_deref());
+        let drawn = self.fake.draw_faults(operation, body, self.name.as_deref());
         if drawn.latency.is_none() && drawn.response_delay.is_none() {
-            let call = Call {
-                operation: &operation,
-                body,
-                client: self.name.as_deref(),
-                signed,
-                signature: Signature::Unchecked,
-            };
+            let call = Call { operation, body, client: self.name.as_ref(), signed, signature: Signature::Unchecked };
             return HttpConnectorFuture::ready(http_response(self.fake.answer(&call, &drawn)));
         }
         let fake = self.fake.clone();
         let name = self.name.clone();
-        let body = body.to_vec();
+        let (operation, body) = (operation.to_owned(), body.to_vec());
         HttpConnectorFuture::new(async move {
             if let Some(latency) = drawn.latency {
                 fake.shared.clock.sleep(latency).await;
@@ -81,7 +75,7 @@ impl HttpConnector for FakeHttpClient {
             let call = Call {
                 operation: &operation,
                 body: &body,
-                client: name.as_deref(),
+                client: name.as_ref(),
                 signed,
                 signature: Signature::Unchecked,
             };

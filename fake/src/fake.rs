@@ -6,10 +6,10 @@ use std::time::{Duration, SystemTime};
 
 use crate::clock::{FakeClock, TokioClock};
 use crate::connector::{FakeHttpClient, client_config};
-use crate::engine::{Engine, OPERATIONS, table_of};
+use crate::engine::{Engine, table_of};
 use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
-use crate::log::RequestRecord;
+use crate::log::{Entry, RequestRecord};
 use crate::request_id::RequestId;
 use crate::signature::Signature;
 use crate::ttl::{SweepSchedule, sweep};
@@ -39,7 +39,7 @@ pub struct FakeDynamoDb {
 pub(crate) struct Shared {
     engine: Mutex<Engine>,
     pub(crate) clock: Arc<dyn FakeClock>,
-    log: Mutex<std::collections::VecDeque<RequestRecord>>,
+    log: Mutex<std::collections::VecDeque<Entry>>,
     log_limit: Option<usize>,
     faults: Mutex<FaultSet>,
     sweeps: Mutex<SweepSchedule>,
@@ -156,7 +156,7 @@ pub(crate) struct Call<'a> {
     /// The JSON body.
     pub(crate) body: &'a [u8],
     /// The name of the client that sent it, if it has one.
-    pub(crate) client: Option<&'a str>,
+    pub(crate) client: Option<&'a Arc<str>>,
     /// Whether it carried an `Authorization` header.
     pub(crate) signed: bool,
     /// What the transport saw of its signature, checked before the body is read.
@@ -267,7 +267,7 @@ impl FakeDynamoDb {
 
     /// Every request answered so far, in order.
     pub fn request_log(&self) -> Vec<RequestRecord> {
-        lock(&self.shared.log).iter().cloned().collect()
+        lock(&self.shared.log).iter().map(Entry::to_record).collect()
     }
 
     /// Forgets the requests logged so far.
@@ -333,21 +333,11 @@ impl FakeDynamoDb {
         let Call { operation, body, client, signed, signature } = *call;
         let now = self.now();
         let request_id = self.request_id();
-        let mut record = RequestRecord {
-            operation: operation.to_owned(),
-            table: None,
-            error: None,
-            client: client.map(str::to_owned),
-            fault: drawn
-                .failure
-                .as_ref()
-                .map(|f| f.name().to_owned())
-                .or_else(|| drawn.latency.map(|_| "Latency".to_owned()))
-                .or_else(|| drawn.response_delay.map(|_| "SlowResponse".to_owned())),
-            at: now,
-            consistent_read: false,
-            signed,
-        };
+        let fault = (drawn.failure.as_ref().map(Fault::name))
+            .or_else(|| drawn.latency.map(|_| "Latency"))
+            .or_else(|| drawn.response_delay.map(|_| "SlowResponse"));
+        let mut record = Entry::new(operation, client, fault, now);
+        record.signed = signed;
         let result = crate::json::with_arena(|arena| {
             self.run(arena, operation, body, signature, now, drawn.failure.as_ref(), &mut record)
         });
@@ -382,14 +372,14 @@ impl FakeDynamoDb {
         signature: Signature<'_>,
         now: SystemTime,
         failure: Option<&Fault>,
-        record: &mut RequestRecord,
+        record: &mut Entry,
     ) -> Result<crate::json::Body, DynamoError> {
         // DynamoDB reports a body it cannot read before an unknown target, then a missing or
         // incomplete signature, and an empty body last.
         let parsed = parse_body(body, arena);
         let checked = match parsed {
             Err(error) if !body.is_empty() => Err(error),
-            _ if OPERATIONS.binary_search(&operation).is_err() => Err(DynamoError::unknown_operation()),
+            _ if !record.is_served() => Err(DynamoError::unknown_operation()),
             parsed => signature.check().and(parsed),
         };
         let json = match checked {

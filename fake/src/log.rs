@@ -1,6 +1,10 @@
 //! The request log: one record per request the fake answered, for tests that count calls.
 
+use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::SystemTime;
+
+use crate::engine::OPERATIONS;
 
 /// One request the fake received, and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,4 +27,62 @@ pub struct RequestRecord {
     pub consistent_read: bool,
     /// Whether the request was signed (it carried an `Authorization` header).
     pub signed: bool,
+}
+
+/// A request as the log keeps it until a test reads the log: the names it shares with the fake
+/// (the operation, the client, the fault) are borrowed or shared, not copied for every request.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    pub(crate) operation: Cow<'static, str>,
+    pub(crate) table: Option<String>,
+    pub(crate) error: Option<String>,
+    pub(crate) client: Option<Arc<str>>,
+    pub(crate) fault: Option<&'static str>,
+    pub(crate) at: SystemTime,
+    pub(crate) consistent_read: bool,
+    pub(crate) signed: bool,
+}
+
+impl Entry {
+    /// A request to `operation`: one of [`OPERATIONS`] is borrowed, any other name copied.
+    pub(crate) fn new(
+        operation: &str,
+        client: Option<&Arc<str>>,
+        fault: Option<&'static str>,
+        at: SystemTime,
+    ) -> Entry {
+        let operation = match OPERATIONS.binary_search(&operation) {
+            Ok(at) => Cow::Borrowed(OPERATIONS[at]),
+            Err(_) => Cow::Owned(operation.to_owned()),
+        };
+        Entry {
+            operation,
+            table: None,
+            error: None,
+            client: client.cloned(),
+            fault,
+            at,
+            consistent_read: false,
+            signed: false,
+        }
+    }
+
+    /// Whether the operation is one the fake serves (one of [`OPERATIONS`]).
+    pub(crate) fn is_served(&self) -> bool {
+        matches!(self.operation, Cow::Borrowed(_))
+    }
+
+    /// The public record of this request.
+    pub(crate) fn to_record(&self) -> RequestRecord {
+        RequestRecord {
+            operation: self.operation.to_string(),
+            table: self.table.clone(),
+            error: self.error.clone(),
+            client: self.client.as_deref().map(str::to_owned),
+            fault: self.fault.map(str::to_owned),
+            at: self.at,
+            consistent_read: self.consistent_read,
+            signed: self.signed,
+        }
+    }
 }
