@@ -39,6 +39,7 @@ pub(crate) fn item(body: &Json<'_>, key: &str) -> Result<Item, DynamoError> {
 pub(crate) fn expression_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'r>, DynamoError> {
     let mut names = Vec::new();
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeNames") {
+        names.reserve_exact(map.len());
         for (placeholder, name) in map {
             if let Json::String(name) = name {
                 crate::limits::check_attribute_name(name)?;
@@ -48,6 +49,7 @@ pub(crate) fn expression_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'
     }
     let mut values = Vec::new();
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeValues") {
+        values.reserve_exact(map.len());
         for (placeholder, value) in map {
             let value = Value::from_json(value).map_err(|error| {
                 // The current checker of values does not name the placeholder of a malformed

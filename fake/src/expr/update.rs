@@ -105,7 +105,7 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
     // Writes go in path order, so that elements set past the end of a list are appended in the
     // order of their indexes, whatever the order of the actions. List elements are removed from
     // the highest index down, so earlier removals do not shift later ones.
-    let mut puts: Vec<(&Path, Value)> = Vec::new();
+    let mut puts: Vec<(&Path, Value)> = Vec::with_capacity(changes.len());
     let mut removals: Vec<&Path> = Vec::new();
     for change in changes {
         match change {
