@@ -348,6 +348,26 @@ impl Table {
         old
     }
 
+    /// Takes the item at `key` out of its place for a change in place, leaving an empty item
+    /// there until [`put_back`](Self::put_back) returns it.
+    pub(crate) fn take(&mut self, key: &PrimaryKey) -> Option<Item> {
+        self.items.get_mut(key).map(std::mem::take)
+    }
+
+    /// Returns an item taken with [`take`](Self::take), changed or not, whose size was
+    /// `old_size` when taken: the indexes and the table's byte count follow it. Returns its size.
+    pub(crate) fn put_back(&mut self, key: &PrimaryKey, item: Item, old_size: usize) -> usize {
+        let new_size = item_size(&item);
+        self.bytes = (self.bytes + new_size).saturating_sub(old_size);
+        for index in &mut self.indexes.list {
+            index.put(&self.key, key, &item);
+        }
+        if let Some(slot) = self.items.get_mut(key) {
+            *slot = item;
+        }
+        new_size
+    }
+
     /// Removes an item; returns it.
     pub(crate) fn remove(&mut self, key: &PrimaryKey) -> Option<Item> {
         let old = self.items.remove(key)?;

@@ -225,3 +225,47 @@ async fn updates_of_index_keys_are_checked_before_and_after_the_item_is_read() {
         "The update expression attempted to update the secondary index key to unsupported type"
     );
 }
+
+async fn stored(client: &Client) -> HashMap<String, AttributeValue> {
+    let out = client.get_item().table_name("Tbl").key("pk", s("a")).consistent_read(true).send().await.unwrap();
+    out.item.unwrap_or_default()
+}
+
+/// An update is made where the item is kept when its answer needs nothing of the item as it
+/// was; one that a check refuses after its writes (here the size limit) leaves the item exactly
+/// as it was, and a later update starts from that.
+#[tokio::test(start_paused = true)]
+async fn an_update_refused_after_its_writes_leaves_the_item_as_it_was() {
+    let (_fake, client) = setup().await;
+    let before = stored(&client).await;
+    let refused = client
+        .update_item()
+        .table_name("Tbl")
+        .key("pk", s("a"))
+        .update_expression("SET big = :big, cnt = cnt + :one, fresh = :v REMOVE tags")
+        .expression_attribute_values(":big", s(&"x".repeat(400 * 1024)))
+        .expression_attribute_values(":one", n("1"))
+        .expression_attribute_values(":v", s("v"))
+        .send()
+        .await
+        .unwrap_err();
+    let message = refused.into_service_error().meta().message().unwrap_or_default().to_owned();
+    assert_eq!(message, "Item size to update has exceeded the maximum allowed size");
+    assert_eq!(stored(&client).await, before);
+
+    client
+        .update_item()
+        .table_name("Tbl")
+        .key("pk", s("a"))
+        .update_expression("SET cnt = cnt + :one, fresh = :v REMOVE tags")
+        .expression_attribute_values(":one", n("1"))
+        .expression_attribute_values(":v", s("v"))
+        .send()
+        .await
+        .unwrap();
+    let mut expected = before;
+    expected.insert("cnt".into(), n("6"));
+    expected.insert("fresh".into(), s("v"));
+    expected.remove("tags");
+    assert_eq!(stored(&client).await, expected);
+}

@@ -50,20 +50,99 @@ fn set_value(old: &Item, value: &SetValue) -> Result<Value, DynamoError> {
     }
 }
 
+/// One write an update makes, computed from the item as it was.
+enum Change<'a> {
+    Put(&'a Path, Value),
+    Remove(&'a Path),
+}
+
 /// Applies `actions` to `item` (the item as it was before the update, or empty).
 /// Every value is computed from the old item first, then all are written, as DynamoDB does.
 pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, DynamoError> {
-    enum Change<'a> {
-        Put(&'a Path, Value),
-        Remove(&'a Path),
+    let changes = changes(&item, actions)?;
+    let mut out = item;
+    // Writes go in path order, so that elements set past the end of a list are appended in the
+    // order of their indexes, whatever the order of the actions. List elements are removed from
+    // the highest index down, so earlier removals do not shift later ones.
+    let mut puts: Vec<(&Path, Value)> = Vec::with_capacity(changes.len());
+    let mut removals: Vec<&Path> = Vec::new();
+    for change in changes {
+        match change {
+            Change::Put(path, value) => puts.push((path, value)),
+            Change::Remove(path) => removals.push(path),
+        }
     }
+    puts.sort_by(|a, b| a.0.cmp(b.0));
+    for (path, value) in puts {
+        put_at(&mut out, path, value)?;
+    }
+    removals.sort_by(|a, b| b.cmp(a));
+    for path in removals {
+        remove_at(&mut out, path)?;
+    }
+    Ok(out)
+}
+
+/// What an update in place replaced, to put back if a later check refuses the update: each
+/// top-level attribute it wrote or removed, with its value before (`None`: it had none).
+#[derive(Debug)]
+pub(crate) struct Undo<'a>(Vec<(&'a str, Option<Value>)>);
+
+impl Undo<'_> {
+    /// Puts `item` back as it was before the update.
+    pub(crate) fn revert(self, item: &mut Item) {
+        for (name, before) in self.0.into_iter().rev() {
+            match (before, item.get_mut(name)) {
+                (Some(value), Some(slot)) => *slot = value,
+                (Some(value), None) => drop(item.insert(name.to_owned(), value)),
+                (None, _) => drop(item.remove(name)),
+            }
+        }
+    }
+}
+
+/// True if every action of the update writes a top-level attribute: such an update can be made
+/// in place ([`apply_in_place`]), with no list whose indexes shift and no parent to look for.
+pub(crate) fn is_top_level(actions: &[UpdateAction]) -> bool {
+    actions.iter().all(|action| match action {
+        UpdateAction::Set(path, _)
+        | UpdateAction::Remove(path)
+        | UpdateAction::Add(path, _)
+        | UpdateAction::Delete(path, _) => matches!(&path.0[..], [PathElem::Name(_)]),
+    })
+}
+
+/// Applies `actions`, all of them on top-level attributes ([`is_top_level`]), to `item` where it
+/// is, without a copy: every value is computed first, as [`apply`] computes them, so an error
+/// leaves `item` untouched; what the writes replaced is returned to undo them.
+pub(crate) fn apply_in_place<'a>(item: &mut Item, actions: &'a [UpdateAction]) -> Result<Undo<'a>, DynamoError> {
+    let changes = changes(item, actions)?;
+    let mut undo = Vec::with_capacity(changes.len());
+    for change in changes {
+        let (path, value) = match change {
+            Change::Put(path, value) => (path, Some(value)),
+            Change::Remove(path) => (path, None),
+        };
+        let [PathElem::Name(name)] = &path.0[..] else { return Err(invalid_path()) };
+        let before = match (value, item.get_mut(name.as_str())) {
+            (Some(value), Some(slot)) => Some(std::mem::replace(slot, value)),
+            (Some(value), None) => item.insert(name.clone(), value),
+            (None, _) => item.remove(name.as_str()),
+        };
+        undo.push((name.as_str(), before));
+    }
+    Ok(Undo(undo))
+}
+
+/// The writes `actions` make to `item`, every value computed from the item as it is.
+fn changes<'a>(item: &Item, actions: &'a [UpdateAction]) -> Result<Vec<Change<'a>>, DynamoError> {
     let mut changes = Vec::with_capacity(actions.len());
     for action in actions {
         match action {
-            UpdateAction::Set(path, value) => changes.push(Change::Put(path, set_value(&item, value)?)),
+            UpdateAction::Set(path, value) => changes.push(Change::Put(path, set_value(item, value)?)),
             UpdateAction::Remove(path) => changes.push(Change::Remove(path)),
             UpdateAction::Add(path, value) => {
-                let merged = match (resolve(&item, path), value) {
+                let merged = match (resolve(item, path), value) {
                     (None, v @ (Value::N(_) | Value::SS(_) | Value::NS(_) | Value::BS(_))) => v.clone(),
                     (Some(Value::N(a)), Value::N(b)) => Value::N(a.add(b)?),
                     (Some(Value::SS(a)), Value::SS(b)) => Value::SS(a.union(b).cloned().collect()),
@@ -74,10 +153,10 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
                 changes.push(Change::Put(path, merged));
             }
             UpdateAction::Delete(path, value) => {
-                let remaining = match (resolve(&item, path), value) {
+                let remaining = match (resolve(item, path), value) {
                     // A missing set is left alone, but only where its parent exists.
                     (None, Value::SS(_) | Value::NS(_) | Value::BS(_)) => {
-                        check_parent(&item, path)?;
+                        check_parent(item, path)?;
                         continue;
                     }
                     (Some(Value::SS(a)), Value::SS(b)) => {
@@ -101,27 +180,7 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
             }
         }
     }
-    let mut out = item;
-    // Writes go in path order, so that elements set past the end of a list are appended in the
-    // order of their indexes, whatever the order of the actions. List elements are removed from
-    // the highest index down, so earlier removals do not shift later ones.
-    let mut puts: Vec<(&Path, Value)> = Vec::with_capacity(changes.len());
-    let mut removals: Vec<&Path> = Vec::new();
-    for change in changes {
-        match change {
-            Change::Put(path, value) => puts.push((path, value)),
-            Change::Remove(path) => removals.push(path),
-        }
-    }
-    puts.sort_by(|a, b| a.0.cmp(b.0));
-    for (path, value) in puts {
-        put_at(&mut out, path, value)?;
-    }
-    removals.sort_by(|a, b| b.cmp(a));
-    for path in removals {
-        remove_at(&mut out, path)?;
-    }
-    Ok(out)
+    Ok(changes)
 }
 
 fn put_at(item: &mut Item, path: &Path, value: Value) -> Result<(), DynamoError> {

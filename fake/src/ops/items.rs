@@ -55,7 +55,14 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
 /// UpdateItem.
 pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
     let mut plan = WritePlan::prepare_request(engine, "Update", body)?;
-    let outcome = plan.execute(engine)?;
+    let return_values = choice(body, "ReturnValues", "NONE");
+    // Only the old values and the consumed capacity need the item as it was.
+    let needs_old = matches!(return_values, "ALL_OLD" | "UPDATED_OLD") || capacity::asked(body).is_some();
+    let in_place = if needs_old { None } else { plan.update_in_place(engine) };
+    let outcome = match in_place {
+        Some(outcome) => outcome?,
+        None => plan.execute(engine)?,
+    };
     let empty = Item::new();
     let old = outcome.old.as_ref().unwrap_or(&empty);
     let new = || plan.current(engine).unwrap_or(&empty);
@@ -74,7 +81,7 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
         }
     };
     let projected;
-    let shown = match choice(body, "ReturnValues", "NONE") {
+    let shown = match return_values {
         "ALL_OLD" => Some(old),
         "ALL_NEW" => Some(new()),
         "UPDATED_OLD" => {

@@ -9,7 +9,7 @@ use crate::expr::ast::{Condition, Path, PathElem, SetValue, UpdateAction, Update
 use crate::expr::context::ExprContext;
 use crate::expr::{parse_condition, parse_update, update};
 use crate::request::{expression_context, item, string};
-use crate::table::PrimaryKey;
+use crate::table::{PrimaryKey, Table};
 use crate::value::{Item, Value, item_size};
 
 /// The largest item DynamoDB stores, in bytes.
@@ -189,15 +189,7 @@ impl WritePlan {
             true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
             false => Failure::Invalid(error),
         })?;
-        if !self.legacy_updates {
-            check_index_sets(table, actions, &updated).map_err(Failure::Invalid)?;
-        }
-        if item_size(&updated) > MAX_ITEM_BYTES {
-            return Err(Failure::Invalid(DynamoError::validation(
-                "Item size to update has exceeded the maximum allowed size",
-            )));
-        }
-        table.check_index_keys(&updated).map_err(Failure::Invalid)?;
+        check_updated(table, actions, &updated, self.legacy_updates).map_err(Failure::Invalid)?;
         Ok(Staged(Some(updated)))
     }
 
@@ -225,14 +217,46 @@ impl WritePlan {
         match self.evaluate(engine) {
             Ok(staged) => Ok(self.apply(engine, staged)),
             Err(Failure::Invalid(error)) => Err(error),
-            Err(Failure::Condition(item)) => {
-                let error = DynamoError::conditional_check_failed();
-                Err(match item {
-                    Some(item) => error.with("Item", crate::value::item_to_json(&item)),
-                    None => error,
-                })
-            }
+            Err(Failure::Condition(item)) => Err(condition_failed(item)),
         }
+    }
+
+    /// Applies a lone update to its item where the table keeps it, for a caller that needs
+    /// nothing of the item as it was: no copy of the item is made, and an update that a check
+    /// refuses after the writes is undone. `None` if the update does not qualify (no item yet,
+    /// a nested path, the legacy `AttributeUpdates`); the caller then runs
+    /// [`execute`](Self::execute), which answers exactly as this does.
+    pub(crate) fn update_in_place(&self, engine: &mut Engine) -> Option<Result<Outcome, DynamoError>> {
+        let WriteKind::Update(actions) = &self.kind else { return None };
+        if self.legacy_updates || actions.is_empty() || !update::is_top_level(actions) {
+            return None;
+        }
+        let table = engine.table_mut(&self.table).ok()?;
+        let current = table.items.get(&self.key)?;
+        if let Some(condition) = &self.condition
+            && !condition.eval(current)
+        {
+            let shown = self.return_old_on_failure.then(|| current.clone());
+            return Some(Err(condition_failed(shown)));
+        }
+        let mut item = table.take(&self.key)?;
+        #[cfg(debug_assertions)]
+        let (before, expected) = (item.clone(), update::apply(item.clone(), actions));
+        let old_size = item_size(&item);
+        let applied = update::apply_in_place(&mut item, actions).and_then(|undo| {
+            let checked = check_updated(table, actions, &item, false);
+            if checked.is_err() {
+                undo.revert(&mut item);
+            }
+            checked
+        });
+        #[cfg(debug_assertions)]
+        match &applied {
+            Ok(()) => debug_assert_eq!(expected.as_ref().ok(), Some(&item), "an update in place differs from a copy"),
+            Err(_) => debug_assert_eq!(before, item, "a refused update in place was not undone"),
+        }
+        let new_size = table.put_back(&self.key, item, old_size);
+        Some(applied.map(|()| Outcome { old: None, new_size }))
     }
 
     /// The item at this write's key now.
@@ -241,11 +265,33 @@ impl WritePlan {
     }
 }
 
+/// The checks an updated item passes before it is stored: the types its update gave index keys
+/// (not for the legacy `AttributeUpdates`, which DynamoDB checks otherwise), the size limit, and
+/// the keys of the indexes.
+fn check_updated(table: &Table, actions: &[UpdateAction], updated: &Item, legacy: bool) -> Result<(), DynamoError> {
+    if !legacy {
+        check_index_sets(table, actions, updated)?;
+    }
+    if item_size(updated) > MAX_ITEM_BYTES {
+        return Err(DynamoError::validation("Item size to update has exceeded the maximum allowed size"));
+    }
+    table.check_index_keys(updated)
+}
+
+/// DynamoDB's error for a failed condition, with the item where the request asked for it.
+fn condition_failed(item: Option<Item>) -> DynamoError {
+    let error = DynamoError::conditional_check_failed();
+    match item {
+        Some(item) => error.with("Item", crate::value::item_to_json(&item)),
+        None => error,
+    }
+}
+
 /// The checks of an update expression against the table's index keys that DynamoDB makes before
 /// it reads the item: an index key given a value whose type is known from the expression alone
 /// (a value, arithmetic, `list_append`, `ADD`) must have the index's key type, and no path may
 /// look inside a key or index key attribute.
-fn check_index_updates(table: &crate::table::Table, actions: &[UpdateAction]) -> Result<(), DynamoError> {
+fn check_index_updates(table: &Table, actions: &[UpdateAction]) -> Result<(), DynamoError> {
     for action in actions {
         let (path, known) = match action {
             UpdateAction::Set(path, value) => (path, set_value_type(value)),
@@ -325,7 +371,7 @@ fn operand_paths<'a>(operand: &'a UpdateOperand, out: &mut Vec<&'a Path>) {
 
 /// An index key that a SET gave a value of another type than the index's, found once the update
 /// is applied: DynamoDB words this apart from a put's type mismatch.
-fn check_index_sets(table: &crate::table::Table, actions: &[UpdateAction], updated: &Item) -> Result<(), DynamoError> {
+fn check_index_sets(table: &Table, actions: &[UpdateAction], updated: &Item) -> Result<(), DynamoError> {
     for action in actions {
         let UpdateAction::Set(path, _) = action else { continue };
         let [PathElem::Name(name)] = &path.0[..] else { continue };
