@@ -335,9 +335,10 @@ impl Table {
         self.indexes.order();
     }
 
-    /// Stores an item, keeping indexes and the size count up to date; returns the old item.
-    pub(crate) fn put(&mut self, key: PrimaryKey, item: Item) -> Option<Item> {
-        self.bytes += item_size(&item);
+    /// Stores an item of `size` bytes (its [`item_size`]), keeping indexes and the size count up
+    /// to date; returns the old item.
+    pub(crate) fn put(&mut self, key: PrimaryKey, item: Item, size: usize) -> Option<Item> {
+        self.bytes += size;
         for index in &mut self.indexes.list {
             index.put(&self.key, &key, &item);
         }

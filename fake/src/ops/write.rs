@@ -205,7 +205,7 @@ impl WritePlan {
         match new {
             Some(item) => {
                 let new_size = item_size(&item);
-                let old = table.put(self.key.clone(), item);
+                let old = table.put(self.key.clone(), item, new_size);
                 Outcome { old, new_size }
             }
             None => Outcome { old: table.remove(&self.key), new_size: 0 },
