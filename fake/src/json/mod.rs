@@ -341,6 +341,7 @@ pub(crate) fn from_slice<'a>(bytes: &'a [u8], arena: &'a Arena) -> Option<Json<'
 
 #[cfg(test)]
 mod tests {
+    use super::test_support::arena;
     use super::*;
 
     fn int(json: &Json<'_>) -> Option<i64> {
@@ -353,7 +354,7 @@ mod tests {
     #[test]
     fn strings_without_escapes_are_borrowed_and_order_is_kept() {
         let body = br#"{"b":"x","a":{"S":"y\n"},"c":[1,-2,2.5,true,null]}"#;
-        let json = from_slice(body, crate::json::test_support::arena()).unwrap();
+        let json = from_slice(body, arena()).unwrap();
         let keys: Vec<&str> = json.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["b", "a", "c"]);
         assert!(matches!(json.get("b"), Some(Json::String("x"))));
@@ -365,27 +366,27 @@ mod tests {
 
     #[test]
     fn repeated_names_keep_the_last_value() {
-        let json = from_slice(br#"{"a":1,"b":2,"a":3}"#, crate::json::test_support::arena()).unwrap();
+        let json = from_slice(br#"{"a":1,"b":2,"a":3}"#, arena()).unwrap();
         assert_eq!(json.as_object().unwrap().len(), 2);
         assert_eq!(int(&json["a"]), Some(3));
         let many: String = (0..100).map(|i| format!("\"k{}\":{i},", i % 50)).collect();
         let text = format!("{{{}\"z\":0}}", many);
-        let json = from_slice(text.as_bytes(), crate::json::test_support::arena()).unwrap();
+        let json = from_slice(text.as_bytes(), arena()).unwrap();
         assert_eq!(json.as_object().unwrap().len(), 51);
         assert_eq!(int(&json["k3"]), Some(53));
     }
 
     #[test]
     fn equality_ignores_member_order_and_conversion_keeps_values() {
-        let a = from_slice(br#"{"x":[1,{"p":"q","r":true}],"y":null}"#, crate::json::test_support::arena()).unwrap();
-        let b = from_slice(br#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#, crate::json::test_support::arena()).unwrap();
+        let a = from_slice(br#"{"x":[1,{"p":"q","r":true}],"y":null}"#, arena()).unwrap();
+        let b = from_slice(br#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#, arena()).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.to_value(), serde_json::json!({"x": [1, {"p": "q", "r": true}], "y": null}));
     }
 
     #[test]
     fn digests_ignore_member_order_and_see_every_value() {
-        let digest = |text: &str| from_slice(text.as_bytes(), crate::json::test_support::arena()).unwrap().digest();
+        let digest = |text: &str| from_slice(text.as_bytes(), arena()).unwrap().digest();
         let a = digest(r#"{"x":[1,{"p":"q","r":true}],"y":null}"#);
         assert_eq!(a, digest(r#"{"y":null,"x":[1,{"r":true,"p":"q"}]}"#));
         for other in [
@@ -403,14 +404,11 @@ mod tests {
     #[test]
     fn deep_nesting_is_read_up_to_the_bound_and_refused_beyond() {
         let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
-        assert!(from_slice(nested(MAX_DEPTH).as_bytes(), crate::json::test_support::arena()).is_some());
-        assert!(from_slice(nested(MAX_DEPTH + 1).as_bytes(), crate::json::test_support::arena()).is_none());
-        assert!(from_slice("[".repeat(100_000).as_bytes(), crate::json::test_support::arena()).is_none());
+        assert!(from_slice(nested(MAX_DEPTH).as_bytes(), arena()).is_some());
+        assert!(from_slice(nested(MAX_DEPTH + 1).as_bytes(), arena()).is_none());
+        assert!(from_slice("[".repeat(100_000).as_bytes(), arena()).is_none());
         let quoted = format!(r#"{{"a":"{}"}}"#, "[".repeat(1000));
-        assert!(
-            from_slice(quoted.as_bytes(), crate::json::test_support::arena()).is_some(),
-            "brackets inside strings do not nest"
-        );
+        assert!(from_slice(quoted.as_bytes(), arena()).is_some(), "brackets inside strings do not nest");
     }
 }
 
