@@ -129,3 +129,15 @@ pub(crate) enum UpdateAction {
     Add(Path, Value),
     Delete(Path, Value),
 }
+
+impl UpdateAction {
+    /// The path the action writes.
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            UpdateAction::Set(path, _)
+            | UpdateAction::Remove(path)
+            | UpdateAction::Add(path, _)
+            | UpdateAction::Delete(path, _) => path,
+        }
+    }
+}

@@ -104,12 +104,7 @@ impl Undo<'_> {
 /// True if every action of the update writes a top-level attribute: such an update can be made
 /// in place ([`apply_in_place`]), with no list whose indexes shift and no parent to look for.
 pub(crate) fn is_top_level(actions: &[UpdateAction]) -> bool {
-    actions.iter().all(|action| match action {
-        UpdateAction::Set(path, _)
-        | UpdateAction::Remove(path)
-        | UpdateAction::Add(path, _)
-        | UpdateAction::Delete(path, _) => matches!(&path.0[..], [PathElem::Name(_)]),
-    })
+    actions.iter().all(|action| matches!(&action.path().0[..], [PathElem::Name(_)]))
 }
 
 /// Applies `actions`, all of them on top-level attributes ([`is_top_level`]), to `item` where it

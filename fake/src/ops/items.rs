@@ -6,7 +6,7 @@ use super::capacity::{self, Consumed, Halves, write_units};
 use super::write::WritePlan;
 use crate::engine::Engine;
 use crate::error::DynamoError;
-use crate::expr::ast::{Path, UpdateAction};
+use crate::expr::ast::Path;
 use crate::expr::parse_projection;
 use crate::expr::project::project;
 use crate::request::{choice, expression_context, flag, item, string, table_name};
@@ -68,15 +68,7 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     let new = || plan.current(engine).unwrap_or(&empty);
     let updated_paths = || -> Vec<Path> {
         match &plan.kind {
-            super::write::WriteKind::Update(actions) => actions
-                .iter()
-                .map(|a| match a {
-                    UpdateAction::Set(p, _)
-                    | UpdateAction::Remove(p)
-                    | UpdateAction::Add(p, _)
-                    | UpdateAction::Delete(p, _) => p.clone(),
-                })
-                .collect(),
+            super::write::WriteKind::Update(actions) => actions.iter().map(|a| a.path().clone()).collect(),
             _ => Vec::new(),
         }
     };
@@ -102,11 +94,12 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
 }
 
 /// The `ConsumedCapacity` of a write that turned `old` into what `new` finds (`None` for no item),
-/// if the request asked for it: a request that did not ask pays no second lookup of the item. The table pays for the larger of the two items; an index pays only when
-/// the write changes what it stores: an entry inserted or deleted costs its projection's units, a
-/// moved key both, a changed projection once, and an unchanged one nothing. `TOTAL` sums them;
-/// `INDEXES` also gives the table's share and each index that paid, an index that paid nothing
-/// left out, as DynamoDB reports them.
+/// if the request asked for it: a request that did not ask pays no second lookup of the item.
+/// The table pays for the larger of the two items; an index pays only when the write changes
+/// what it stores: an entry inserted or deleted costs its projection's units, a moved key both,
+/// a changed projection once, and an unchanged one nothing. `TOTAL` sums them; `INDEXES` also
+/// gives the table's share and each index that paid, an index that paid nothing left out, as
+/// DynamoDB reports them.
 fn write_capacity<'e>(
     engine: &'e Engine,
     body: &Json<'_>,

@@ -126,13 +126,7 @@ impl WritePlan {
                 let kind = match (kind_name, actions) {
                     ("Update", Some(actions)) => {
                         for action in &actions {
-                            let path = match action {
-                                UpdateAction::Set(p, _)
-                                | UpdateAction::Remove(p)
-                                | UpdateAction::Add(p, _)
-                                | UpdateAction::Delete(p, _) => p,
-                            };
-                            if let Some(PathElem::Name(head)) = path.0.first()
+                            if let Some(PathElem::Name(head)) = action.path().0.first()
                                 && table.key.is_key(head)
                             {
                                 return Err(DynamoError::validation(format!(
