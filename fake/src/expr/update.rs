@@ -92,10 +92,9 @@ impl Undo<'_> {
     /// Puts `item` back as it was before the update.
     pub(crate) fn revert(self, item: &mut Item) {
         for (name, before) in self.0.into_iter().rev() {
-            match (before, item.get_mut(name)) {
-                (Some(value), Some(slot)) => *slot = value,
-                (Some(value), None) => drop(item.insert(name.to_owned(), value)),
-                (None, _) => drop(item.remove(name)),
+            match before {
+                Some(value) => drop(set_attribute(item, name, value)),
+                None => drop(item.remove(name)),
             }
         }
     }
@@ -119,10 +118,9 @@ pub(crate) fn apply_in_place<'a>(item: &mut Item, actions: &'a [UpdateAction]) -
             Change::Remove(path) => (path, None),
         };
         let [PathElem::Name(name)] = &path.0[..] else { return Err(invalid_path()) };
-        let before = match (value, item.get_mut(name.as_str())) {
-            (Some(value), Some(slot)) => Some(std::mem::replace(slot, value)),
-            (Some(value), None) => item.insert(name.clone(), value),
-            (None, _) => item.remove(name.as_str()),
+        let before = match value {
+            Some(value) => set_attribute(item, name, value),
+            None => item.remove(name.as_str()),
         };
         undo.push((name.as_str(), before));
     }
@@ -178,6 +176,15 @@ fn changes<'a>(item: &Item, actions: &'a [UpdateAction]) -> Result<Vec<Change<'a
     Ok(changes)
 }
 
+/// Sets attribute `name` of `map` (an item or a map value) to `value`; returns the value it
+/// replaced. A name already there keeps its key: only a new name is copied.
+fn set_attribute(map: &mut Item, name: &str, value: Value) -> Option<Value> {
+    match map.get_mut(name) {
+        Some(slot) => Some(std::mem::replace(slot, value)),
+        None => map.insert(name.to_owned(), value),
+    }
+}
+
 fn put_at(item: &mut Item, path: &Path, value: Value) -> Result<(), DynamoError> {
     let (last, parents) = match path.0.split_last() {
         Some(split) => split,
@@ -185,16 +192,13 @@ fn put_at(item: &mut Item, path: &Path, value: Value) -> Result<(), DynamoError>
     };
     if parents.is_empty() {
         let PathElem::Name(name) = last else { return Err(invalid_path()) };
-        match item.get_mut(name) {
-            Some(slot) => *slot = value,
-            None => drop(item.insert(name.clone(), value)),
-        }
+        set_attribute(item, name, value);
         return Ok(());
     }
     let container = walk_mut(item, parents)?.ok_or_else(invalid_path)?;
     match (container, last) {
         (Value::M(map), PathElem::Name(name)) => {
-            map.insert(name.clone(), value);
+            set_attribute(map, name, value);
             Ok(())
         }
         (Value::L(list), PathElem::Index(ix)) => {
