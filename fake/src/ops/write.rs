@@ -226,17 +226,17 @@ impl WritePlan {
             return None;
         }
         let table = engine.table_mut(&self.table).ok()?;
-        let current = table.items.get(&self.key)?;
+        let mut item = table.take(&self.key)?;
+        let old_size = item_size(&item);
         if let Some(condition) = &self.condition
-            && !condition.eval(current)
+            && !condition.eval(&item)
         {
-            let shown = self.return_old_on_failure.then(|| current.clone());
+            let shown = self.return_old_on_failure.then(|| item.clone());
+            table.put_back(&self.key, item, old_size);
             return Some(Err(condition_failed(shown)));
         }
-        let mut item = table.take(&self.key)?;
         #[cfg(debug_assertions)]
         let (before, expected) = (item.clone(), update::apply(item.clone(), actions));
-        let old_size = item_size(&item);
         let applied = update::apply_in_place(&mut item, actions).and_then(|undo| {
             let checked = check_updated(table, actions, &item, false);
             if checked.is_err() {
