@@ -338,15 +338,21 @@ impl Table {
     /// Stores an item of `size` bytes (its [`item_size`]), keeping indexes and the size count up
     /// to date; returns the old item.
     pub(crate) fn put(&mut self, key: PrimaryKey, item: Item, size: usize) -> Option<Item> {
-        self.bytes += size;
-        for index in &mut self.indexes.list {
-            index.put(&self.key, &key, &item);
-        }
+        self.count_in(&key, &item, size);
         let old = self.items.insert(key, item);
         if let Some(old) = &old {
             self.bytes -= item_size(old).min(self.bytes);
         }
         old
+    }
+
+    /// Counts an item of `size` bytes that is being stored at `key` into the table's byte count,
+    /// and gives it to the indexes (which replace what they held for `key`).
+    fn count_in(&mut self, key: &PrimaryKey, item: &Item, size: usize) {
+        self.bytes += size;
+        for index in &mut self.indexes.list {
+            index.put(&self.key, key, item);
+        }
     }
 
     /// Takes the item at `key` out of its place for a change in place, leaving an empty item
@@ -359,10 +365,8 @@ impl Table {
     /// `old_size` when taken: the indexes and the table's byte count follow it. Returns its size.
     pub(crate) fn put_back(&mut self, key: &PrimaryKey, item: Item, old_size: usize) -> usize {
         let new_size = item_size(&item);
-        self.bytes = (self.bytes + new_size).saturating_sub(old_size);
-        for index in &mut self.indexes.list {
-            index.put(&self.key, key, &item);
-        }
+        self.count_in(key, &item, new_size);
+        self.bytes -= old_size.min(self.bytes);
         if let Some(slot) = self.items.get_mut(key) {
             *slot = item;
         }
