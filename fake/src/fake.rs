@@ -338,9 +338,7 @@ impl FakeDynamoDb {
             .or_else(|| drawn.response_delay.map(|_| "SlowResponse"));
         let mut record = Entry::new(operation, client, fault, now);
         record.signed = signed;
-        let result = crate::json::with_arena(|arena| {
-            self.run(arena, operation, body, signature, now, drawn.failure.as_ref(), &mut record)
-        });
+        let result = self.run(operation, body, signature, now, drawn.failure.as_ref(), &mut record);
         let reply = match (result, &drawn.failure) {
             (_, Some(Fault::LostResponse)) => Reply::Lost,
             (Ok(json), _) => Reply::Http { status: 200, body: json.into_bytes(), request_id },
@@ -363,10 +361,8 @@ impl FakeDynamoDb {
         reply
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
-        arena: &crate::json::Arena,
         operation: &str,
         body: &[u8],
         signature: Signature<'_>,
@@ -374,50 +370,53 @@ impl FakeDynamoDb {
         failure: Option<&Fault>,
         record: &mut Entry,
     ) -> Result<crate::json::Body, DynamoError> {
-        // DynamoDB reports a body it cannot read before an unknown target, then a missing or
-        // incomplete signature, and an empty body last.
-        let parsed = parse_body(body, arena);
-        let checked = match parsed {
-            Err(error) if !body.is_empty() => Err(error),
-            _ if !record.is_served() => Err(DynamoError::unknown_operation()),
-            parsed => signature.check().and(parsed),
-        };
-        let json = match checked {
-            Ok(json) => json,
-            Err(error) => {
+        // The request document lives in the thread's arena until the answer is written.
+        crate::json::with_arena(|arena| {
+            // DynamoDB reports a body it cannot read before an unknown target, then a missing or
+            // incomplete signature, and an empty body last.
+            let parsed = parse_body(body, arena);
+            let checked = match parsed {
+                Err(error) if !body.is_empty() => Err(error),
+                _ if !record.is_served() => Err(DynamoError::unknown_operation()),
+                parsed => signature.check().and(parsed),
+            };
+            let json = match checked {
+                Ok(json) => json,
+                Err(error) => {
+                    record.error = Some(error.code().to_owned());
+                    return Err(error);
+                }
+            };
+            record.table = table_of(operation, &json);
+            record.consistent_read = json.get("ConsistentRead").and_then(crate::validate::as_bool).unwrap_or(false);
+            let injected = match failure {
+                Some(Fault::Throttle) => Some(DynamoError::provisioned_throughput_exceeded()),
+                Some(Fault::ThrottlingException) => Some(DynamoError::throttling()),
+                Some(Fault::InternalServerError) => Some(DynamoError::internal_server_error()),
+                Some(Fault::ResourceNotFound) => Some(DynamoError::resource_not_found()),
+                Some(Fault::Error { status, code, message }) => Some(DynamoError::custom(*status, code, message)),
+                _ => None,
+            };
+            if let Some(error) = injected {
                 record.error = Some(error.code().to_owned());
                 return Err(error);
             }
-        };
-        record.table = table_of(operation, &json);
-        record.consistent_read = json.get("ConsistentRead").and_then(crate::validate::as_bool).unwrap_or(false);
-        let injected = match failure {
-            Some(Fault::Throttle) => Some(DynamoError::provisioned_throughput_exceeded()),
-            Some(Fault::ThrottlingException) => Some(DynamoError::throttling()),
-            Some(Fault::InternalServerError) => Some(DynamoError::internal_server_error()),
-            Some(Fault::ResourceNotFound) => Some(DynamoError::resource_not_found()),
-            Some(Fault::Error { status, code, message }) => Some(DynamoError::custom(*status, code, message)),
-            _ => None,
-        };
-        if let Some(error) = injected {
-            record.error = Some(error.code().to_owned());
-            return Err(error);
-        }
-        let mut engine = lock(&self.shared.engine);
-        if let Some(cutoff) = lock(&self.shared.sweeps).due(now) {
-            sweep(&mut engine, cutoff);
-        }
-        engine.batch_budget = match failure {
-            Some(Fault::Unprocessed(processed)) => Some(*processed),
-            _ => None,
-        };
-        let result = engine.handle(operation, &json, now);
-        engine.batch_budget = None;
-        drop(engine);
-        if let Err(error) = &result {
-            record.error = Some(error.code().to_owned());
-        }
-        result
+            let mut engine = lock(&self.shared.engine);
+            if let Some(cutoff) = lock(&self.shared.sweeps).due(now) {
+                sweep(&mut engine, cutoff);
+            }
+            engine.batch_budget = match failure {
+                Some(Fault::Unprocessed(processed)) => Some(*processed),
+                _ => None,
+            };
+            let result = engine.handle(operation, &json, now);
+            engine.batch_budget = None;
+            drop(engine);
+            if let Err(error) = &result {
+                record.error = Some(error.code().to_owned());
+            }
+            result
+        })
     }
 
     /// A new request id, shaped like DynamoDB's.
