@@ -17,6 +17,7 @@ use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_runtime_api::http::StatusCode;
 use aws_smithy_types::body::SdkBody;
+use http::header::{CONTENT_TYPE, HeaderName};
 
 use crate::clock::FakeClock;
 use crate::fake::{Call, FakeDynamoDb, Reply};
@@ -37,14 +38,18 @@ impl FakeHttpClient {
     }
 }
 
+/// The header that carries the request id, as DynamoDB names it.
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-amzn-requestid");
+
 fn http_response(reply: Reply) -> Result<HttpResponse, ConnectorError> {
     match reply {
         Reply::Http { status, body, request_id } => {
             let status =
                 StatusCode::try_from(status).unwrap_or_else(|_| StatusCode::try_from(500).expect("500 is a status"));
             let mut response = HttpResponse::new(status, SdkBody::from(body));
-            response.headers_mut().insert("content-type", "application/x-amz-json-1.0");
-            response.headers_mut().insert("x-amzn-requestid", request_id.to_string());
+            // Names the SDK takes as they are: a name given as a string is parsed on every insert.
+            response.headers_mut().insert(CONTENT_TYPE, "application/x-amz-json-1.0");
+            response.headers_mut().insert(REQUEST_ID, request_id.to_text());
             Ok(response)
         }
         Reply::Lost => Err(ConnectorError::io(Box::new(std::io::Error::new(

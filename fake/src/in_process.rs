@@ -5,10 +5,14 @@
 //! in-process call; it names the operating system and reads `AWS_EXECUTION_ENV`),
 //! `amz-sdk-request` (attempt numbers) and `amz-sdk-invocation-id`. The fake reads none of them,
 //! so the fake's client turns them off through the SDK's own switch, [`disable_interceptor`].
+//! The clock-skew interceptor goes too: it measures the skew from a response's `Date` header, which
+//! an in-process answer does not carry, for the SigV4 signatures that the fake's client (its auth
+//! scheme is `noAuth`) never makes; it would read the clock and the configuration three times a call.
 //! (The Lambda recursion-detection interceptor is permanent in the SDK and stays.)
 
 use aws_runtime::invocation_id::InvocationIdInterceptor;
 use aws_runtime::request_info::RequestInfoInterceptor;
+use aws_runtime::service_clock_skew::ServiceClockSkewInterceptor;
 use aws_runtime::user_agent::UserAgentInterceptor;
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationInterceptorContextRef;
@@ -35,6 +39,7 @@ impl Intercept for InProcessOnly {
         state.store_put(disable_interceptor::<UserAgentInterceptor>(CAUSE));
         state.store_put(disable_interceptor::<RequestInfoInterceptor>(CAUSE));
         state.store_put(disable_interceptor::<InvocationIdInterceptor>(CAUSE));
+        state.store_put(disable_interceptor::<ServiceClockSkewInterceptor>(CAUSE));
         Ok(())
     }
 }

@@ -20,6 +20,12 @@ impl RequestId {
         }
         out
     }
+
+    /// The id as text, without going through the formatter.
+    pub(crate) fn to_text(self) -> String {
+        // Only ASCII letters and digits.
+        String::from_utf8(self.characters().to_vec()).unwrap_or_default()
+    }
 }
 
 impl fmt::Display for RequestId {
@@ -44,5 +50,7 @@ mod tests {
         assert_eq!(&id[13..26], "777777777777P");
         assert_eq!(&id[39..], "7AAAAAAAAAAAA");
         assert_ne!(RequestId([1, 0, 0, 0]).to_string(), RequestId([2, 0, 0, 0]).to_string());
+        let id = RequestId([7, 11, 13, 17]);
+        assert_eq!(id.to_text(), id.to_string());
     }
 }
