@@ -14,8 +14,12 @@
 //! The order this gives is DynamoDB's own: a test written against DynamoDB that depends on scan
 //! order passes here too.
 
+use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
+
 use crate::number::Number;
-use crate::table::KeyValue;
+use crate::table::{KeyValue, PrimaryKey};
 
 /// The salt DynamoDB's placement hash starts with.
 const SALT: &[u8] = b"Outliers";
@@ -29,6 +33,50 @@ pub(crate) fn partition_of(hash: &KeyValue) -> u32 {
     digest.update(SALT);
     key_bytes(hash, &mut digest);
     prefix(&digest.finish())
+}
+
+/// The placement hashes of the partition keys a table has stored, so that reading or writing an
+/// item already in the table does not hash its key again: the MD5 costs about as much as finding
+/// the item. A memo of a pure function: an entry is never wrong, at worst missing. Maps are only
+/// looked up, never iterated, and their hasher has a fixed seed.
+#[derive(Debug, Default)]
+pub(crate) struct Placements {
+    strings: HashMap<String, u32, FixedState>,
+    binaries: HashMap<Vec<u8>, u32, FixedState>,
+}
+
+impl Placements {
+    /// The placement hash of a partition key: remembered, or computed.
+    pub(crate) fn of(&self, hash: &KeyValue) -> u32 {
+        let known = match hash {
+            KeyValue::S(s) => self.strings.get(s.as_str()),
+            KeyValue::B(b) => self.binaries.get(b.as_slice()),
+            // A number's hash bytes take as long to compute as the hash; not remembered.
+            KeyValue::N(_) => None,
+        };
+        known.copied().unwrap_or_else(|| partition_of(hash))
+    }
+
+    /// The key of these values, with its placement hash.
+    pub(crate) fn key(&self, hash: KeyValue, range: Option<KeyValue>) -> PrimaryKey {
+        PrimaryKey { partition: self.of(&hash), hash, range }
+    }
+
+    /// Remembers the placement of a key newly stored in a table of `items` items. Keys of items
+    /// since deleted stay until the memo outgrows twice the table, when it starts over.
+    pub(crate) fn remember(&mut self, key: &PrimaryKey, items: usize) {
+        fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32, FixedState>, key: K, partition: u32, items: usize) {
+            if map.len() >= 2 * items + 64 {
+                map.clear();
+            }
+            map.insert(key, partition);
+        }
+        match &key.hash {
+            KeyValue::S(s) => add(&mut self.strings, s.clone(), key.partition, items),
+            KeyValue::B(b) => add(&mut self.binaries, b.clone(), key.partition, items),
+            KeyValue::N(_) => {}
+        }
+    }
 }
 
 /// The 24-bit hash of a table's whole key, which orders the items under one index key.
@@ -193,6 +241,35 @@ mod tests {
         let n = |t: &str| segment_of(partition_of(&KeyValue::N(Number::parse(t).unwrap())));
         assert_eq!((s("3635"), s("228"), s("1668"), s("3435")), (0, 0, 1, 4));
         assert_eq!((n("251"), n("2388")), (1, 4095));
+    }
+
+    #[test]
+    fn remembered_placements_are_the_hashes_and_the_memo_stays_bounded() {
+        let mut placements = Placements::default();
+        let keys: Vec<KeyValue> =
+            (0..300)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        KeyValue::S(format!("k{i}"))
+                    } else {
+                        KeyValue::B((i as u16).to_be_bytes().to_vec())
+                    }
+                })
+                .chain([KeyValue::N(Number::parse("12.5").unwrap())])
+                .collect();
+        for (stored, key) in keys.iter().enumerate() {
+            placements.remember(&placements.key(key.clone(), None), stored);
+        }
+        for key in &keys {
+            assert_eq!(placements.of(key), partition_of(key), "{key:?}");
+        }
+        assert_eq!(placements.strings.len() + placements.binaries.len(), 300);
+        // A table that stays small while its keys change keeps a memo of its own size's order.
+        for i in 0..1000 {
+            placements.remember(&placements.key(KeyValue::S(format!("passing {i}")), None), 1);
+            assert!(placements.strings.len() <= 66, "{}", placements.strings.len());
+        }
+        assert_eq!(placements.of(&KeyValue::S("passing 999".into())), partition_of(&KeyValue::S("passing 999".into())));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A table: its definition, its items in key order, and its time-to-live setting.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::time::SystemTime;
 
 use serde_json::{Map, json};
@@ -10,6 +11,7 @@ use crate::json::Answer;
 use crate::clock::epoch_timestamp;
 use crate::error::DynamoError;
 use crate::index::{Index, IndexKind};
+use crate::partition::Placements;
 use crate::value::{Item, Value, item_size};
 
 /// The scalar types a key attribute may have.
@@ -89,6 +91,11 @@ impl KeySchema {
     }
 
     fn key_within(&self, item: &Item, size_limited: bool) -> Option<PrimaryKey> {
+        self.key_values(item, size_limited).map(|(hash, range)| PrimaryKey::new(hash, range))
+    }
+
+    /// The values of an item's key under this schema (see [`key_within`](Self::key_within)).
+    fn key_values(&self, item: &Item, size_limited: bool) -> Option<(KeyValue, Option<KeyValue>)> {
         let value_of = |attr: &KeyAttr, is_hash: bool| {
             let value = item.get(&attr.name).filter(|value| attr.kind.matches(value))?;
             KeyValue::from_value(value).filter(|key| {
@@ -103,7 +110,7 @@ impl KeySchema {
             Some(r) => Some(value_of(r, false)?),
             None => None,
         };
-        Some(PrimaryKey::new(hash, range))
+        Some((hash, range))
     }
 }
 
@@ -196,6 +203,9 @@ pub(crate) struct Table {
     pub(crate) account: String,
     pub(crate) indexes: Indexes,
     pub(crate) items: BTreeMap<PrimaryKey, Item>,
+    /// The placement hashes of the partition keys stored, so that a point read or write of an
+    /// item already here finds it without hashing its key.
+    pub(crate) placements: Placements,
     pub(crate) bytes: usize,
     pub(crate) ttl: TtlSetting,
     pub(crate) tags: BTreeMap<String, String>,
@@ -264,7 +274,7 @@ impl Table {
             None => None,
         };
         let hash = KeyValue::from_value(hash).ok_or_else(mismatch)?;
-        let key = PrimaryKey::new(hash, range);
+        let key = self.placements.key(hash, range);
         crate::limits::check_key_size(&key)?;
         Ok(key)
     }
@@ -287,10 +297,11 @@ impl Table {
             check_key_not_empty(&attr.name, value)?;
         }
         self.check_index_keys(item)?;
-        let key = self
+        let (hash, range) = self
             .key
-            .key_of(item)
+            .key_values(item, false)
             .ok_or_else(|| DynamoError::validation("The provided key element does not match the schema"))?;
+        let key = self.placements.key(hash, range);
         crate::limits::check_key_size(&key)?;
         Ok(key)
     }
@@ -339,11 +350,19 @@ impl Table {
     /// to date; returns the old item.
     pub(crate) fn put(&mut self, key: PrimaryKey, item: Item, size: usize) -> Option<Item> {
         self.count_in(&key, &item, size);
-        let old = self.items.insert(key, item);
-        if let Some(old) = &old {
-            self.bytes -= item_size(old).min(self.bytes);
+        let stored = self.items.len();
+        match self.items.entry(key) {
+            Entry::Occupied(mut slot) => {
+                let old = std::mem::replace(slot.get_mut(), item);
+                self.bytes -= item_size(&old).min(self.bytes);
+                Some(old)
+            }
+            Entry::Vacant(slot) => {
+                self.placements.remember(slot.key(), stored);
+                slot.insert(item);
+                None
+            }
         }
-        old
     }
 
     /// Counts an item of `size` bytes that is being stored at `key` into the table's byte count,

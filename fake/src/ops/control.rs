@@ -133,6 +133,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         account: engine.account.clone(),
         indexes: Indexes::default(),
         items: BTreeMap::new(),
+        placements: Default::default(),
         bytes: 0,
         ttl: TtlSetting::default(),
         tags,
