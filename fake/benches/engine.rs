@@ -22,9 +22,55 @@ fn ops() -> u64 {
     std::env::var("BENCH_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(50_000)
 }
 
-fn report(name: &str, elapsed: Duration, ops: u64) {
-    let per_op = elapsed.as_nanos() as f64 / ops as f64 / 1000.0;
-    println!("{name:<44} {per_op:>8.2} us/op  ({ops} ops)");
+/// How many rounds an operation's ops are split into (`BENCH_ROUNDS`, default 10). Other work on
+/// a shared machine only ever adds time, so the best round is the figure least disturbed by it;
+/// the median round is printed beside it.
+fn rounds() -> u64 {
+    std::env::var("BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).filter(|&r| r > 0).unwrap_or(10)
+}
+
+/// Times of the rounds of one operation.
+struct Rounds {
+    per_op_us: Vec<f64>,
+    ops: u64,
+}
+
+impl Rounds {
+    fn new() -> Self {
+        Rounds { per_op_us: Vec::new(), ops: 0 }
+    }
+
+    fn add(&mut self, elapsed: Duration, ops: u64) {
+        if ops > 0 {
+            self.per_op_us.push(elapsed.as_nanos() as f64 / ops as f64 / 1000.0);
+            self.ops += ops;
+        }
+    }
+
+    fn report(mut self, name: &str) {
+        self.per_op_us.sort_by(f64::total_cmp);
+        let (Some(&best), Some(&median)) = (self.per_op_us.first(), self.per_op_us.get(self.per_op_us.len() / 2))
+        else {
+            return;
+        };
+        let (rounds, ops) = (self.per_op_us.len(), self.ops);
+        println!("{name:<44} {best:>8.2} us/op best, {median:>8.2} median  ({rounds} rounds, {ops} ops)");
+    }
+}
+
+/// Runs `op` for ops `0..count` in [`rounds`] timed rounds.
+fn timed(count: u64, mut op: impl FnMut(u64)) -> Rounds {
+    let mut rounds = Rounds::new();
+    let per_round = count.div_ceil(self::rounds()).max(1);
+    let mut done = 0;
+    while done < count {
+        let end = (done + per_round).min(count);
+        let start = Instant::now();
+        (done..end).for_each(&mut op);
+        rounds.add(start.elapsed(), end - done);
+        done = end;
+    }
+    rounds
 }
 
 fn engine_alone(fake: &FakeDynamoDb) {
@@ -41,28 +87,24 @@ fn engine_alone(fake: &FakeDynamoDb) {
     let bodies: Vec<String> = (0..1000).map(put).collect();
     // GetItem and UpdateItem find the items PutItem wrote, also when only they run.
     let puts = if wanted("PutItem") { ops() } else { 1000 };
-    let start = Instant::now();
-    for i in 0..puts {
+    let rounds = timed(puts, |i| {
         let (status, _) = fake.handle_json("PutItem", bodies[(i % 1000) as usize].as_bytes());
         assert_eq!(status, 200);
-    }
+    });
     if wanted("PutItem") {
-        report("engine alone: conditional PutItem", start.elapsed(), ops());
+        rounds.report("engine alone: conditional PutItem");
     }
 
     let gets: Vec<String> = (0..1000)
         .map(|i| format!(r#"{{"TableName":"Bench","Key":{{"pk":{{"S":"k{i}"}}}},"ConsistentRead":true}}"#))
         .collect();
     let count = if wanted("GetItem") { ops() } else { 0 };
-    let start = Instant::now();
-    for i in 0..count {
+    let rounds = timed(count, |i| {
         let (status, body) = fake.handle_json("GetItem", gets[(i % 1000) as usize].as_bytes());
         assert_eq!(status, 200);
         black_box(body);
-    }
-    if wanted("GetItem") {
-        report("engine alone: consistent GetItem", start.elapsed(), ops());
-    }
+    });
+    rounds.report("engine alone: consistent GetItem");
 
     let updates: Vec<String> = (0..1000)
         .map(|i| {
@@ -76,22 +118,35 @@ fn engine_alone(fake: &FakeDynamoDb) {
         })
         .collect();
     let count = if wanted("UpdateItem") { ops() } else { 0 };
-    let start = Instant::now();
-    for i in 0..count {
+    let rounds = timed(count, |i| {
         let (status, _) = fake.handle_json("UpdateItem", updates[(i % 1000) as usize].as_bytes());
         assert_eq!(status, 200);
+    });
+    rounds.report("engine alone: UpdateItem with ADD");
+}
+
+/// [`timed`] for an operation that awaits.
+async fn timed_async(count: u64, mut op: impl AsyncFnMut(u64)) -> Rounds {
+    let mut rounds = Rounds::new();
+    let per_round = count.div_ceil(self::rounds()).max(1);
+    let mut done = 0;
+    while done < count {
+        let end = (done + per_round).min(count);
+        let start = Instant::now();
+        for i in done..end {
+            op(i).await;
+        }
+        rounds.add(start.elapsed(), end - done);
+        done = end;
     }
-    if wanted("UpdateItem") {
-        report("engine alone: UpdateItem with ADD", start.elapsed(), ops());
-    }
+    rounds
 }
 
 /// The three calls through `client`, reported under `label`.
 async fn through_sdk(client: &aws_sdk_dynamodb::Client, label: &str) {
     let ops = ops() / 5;
     let count = if wanted("PutItem") { ops } else { 0 };
-    let start = Instant::now();
-    for i in 0..count {
+    let rounds = timed_async(count, async |i| {
         client
             .put_item()
             .table_name("Bench")
@@ -103,13 +158,11 @@ async fn through_sdk(client: &aws_sdk_dynamodb::Client, label: &str) {
             .send()
             .await
             .unwrap();
-    }
-    if wanted("PutItem") {
-        report(&format!("{label}: conditional PutItem"), start.elapsed(), ops);
-    }
+    })
+    .await;
+    rounds.report(&format!("{label}: conditional PutItem"));
     let count = if wanted("GetItem") { ops } else { 0 };
-    let start = Instant::now();
-    for i in 0..count {
+    let rounds = timed_async(count, async |i| {
         let out = client
             .get_item()
             .table_name("Bench")
@@ -119,13 +172,11 @@ async fn through_sdk(client: &aws_sdk_dynamodb::Client, label: &str) {
             .await
             .unwrap();
         black_box(out);
-    }
-    if wanted("GetItem") {
-        report(&format!("{label}: consistent GetItem"), start.elapsed(), ops);
-    }
+    })
+    .await;
+    rounds.report(&format!("{label}: consistent GetItem"));
     let count = if wanted("UpdateItem") { ops } else { 0 };
-    let start = Instant::now();
-    for i in 0..count {
+    let rounds = timed_async(count, async |i| {
         client
             .update_item()
             .table_name("Bench")
@@ -135,10 +186,9 @@ async fn through_sdk(client: &aws_sdk_dynamodb::Client, label: &str) {
             .send()
             .await
             .unwrap();
-    }
-    if wanted("UpdateItem") {
-        report(&format!("{label}: UpdateItem with ADD"), start.elapsed(), ops);
-    }
+    })
+    .await;
+    rounds.report(&format!("{label}: UpdateItem with ADD"));
 }
 
 /// The SDK alone: the same calls with a connector that answers every request with `{}` at once.
