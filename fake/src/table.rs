@@ -365,13 +365,31 @@ impl Table {
         }
     }
 
+    /// Stores an item of `size` bytes at `key` if `allowed`, shown the item there now (`None` if
+    /// there is none), lets it: one search of the items where a check followed by
+    /// [`put`](Self::put) makes two. Returns the old item, or what `allowed` refused with.
+    pub(crate) fn put_if<E>(
+        &mut self,
+        key: &PrimaryKey,
+        item: Item,
+        size: usize,
+        allowed: impl FnOnce(Option<&Item>) -> Result<(), E>,
+    ) -> Result<Option<Item>, E> {
+        let Some(slot) = self.items.get_mut(key) else {
+            allowed(None)?;
+            return Ok(self.put(key.clone(), item, size));
+        };
+        allowed(Some(slot))?;
+        count_in(&mut self.bytes, &mut self.indexes, &self.key, key, &item, size);
+        let old = std::mem::replace(slot, item);
+        self.bytes -= item_size(&old).min(self.bytes);
+        Ok(Some(old))
+    }
+
     /// Counts an item of `size` bytes that is being stored at `key` into the table's byte count,
     /// and gives it to the indexes (which replace what they held for `key`).
     fn count_in(&mut self, key: &PrimaryKey, item: &Item, size: usize) {
-        self.bytes += size;
-        for index in &mut self.indexes.list {
-            index.put(&self.key, key, item);
-        }
+        count_in(&mut self.bytes, &mut self.indexes, &self.key, key, item, size);
     }
 
     /// Takes the item at `key` out of its place for a change in place, leaving an empty item
@@ -474,6 +492,14 @@ impl Table {
         }
         out.insert("DeletionProtectionEnabled".into(), json!(self.deletion_protection));
         Answer::Object(out)
+    }
+}
+
+/// [`Table::count_in`] on the table's parts, for a caller that holds an item of the table.
+fn count_in(bytes: &mut usize, indexes: &mut Indexes, schema: &KeySchema, key: &PrimaryKey, item: &Item, size: usize) {
+    *bytes += size;
+    for index in &mut indexes.list {
+        index.put(schema, key, item);
     }
 }
 

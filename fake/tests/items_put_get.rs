@@ -209,3 +209,54 @@ async fn projecting_into_a_key_or_index_key_attribute_is_refused_by_gets() {
         serde_json::json!({"TableName": "Shop", "Key": {"pk": {"S": "k"}}, "ProjectionExpression": "pk, info.x"});
     assert_eq!(raw(&fake, "GetItem", fine).0, 200);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_put_replacing_an_item_recounts_the_table_and_a_refused_put_changes_nothing() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Shop", "pk", None);
+    let client = fake.client();
+    let counts = async || {
+        let table = client.describe_table().table_name("Shop").send().await.unwrap().table.unwrap();
+        (table.item_count, table.table_size_bytes)
+    };
+    let put = || client.put_item().table_name("Shop").item("pk", s("a"));
+
+    put().item("v", s("12345")).send().await.unwrap();
+    // Names and values: "pk" and "a", "v" and "12345".
+    assert_eq!(counts().await, (Some(1), Some(9)));
+
+    let replaced = put().item("v", s("1")).condition_expression("attribute_exists(pk)").send().await.unwrap();
+    assert!(replaced.attributes.is_none(), "nothing was asked back");
+    assert_eq!(counts().await, (Some(1), Some(5)), "the replaced item no longer counts");
+
+    let refused = put()
+        .item("w", s("a longer value"))
+        .condition_expression("attribute_not_exists(pk)")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    match refused {
+        aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(e) => {
+            assert!(e.item.is_none(), "the old item is shown only when asked for")
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(counts().await, (Some(1), Some(5)));
+    let item = client.get_item().table_name("Shop").key("pk", s("a")).send().await.unwrap().item.unwrap();
+    assert_eq!(item.get("v"), Some(&s("1")));
+    assert!(!item.contains_key("w"), "the refused put wrote nothing");
+
+    // A put on a missing item that its condition refuses stores nothing either.
+    let missing = client
+        .put_item()
+        .table_name("Shop")
+        .item("pk", s("b"))
+        .condition_expression("attribute_exists(pk)")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(missing.is_conditional_check_failed_exception());
+    assert_eq!(counts().await, (Some(1), Some(5)));
+}

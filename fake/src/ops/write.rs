@@ -208,6 +208,20 @@ impl WritePlan {
 
     /// Evaluates and applies a single write, turning a failure into DynamoDB's error.
     pub(crate) fn execute(&mut self, engine: &mut Engine) -> Result<Outcome, DynamoError> {
+        if let WriteKind::Put(item) = &mut self.kind {
+            // A put reads the item it replaces only for its condition: checked and stored with
+            // one search of the table, as `evaluate` and `apply` would do with two.
+            let item = std::mem::take(item);
+            let new_size = item_size(&item);
+            let (condition, show_old) = (&self.condition, self.return_old_on_failure);
+            let old = engine.table_mut(&self.table)?.put_if(&self.key, item, new_size, |old| match condition {
+                Some(condition) if !condition.eval(old.unwrap_or(&Item::new())) => {
+                    Err(condition_failed(old.filter(|_| show_old).cloned()))
+                }
+                _ => Ok(()),
+            })?;
+            return Ok(Outcome { old, new_size });
+        }
         match self.evaluate(engine) {
             Ok(staged) => Ok(self.apply(engine, staged)),
             Err(Failure::Invalid(error)) => Err(error),
