@@ -193,7 +193,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
                             || error.message.contains("Type mismatch for key ");
                         if wrong_key { schema_mismatch() } else { error }
                     })?;
-                    (*json, key, Item::new(), WriteKind::Put(item.clone()))
+                    (*json, key, Item::new(), WriteKind::Put(item.clone(), item_size(item)))
                 }
                 WriteRequest::Delete(json, key_item) => {
                     (*json, table.primary_key(key_item)?, Item::new(), WriteKind::Delete)

@@ -18,7 +18,8 @@ pub(crate) const MAX_ITEM_BYTES: usize = 400 * 1024;
 /// What a write does to its item.
 #[derive(Debug, Clone)]
 pub(crate) enum WriteKind {
-    Put(Item),
+    /// The item and its size ([`item_size`]).
+    Put(Item, usize),
     Update(Vec<UpdateAction>),
     Delete,
     /// Only the condition: a transaction's ConditionCheck.
@@ -84,11 +85,12 @@ impl WritePlan {
     fn prepare_with(engine: &Engine, kind_name: &str, body: &Json<'_>, legacy: bool) -> Result<WritePlan, DynamoError> {
         let table_name = crate::request::table_name(body)?;
         let put_item = if kind_name == "Put" { Some(item(body, "Item")?) } else { None };
+        let put_size = put_item.as_ref().map_or(0, item_size);
         if let Some(put) = &put_item {
             crate::limits::check_item_depth(put)?;
             // The size of a put is known from the request alone: DynamoDB refuses it before it
             // reads the conditions or looks the table up.
-            if item_size(put) > MAX_ITEM_BYTES {
+            if put_size > MAX_ITEM_BYTES {
                 return Err(DynamoError::validation("Item size has exceeded the maximum allowed size"));
             }
         }
@@ -119,7 +121,7 @@ impl WritePlan {
         let (key, key_item, kind) = match put_item {
             Some(put) => {
                 let key = table.item_key(&put)?;
-                (key, Item::new(), WriteKind::Put(put))
+                (key, Item::new(), WriteKind::Put(put, put_size))
             }
             None => {
                 let key = table.primary_key(&key_item)?;
@@ -193,7 +195,7 @@ impl WritePlan {
         let new = match (&mut self.kind, staged.0) {
             (WriteKind::Check, _) => return Outcome { old: None, new_size: 0 },
             (WriteKind::Delete, _) => None,
-            (WriteKind::Put(item), _) => Some(std::mem::take(item)),
+            (WriteKind::Put(item, _), _) => Some(std::mem::take(item)),
             (WriteKind::Update(_), updated) => updated,
         };
         match new {
@@ -208,11 +210,10 @@ impl WritePlan {
 
     /// Evaluates and applies a single write, turning a failure into DynamoDB's error.
     pub(crate) fn execute(&mut self, engine: &mut Engine) -> Result<Outcome, DynamoError> {
-        if let WriteKind::Put(item) = &mut self.kind {
+        if let WriteKind::Put(item, new_size) = &mut self.kind {
             // A put reads the item it replaces only for its condition: checked and stored with
             // one search of the table, as `evaluate` and `apply` would do with two.
-            let item = std::mem::take(item);
-            let new_size = item_size(&item);
+            let (item, new_size) = (std::mem::take(item), *new_size);
             let (condition, show_old) = (&self.condition, self.return_old_on_failure);
             let old = engine.table_mut(&self.table)?.put_if(&self.key, item, new_size, |old| match condition {
                 Some(condition) if !condition.eval(old.unwrap_or(&Item::new())) => {
