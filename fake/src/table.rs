@@ -399,15 +399,13 @@ impl Table {
     }
 
     /// Returns an item taken with [`take`](Self::take), changed or not, whose size was
-    /// `old_size` when taken: the indexes and the table's byte count follow it. Returns its size.
-    pub(crate) fn put_back(&mut self, key: &PrimaryKey, item: Item, old_size: usize) -> usize {
-        let new_size = item_size(&item);
+    /// `old_size` when taken and is `new_size` now: the indexes and the table's byte count follow it.
+    pub(crate) fn put_back(&mut self, key: &PrimaryKey, item: Item, old_size: usize, new_size: usize) {
         self.count_in(key, &item, new_size);
         self.bytes -= old_size.min(self.bytes);
         if let Some(slot) = self.items.get_mut(key) {
             *slot = item;
         }
-        new_size
     }
 
     /// Removes an item; returns it.

@@ -89,6 +89,16 @@ pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, Dynamo
 pub(crate) struct Undo<'a>(Vec<(&'a str, Option<Value>)>);
 
 impl Undo<'_> {
+    /// The size ([`item_size`](crate::value::item_size)) of `item`, updated, given its size
+    /// `before` the update: only the attributes the update wrote are counted again. Each is
+    /// written once (DynamoDB refuses overlapping paths).
+    pub(crate) fn size_after(&self, item: &Item, before: usize) -> usize {
+        let attribute = |name: &str, value: Option<&Value>| value.map_or(0, |v| name.len() + v.size_bytes());
+        self.0.iter().fold(before, |size, (name, old)| {
+            (size + attribute(name, item.get(*name))).saturating_sub(attribute(name, old.as_ref()))
+        })
+    }
+
     /// Puts `item` back as it was before the update.
     pub(crate) fn revert(self, item: &mut Item) {
         for (name, before) in self.0.into_iter().rev() {
@@ -273,4 +283,46 @@ fn walk_mut<'a>(item: &'a mut Item, parents: &[PathElem]) -> Result<Option<&'a m
         };
     }
     Ok(Some(current))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::context::ExprContext;
+    use crate::expr::parse_update;
+    use crate::number::Number;
+    use crate::value::item_size;
+
+    fn item(attributes: &[(&str, Value)]) -> Item {
+        attributes.iter().map(|(name, value)| (name.to_string(), value.clone())).collect()
+    }
+
+    /// Every kind of top-level write, in place: the size counted from what changed is the size
+    /// of the item counted afresh, and the undo gives back the item as it was.
+    #[test]
+    fn an_update_in_place_knows_its_new_size_and_undoes_itself() {
+        let text = "SET grown = :long, fresh = :s, shrunk = :n REMOVE gone ADD amount :n, labels :set";
+        let values = [
+            (":long", Value::S("a value longer than before".into())),
+            (":s", Value::S("new".into())),
+            (":n", Value::N(Number::from_i64(12345))),
+            (":set", Value::SS(["x".to_string(), "y".to_string()].into())),
+        ];
+        let mut ctx = ExprContext::new(std::iter::empty(), values.iter().cloned());
+        let actions = parse_update(text, &mut ctx).unwrap();
+        assert!(is_top_level(&actions));
+        let before = item(&[
+            ("pk", Value::S("k".into())),
+            ("grown", Value::S("short".into())),
+            ("shrunk", Value::S("a rather long text that goes".into())),
+            ("gone", Value::Bool(true)),
+            ("amount", Value::N(Number::from_i64(1))),
+        ]);
+        let mut updated = before.clone();
+        let undo = apply_in_place(&mut updated, &actions).unwrap();
+        assert_eq!(Ok(&updated), apply(before.clone(), &actions).as_ref(), "the same as a copying update");
+        assert_eq!(undo.size_after(&updated, item_size(&before)), item_size(&updated));
+        undo.revert(&mut updated);
+        assert_eq!(updated, before);
+    }
 }

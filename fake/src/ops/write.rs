@@ -185,7 +185,7 @@ impl WritePlan {
             true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
             false => Failure::Invalid(error),
         })?;
-        check_updated(table, actions, &updated, self.legacy_updates).map_err(Failure::Invalid)?;
+        check_updated(table, actions, &updated, item_size(&updated), self.legacy_updates).map_err(Failure::Invalid)?;
         Ok(Staged(Some(updated)))
     }
 
@@ -247,25 +247,28 @@ impl WritePlan {
             && !condition.eval(&item)
         {
             let shown = self.return_old_on_failure.then(|| item.clone());
-            table.put_back(&self.key, item, old_size);
+            table.put_back(&self.key, item, old_size, old_size);
             return Some(Err(condition_failed(shown)));
         }
         #[cfg(debug_assertions)]
         let (before, expected) = (item.clone(), update::apply(item.clone(), actions));
         let applied = update::apply_in_place(&mut item, actions).and_then(|undo| {
-            let checked = check_updated(table, actions, &item, false);
+            let new_size = undo.size_after(&item, old_size);
+            debug_assert_eq!(new_size, item_size(&item), "the size of an update in place");
+            let checked = check_updated(table, actions, &item, new_size, false);
             if checked.is_err() {
                 undo.revert(&mut item);
             }
-            checked
+            checked.map(|()| new_size)
         });
         #[cfg(debug_assertions)]
         match &applied {
-            Ok(()) => debug_assert_eq!(expected.as_ref().ok(), Some(&item), "an update in place differs from a copy"),
+            Ok(_) => debug_assert_eq!(expected.as_ref().ok(), Some(&item), "an update in place differs from a copy"),
             Err(_) => debug_assert_eq!(before, item, "a refused update in place was not undone"),
         }
-        let new_size = table.put_back(&self.key, item, old_size);
-        Some(applied.map(|()| Outcome { old: None, new_size }))
+        let stored_size = *applied.as_ref().unwrap_or(&old_size);
+        table.put_back(&self.key, item, old_size, stored_size);
+        Some(applied.map(|new_size| Outcome { old: None, new_size }))
     }
 
     /// The item at this write's key now.
@@ -274,14 +277,20 @@ impl WritePlan {
     }
 }
 
-/// The checks an updated item passes before it is stored: the types its update gave index keys
-/// (not for the legacy `AttributeUpdates`, which DynamoDB checks otherwise), the size limit, and
-/// the keys of the indexes.
-fn check_updated(table: &Table, actions: &[UpdateAction], updated: &Item, legacy: bool) -> Result<(), DynamoError> {
+/// The checks an updated item of `size` bytes passes before it is stored: the types its update
+/// gave index keys (not for the legacy `AttributeUpdates`, which DynamoDB checks otherwise), the
+/// size limit, and the keys of the indexes.
+fn check_updated(
+    table: &Table,
+    actions: &[UpdateAction],
+    updated: &Item,
+    size: usize,
+    legacy: bool,
+) -> Result<(), DynamoError> {
     if !legacy {
         check_index_sets(table, actions, updated)?;
     }
-    if item_size(updated) > MAX_ITEM_BYTES {
+    if size > MAX_ITEM_BYTES {
         return Err(DynamoError::validation("Item size to update has exceeded the maximum allowed size"));
     }
     table.check_index_keys(updated)
