@@ -16,57 +16,70 @@ pub struct DynamoError {
     pub extra: Option<Box<Map<String, Json>>>,
 }
 
+// The constructors are cold: they run only on the way to an error, and marking them so keeps the
+// code that builds each message out of the hot path of the functions that may call them.
 impl DynamoError {
+    #[cold]
     fn new(type_name: &'static str, message: impl Into<String>) -> Self {
         DynamoError { type_name: type_name.into(), message: message.into(), status: 400, extra: None }
     }
 
     /// `ValidationException` with the given message.
+    #[cold]
     pub fn validation(message: impl Into<String>) -> Self {
         Self::new("com.amazon.coral.validate#ValidationException", message)
     }
 
     /// `ValidationException` with DynamoDB's prefix for invalid parameter values.
+    #[cold]
     pub fn invalid_parameter(detail: impl std::fmt::Display) -> Self {
         Self::validation(format!("One or more parameter values were invalid: {detail}"))
     }
 
     /// `SerializationException`: the body is not the JSON the operation expects.
+    #[cold]
     pub fn serialization(message: impl Into<String>) -> Self {
         Self::new("com.amazon.coral.service#SerializationException", message)
     }
 
     /// `UnknownOperationException`: the target names no operation of DynamoDB.
+    #[cold]
     pub fn unknown_operation() -> Self {
         Self::new("com.amazon.coral.service#UnknownOperationException", "")
     }
 
     /// `ResourceNotFoundException` for a table that does not exist.
+    #[cold]
     pub fn resource_not_found() -> Self {
         Self::new("com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", "Requested resource not found")
     }
 
     /// `ResourceNotFoundException` with a specific message.
+    #[cold]
     pub fn resource_not_found_msg(message: impl Into<String>) -> Self {
         Self::new("com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", message)
     }
 
     /// `ResourceInUseException`.
+    #[cold]
     pub fn resource_in_use(message: impl Into<String>) -> Self {
         Self::new("com.amazonaws.dynamodb.v20120810#ResourceInUseException", message)
     }
 
     /// `ConditionalCheckFailedException`.
+    #[cold]
     pub fn conditional_check_failed() -> Self {
         Self::new("com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", "The conditional request failed")
     }
 
     /// `TransactionCanceledException`, without its reasons yet.
+    #[cold]
     pub fn transaction_canceled(message: impl Into<String>) -> Self {
         Self::new("com.amazonaws.dynamodb.v20120810#TransactionCanceledException", message)
     }
 
     /// `IdempotentParameterMismatchException`.
+    #[cold]
     pub fn idempotent_parameter_mismatch() -> Self {
         Self::new(
             "com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException",
@@ -75,6 +88,7 @@ impl DynamoError {
     }
 
     /// `ProvisionedThroughputExceededException`, as a throttled table answers.
+    #[cold]
     pub fn provisioned_throughput_exceeded() -> Self {
         Self::new(
             "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
@@ -84,6 +98,7 @@ impl DynamoError {
     }
 
     /// `ThrottlingException`, as the control plane answers a request rate it will not take.
+    #[cold]
     pub fn throttling() -> Self {
         Self::new(
             "com.amazon.coral.availability#ThrottlingException",
@@ -92,6 +107,7 @@ impl DynamoError {
     }
 
     /// `InternalServerError`, status 500.
+    #[cold]
     pub fn internal_server_error() -> Self {
         let mut error = Self::new("com.amazonaws.dynamodb.v20120810#InternalServerError", "Internal server error");
         error.status = 500;
@@ -99,6 +115,7 @@ impl DynamoError {
     }
 
     /// An error with any code: the namespace is the one DynamoDB uses for that code.
+    #[cold]
     pub fn custom(status: u16, code: &str, message: &str) -> Self {
         let namespace = match code {
             "AccessDeniedException"
