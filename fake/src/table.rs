@@ -282,7 +282,7 @@ impl Table {
     /// Checks that an item to be written carries the table's key attributes with their types,
     /// and the keys of its indexes with theirs; returns its primary key.
     pub(crate) fn item_key(&self, item: &Item) -> Result<PrimaryKey, DynamoError> {
-        for attr in self.key.attrs() {
+        let value_of = |attr: &KeyAttr| {
             let Some(value) = item.get(&attr.name) else {
                 return Err(DynamoError::invalid_parameter(format!("Missing the key {} in the item", attr.name)));
             };
@@ -295,12 +295,12 @@ impl Table {
                 )));
             }
             check_key_not_empty(&attr.name, value)?;
-        }
+            KeyValue::from_value(value)
+                .ok_or_else(|| DynamoError::validation("The provided key element does not match the schema"))
+        };
+        let hash = value_of(&self.key.hash)?;
+        let range = self.key.range.as_ref().map(value_of).transpose()?;
         self.check_index_keys(item)?;
-        let (hash, range) = self
-            .key
-            .key_values(item, false)
-            .ok_or_else(|| DynamoError::validation("The provided key element does not match the schema"))?;
         let key = self.placements.key(hash, range);
         crate::limits::check_key_size(&key)?;
         Ok(key)
