@@ -180,7 +180,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
         tables.push((name, read));
     }
     validate::check_after_values("BatchWriteItem", body)?;
-    let mut plans: Vec<(&str, Vec<(&Json<'_>, WritePlan)>)> = Vec::with_capacity(tables.len());
+    let mut plans: Vec<(&str, Vec<(&Json<'_>, WritePlan<'_>)>)> = Vec::with_capacity(tables.len());
     for (name, requests) in &tables {
         let table = engine.table(name)?;
         let mut seen: Vec<PrimaryKey> = Vec::with_capacity(requests.len());
@@ -204,7 +204,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
             }
             seen.push(key.clone());
             let plan = WritePlan {
-                table: (*name).to_owned(),
+                table: name,
                 key,
                 key_item,
                 kind,

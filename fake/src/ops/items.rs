@@ -36,7 +36,7 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
-        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), || plan.current(engine)),
+        consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || plan.current(engine)),
     }))
 }
 
@@ -48,7 +48,7 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
-        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), || None),
+        consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || None),
     }))
 }
 
@@ -89,7 +89,7 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     Ok(Body::write(&ItemAnswer {
         attributes: attributes(shown),
         item: None,
-        consumed: write_capacity(engine, body, &plan.table, outcome.old.as_ref(), || plan.current(engine)),
+        consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || plan.current(engine)),
     }))
 }
 

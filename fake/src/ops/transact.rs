@@ -68,7 +68,7 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     }
     let mut seen = BTreeSet::new();
     for plan in prepared.iter().flatten() {
-        if !seen.insert((plan.table.clone(), plan.key.clone())) {
+        if !seen.insert((plan.table, plan.key.clone())) {
             return Err(DynamoError::validation("Transaction request cannot include multiple operations on one item"));
         }
     }
@@ -124,8 +124,8 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
         let checked = matches!(plan.kind, WriteKind::Check).then(|| plan.current(engine).map_or(0, item_size));
         let outcome = plan.apply(engine, staged);
         match checked {
-            Some(size) => spent.read(&plan.table, size),
-            None => spent.write(&plan.table, outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size))),
+            Some(size) => spent.read(plan.table, size),
+            None => spent.write(plan.table, outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size))),
         }
     }
     let mut answer = Map::new();

@@ -28,8 +28,9 @@ pub(crate) enum WriteKind {
 
 /// A write that passed every check that does not depend on the item's current state.
 #[derive(Debug, Clone)]
-pub(crate) struct WritePlan {
-    pub(crate) table: String,
+pub(crate) struct WritePlan<'r> {
+    /// The table, named as the request names it.
+    pub(crate) table: &'r str,
     pub(crate) key: PrimaryKey,
     /// The key attributes an update starts from when there is no item; empty for other writes,
     /// which never read it.
@@ -69,20 +70,29 @@ pub(crate) fn read_condition(body: &Json<'_>, ctx: &mut ExprContext<'_>) -> Resu
     }
 }
 
-impl WritePlan {
+impl<'r> WritePlan<'r> {
     /// Prepares a write from the members of one transaction action.
     /// `kind_name` is `Put`, `Update`, `Delete` or `ConditionCheck`.
-    pub(crate) fn prepare(engine: &Engine, kind_name: &str, body: &Json<'_>) -> Result<WritePlan, DynamoError> {
+    pub(crate) fn prepare(engine: &Engine, kind_name: &str, body: &'r Json<'_>) -> Result<WritePlan<'r>, DynamoError> {
         Self::prepare_with(engine, kind_name, body, false)
     }
 
     /// Prepares a PutItem, UpdateItem or DeleteItem request (`kind_name` `Put`, `Update` or
     /// `Delete`), which may also use the legacy `Expected` and `AttributeUpdates`.
-    pub(crate) fn prepare_request(engine: &Engine, kind_name: &str, body: &Json<'_>) -> Result<WritePlan, DynamoError> {
+    pub(crate) fn prepare_request(
+        engine: &Engine,
+        kind_name: &str,
+        body: &'r Json<'_>,
+    ) -> Result<WritePlan<'r>, DynamoError> {
         Self::prepare_with(engine, kind_name, body, true)
     }
 
-    fn prepare_with(engine: &Engine, kind_name: &str, body: &Json<'_>, legacy: bool) -> Result<WritePlan, DynamoError> {
+    fn prepare_with(
+        engine: &Engine,
+        kind_name: &str,
+        body: &'r Json<'_>,
+        legacy: bool,
+    ) -> Result<WritePlan<'r>, DynamoError> {
         let table_name = crate::request::table_name(body)?;
         let put_item = if kind_name == "Put" { Some(item(body, "Item")?) } else { None };
         let put_size = put_item.as_ref().map_or(0, item_size);
@@ -149,7 +159,7 @@ impl WritePlan {
             }
         };
         Ok(WritePlan {
-            table: table_name.to_owned(),
+            table: table_name,
             key,
             key_item,
             kind,
@@ -161,7 +171,7 @@ impl WritePlan {
 
     /// Evaluates the write against the current item, without changing anything.
     pub(crate) fn evaluate(&self, engine: &Engine) -> Result<Staged, Failure> {
-        let table = engine.table(&self.table).map_err(Failure::Invalid)?;
+        let table = engine.table(self.table).map_err(Failure::Invalid)?;
         let old = table.items.get(&self.key);
         if let Some(condition) = &self.condition {
             let empty = Item::new();
@@ -191,7 +201,7 @@ impl WritePlan {
 
     /// Applies an evaluated write, moving its item into the table; returns what it replaced.
     pub(crate) fn apply(&mut self, engine: &mut Engine, staged: Staged) -> Outcome {
-        let Ok(table) = engine.table_mut(&self.table) else { return Outcome { old: None, new_size: 0 } };
+        let Ok(table) = engine.table_mut(self.table) else { return Outcome { old: None, new_size: 0 } };
         let new = match (&mut self.kind, staged.0) {
             (WriteKind::Check, _) => return Outcome { old: None, new_size: 0 },
             (WriteKind::Delete, _) => None,
@@ -215,7 +225,7 @@ impl WritePlan {
             // one search of the table, as `evaluate` and `apply` would do with two.
             let (item, new_size) = (std::mem::take(item), *new_size);
             let (condition, show_old) = (&self.condition, self.return_old_on_failure);
-            let old = engine.table_mut(&self.table)?.put_if(&self.key, item, new_size, |old| match condition {
+            let old = engine.table_mut(self.table)?.put_if(&self.key, item, new_size, |old| match condition {
                 Some(condition) if !condition.eval(old.unwrap_or(&Item::new())) => {
                     Err(condition_failed(old.filter(|_| show_old).cloned()))
                 }
@@ -240,7 +250,7 @@ impl WritePlan {
         if self.legacy_updates || actions.is_empty() || !update::is_top_level(actions) {
             return None;
         }
-        let table = engine.table_mut(&self.table).ok()?;
+        let table = engine.table_mut(self.table).ok()?;
         let mut item = table.take(&self.key)?;
         let old_size = item_size(&item);
         if let Some(condition) = &self.condition
@@ -273,7 +283,7 @@ impl WritePlan {
 
     /// The item at this write's key now.
     pub(crate) fn current<'e>(&self, engine: &'e Engine) -> Option<&'e Item> {
-        engine.tables.get(&self.table)?.items.get(&self.key)
+        engine.tables.get(self.table)?.items.get(&self.key)
     }
 }
 
