@@ -129,21 +129,21 @@ impl Engine {
 }
 
 /// The table a request names, for the request log and fault rules.
-pub(crate) fn table_of(operation: &str, body: &Json<'_>) -> Option<String> {
+pub(crate) fn table_of<'a>(operation: &str, body: &Json<'a>) -> Option<&'a str> {
     if let Some(name) = body.get("TableName").and_then(Json::as_str) {
-        return Some(name.to_owned());
+        return Some(name);
     }
     match operation {
         "BatchGetItem" | "BatchWriteItem" => {
-            body.get("RequestItems").and_then(Json::as_object).and_then(|m| m.keys().next().map(str::to_owned))
+            body.get("RequestItems").and_then(Json::as_object).and_then(|m| m.keys().next())
         }
         "TransactWriteItems" | "TransactGetItems" => {
             let first = body.get("TransactItems")?.as_array()?.first()?.as_object()?;
-            first.values().find_map(|action| action.get("TableName")?.as_str().map(str::to_owned))
+            first.values().find_map(|action| action.get("TableName")?.as_str())
         }
         "TagResource" | "UntagResource" | "ListTagsOfResource" => {
             let arn = body.get("ResourceArn")?.as_str()?;
-            arn.rsplit_once("table/").map(|(_, name)| name.split('/').next().unwrap_or(name).to_owned())
+            arn.rsplit_once("table/").map(|(_, name)| name.split('/').next().unwrap_or(name))
         }
         _ => None,
     }

@@ -321,7 +321,8 @@ impl FakeDynamoDb {
             return Drawn::default();
         }
         let table = if faults.wants_table() {
-            crate::json::from_slice(body, &crate::json::Arena::new()).and_then(|json| table_of(operation, &json))
+            crate::json::from_slice(body, &crate::json::Arena::new())
+                .and_then(|json| table_of(operation, &json).map(str::to_owned))
         } else {
             None
         };
@@ -387,7 +388,7 @@ impl FakeDynamoDb {
                     return Err(error);
                 }
             };
-            record.table = table_of(operation, &json);
+            record.table = table_of(operation, &json).map(crate::log::table_name);
             record.consistent_read = json.get("ConsistentRead").and_then(crate::validate::as_bool).unwrap_or(false);
             let injected = match failure {
                 Some(Fault::Throttle) => Some(DynamoError::provisioned_throughput_exceeded()),

@@ -34,7 +34,7 @@ pub struct RequestRecord {
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
     pub(crate) operation: Cow<'static, str>,
-    pub(crate) table: Option<String>,
+    pub(crate) table: Option<Arc<str>>,
     pub(crate) error: Option<String>,
     pub(crate) client: Option<Arc<str>>,
     pub(crate) fault: Option<&'static str>,
@@ -76,7 +76,7 @@ impl Entry {
     pub(crate) fn to_record(&self) -> RequestRecord {
         RequestRecord {
             operation: self.operation.to_string(),
-            table: self.table.clone(),
+            table: self.table.as_deref().map(str::to_owned),
             error: self.error.clone(),
             client: self.client.as_deref().map(str::to_owned),
             fault: self.fault.map(str::to_owned),
@@ -85,4 +85,19 @@ impl Entry {
             signed: self.signed,
         }
     }
+}
+
+thread_local! {
+    /// The table the thread's last request named: requests mostly name the table the one before
+    /// named, and their records then share its name.
+    static LAST_TABLE: std::cell::RefCell<Option<Arc<str>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The name of a request's table, for its record: shared with the record before when it named the
+/// same table, so that logging a request seldom copies the name.
+pub(crate) fn table_name(name: &str) -> Arc<str> {
+    LAST_TABLE.with_borrow_mut(|last| match last {
+        Some(shared) if **shared == *name => shared.clone(),
+        _ => last.insert(Arc::from(name)).clone(),
+    })
 }

@@ -123,8 +123,8 @@ impl<'a> Json<'a> {
         matches!(self, Json::String(_))
     }
 
-    pub(crate) fn as_str(&self) -> Option<&str> {
-        match self {
+    pub(crate) fn as_str(&self) -> Option<&'a str> {
+        match *self {
             Json::String(s) => Some(s),
             _ => None,
         }
