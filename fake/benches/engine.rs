@@ -22,11 +22,11 @@ fn ops() -> u64 {
     std::env::var("BENCH_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(50_000)
 }
 
-/// How many rounds an operation's ops are split into (`BENCH_ROUNDS`, default 10). Other work on
+/// How many rounds an operation's ops are split into (`BENCH_ROUNDS`, default 20). Other work on
 /// a shared machine only ever adds time, so the best round is the figure least disturbed by it;
 /// the median round is printed beside it.
 fn rounds() -> u64 {
-    std::env::var("BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).filter(|&r| r > 0).unwrap_or(10)
+    std::env::var("BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).filter(|&r| r > 0).unwrap_or(20)
 }
 
 /// Times of the rounds of one operation.
