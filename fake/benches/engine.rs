@@ -58,17 +58,19 @@ impl Rounds {
     }
 }
 
+/// The ops `0..count`, cut into the [`rounds`] that are timed one by one.
+fn round_ranges(count: u64) -> impl Iterator<Item = std::ops::Range<u64>> {
+    let per_round = count.div_ceil(rounds()).max(1);
+    (0..count).step_by(per_round as usize).map(move |first| first..(first + per_round).min(count))
+}
+
 /// Runs `op` for ops `0..count` in [`rounds`] timed rounds.
 fn timed(count: u64, mut op: impl FnMut(u64)) -> Rounds {
     let mut rounds = Rounds::new();
-    let per_round = count.div_ceil(self::rounds()).max(1);
-    let mut done = 0;
-    while done < count {
-        let end = (done + per_round).min(count);
-        let start = Instant::now();
-        (done..end).for_each(&mut op);
-        rounds.add(start.elapsed(), end - done);
-        done = end;
+    for range in round_ranges(count) {
+        let (ops, start) = (range.end - range.start, Instant::now());
+        range.for_each(&mut op);
+        rounds.add(start.elapsed(), ops);
     }
     rounds
 }
@@ -128,16 +130,12 @@ fn engine_alone(fake: &FakeDynamoDb) {
 /// [`timed`] for an operation that awaits.
 async fn timed_async(count: u64, mut op: impl AsyncFnMut(u64)) -> Rounds {
     let mut rounds = Rounds::new();
-    let per_round = count.div_ceil(self::rounds()).max(1);
-    let mut done = 0;
-    while done < count {
-        let end = (done + per_round).min(count);
-        let start = Instant::now();
-        for i in done..end {
+    for range in round_ranges(count) {
+        let (ops, start) = (range.end - range.start, Instant::now());
+        for i in range {
             op(i).await;
         }
-        rounds.add(start.elapsed(), end - done);
-        done = end;
+        rounds.add(start.elapsed(), ops);
     }
     rounds
 }

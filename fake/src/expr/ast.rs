@@ -86,6 +86,10 @@ pub(crate) enum Operand {
     Path(Path),
     Value(Value),
     Size(Box<Operand>),
+    /// The value a request gave at this place of a kept parse that many requests share
+    /// ([`crate::expr::cache::BoundCondition`]): the index into the values bound with the tree.
+    /// The parser never makes one.
+    Slot(usize),
 }
 
 /// A condition (ConditionExpression, FilterExpression, KeyConditionExpression).

@@ -15,6 +15,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::thread::LocalKey;
 
 use super::ast::{Condition, Operand, SetValue, UpdateAction, UpdateOperand};
@@ -29,6 +30,13 @@ const CAPACITY: usize = 512;
 /// A parsed tree whose values can be visited, in the order the text has them.
 pub(crate) trait Tree: Clone + PartialEq + std::fmt::Debug {
     fn values_mut(&mut self, visit: &mut dyn FnMut(&mut Value));
+
+    /// The tree with a slot in place of each value, the `k`th value (in the order of the text)
+    /// becoming slot `k`, for a tree that requests may share instead of copying; `None` where
+    /// the tree has no slots.
+    fn slotted(&self) -> Option<Self> {
+        None
+    }
 }
 
 /// The parses one thread keeps, by text.
@@ -53,6 +61,9 @@ struct Template<T> {
     value_types: Vec<(String, &'static str)>,
     /// The tree, each value replaced by `Null`.
     tree: T,
+    /// The tree with slots for its values ([`Tree::slotted`]), shared by the requests that
+    /// only evaluate it.
+    shared: Option<Arc<T>>,
     /// The names the parse resolved, as indices into `names`.
     used_names: Vec<usize>,
     /// The index (into the request's values) of the value behind each value of `tree`.
@@ -111,6 +122,7 @@ pub(crate) fn parse_through<T: Tree + 'static>(
         // A hit puts its own value in every place, so the kept tree holds none of its own.
         let mut kept = tree.clone();
         kept.values_mut(&mut |value| *value = Value::Null);
+        let shared = tree.slotted().map(Arc::new);
         cache.with_borrow_mut(|cache| {
             if cache.kept >= CAPACITY {
                 *cache = Cache::default();
@@ -122,6 +134,7 @@ pub(crate) fn parse_through<T: Tree + 'static>(
                 names: ctx.names().iter().map(|(p, n)| (p.to_string(), n.to_string())).collect(),
                 value_types: ctx.values().iter().map(|(p, v)| (p.to_string(), v.type_name())).collect(),
                 tree: kept,
+                shared,
                 used_names: recording.names,
                 slots: recording.values,
             });
@@ -143,39 +156,127 @@ fn places_values<T: Tree>(tree: &mut T, slots: &[usize], ctx: &ExprContext<'_>) 
 
 impl Tree for Condition {
     fn values_mut(&mut self, visit: &mut dyn FnMut(&mut Value)) {
+        self.value_operands_mut(&mut |operand| {
+            if let Operand::Value(value) = operand {
+                visit(value);
+            }
+        });
+    }
+
+    fn slotted(&self) -> Option<Self> {
+        let mut tree = self.clone();
+        let mut next = 0;
+        tree.value_operands_mut(&mut |operand| {
+            if let Operand::Value(_) = operand {
+                *operand = Operand::Slot(next);
+                next += 1;
+            }
+        });
+        Some(tree)
+    }
+}
+
+impl Condition {
+    /// Visits the operands that hold a value or a slot, in the order of the text.
+    fn value_operands_mut(&mut self, visit: &mut dyn FnMut(&mut Operand)) {
         match self {
             Condition::Or(a, b) | Condition::And(a, b) => {
-                a.values_mut(visit);
-                b.values_mut(visit);
+                a.value_operands_mut(visit);
+                b.value_operands_mut(visit);
             }
-            Condition::Not(a) => a.values_mut(visit),
+            Condition::Not(a) => a.value_operands_mut(visit),
             Condition::Compare(_, a, b)
             | Condition::AttributeType(a, b)
             | Condition::BeginsWith(a, b)
             | Condition::Contains(a, b) => {
-                operand_values(a, visit);
-                operand_values(b, visit);
+                leaf_operands(a, visit);
+                leaf_operands(b, visit);
             }
             Condition::Between(a, b, c) => {
-                operand_values(a, visit);
-                operand_values(b, visit);
-                operand_values(c, visit);
+                leaf_operands(a, visit);
+                leaf_operands(b, visit);
+                leaf_operands(c, visit);
             }
             Condition::In(a, list) => {
-                operand_values(a, visit);
-                list.iter_mut().for_each(|b| operand_values(b, visit));
+                leaf_operands(a, visit);
+                list.iter_mut().for_each(|b| leaf_operands(b, visit));
             }
             Condition::Exists(_) | Condition::NotExists(_) => {}
         }
     }
 }
 
-fn operand_values(operand: &mut Operand, visit: &mut dyn FnMut(&mut Value)) {
+fn leaf_operands(operand: &mut Operand, visit: &mut dyn FnMut(&mut Operand)) {
     match operand {
         Operand::Path(_) => {}
-        Operand::Value(value) => visit(value),
-        Operand::Size(inner) => operand_values(inner, visit),
+        Operand::Size(inner) => leaf_operands(inner, visit),
+        Operand::Value(_) | Operand::Slot(_) => visit(operand),
     }
+}
+
+/// A condition ready to evaluate: a tree of its own, or a kept parse shared with every request
+/// that repeats its text, names and value types, with this request's values for its slots.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum BoundCondition {
+    Own(Condition),
+    Shared(Arc<Condition>, Vec<Value>),
+}
+
+impl BoundCondition {
+    /// True if the item satisfies the condition. A missing item is an empty one.
+    pub(crate) fn eval(&self, item: &crate::value::Item) -> bool {
+        match self {
+            BoundCondition::Own(tree) => tree.eval(item),
+            BoundCondition::Shared(tree, values) => tree.eval_with(item, values),
+        }
+    }
+
+    /// The tree with the values in place of its slots, as a fresh parse makes it.
+    pub(crate) fn to_tree(&self) -> Condition {
+        match self {
+            BoundCondition::Own(tree) => tree.clone(),
+            BoundCondition::Shared(tree, values) => {
+                let mut tree = (**tree).clone();
+                tree.value_operands_mut(&mut |operand| {
+                    if let Operand::Slot(at) = *operand {
+                        *operand = Operand::Value(values.get(at).cloned().unwrap_or(Value::Null));
+                    }
+                });
+                tree
+            }
+        }
+    }
+}
+
+/// [`parse_through`] for a condition that is only evaluated: a hit binds this request's values
+/// to the slots of the kept tree and shares the tree instead of copying it.
+pub(crate) fn parse_bound(
+    text: &str,
+    label: &'static str,
+    ctx: &mut ExprContext<'_>,
+    parse: impl Fn(&mut ExprContext<'_>) -> Result<Condition, DynamoError>,
+) -> Result<BoundCondition, DynamoError> {
+    let hit = CONDITIONS.with_borrow(|cache| {
+        let template = cache.by_text.get(text)?.iter().find(|t| t.fits(Language::Condition, label, ctx))?;
+        let tree = template.shared.clone()?;
+        let values: Vec<Value> = template
+            .slots
+            .iter()
+            .map(|&at| ctx.values().get(at).map(|(_, value)| value.clone()))
+            .collect::<Option<_>>()?;
+        template.used_names.iter().for_each(|&at| ctx.use_name(at));
+        template.slots.iter().for_each(|&at| ctx.use_value(at));
+        Some(BoundCondition::Shared(tree, values))
+    });
+    if let Some(bound) = hit {
+        debug_assert_eq!(
+            parse(ctx).as_ref().ok(),
+            Some(&bound.to_tree()),
+            "a shared parse of {text:?} differs from a fresh one"
+        );
+        return Ok(bound);
+    }
+    parse_through(&CONDITIONS, text, Language::Condition, label, ctx, parse).map(BoundCondition::Own)
 }
 
 impl Tree for Vec<UpdateAction> {
@@ -223,6 +324,61 @@ mod tests {
 
     fn kept<T>(cache: &'static LocalKey<RefCell<Cache<T>>>) -> usize {
         cache.with_borrow(|cache| cache.kept)
+    }
+
+    /// A write's condition met again with other values shares the kept tree, with its own
+    /// values bound to the tree's slots: it evaluates as a fresh parse of it does.
+    #[test]
+    fn a_repeated_write_condition_shares_the_tree_and_binds_its_own_values() {
+        let text = "attribute_not_exists(pk) OR (#o = :me AND size(#l) < :max) OR #o IN (:x, :y)";
+        let names = [("#o", "owner"), ("#l", "list")];
+        let values = |me: &str, max: i64, x: &str, y: &str| {
+            [(":me", Value::S(me.into())), (":max", n(max)), (":x", Value::S(x.into())), (":y", Value::S(y.into()))]
+        };
+        let requests = [values("a", 3, "p", "q"), values("b", 7, "c", "d"), values("b", 1, "d", "e")];
+        let bound: Vec<BoundCondition> = requests
+            .iter()
+            .map(|values| {
+                let mut request = ctx(&names, values);
+                let bound = crate::expr::parse_condition_bound(text, "ConditionExpression", &mut request).unwrap();
+                request.check_unused().unwrap();
+                bound
+            })
+            .collect();
+        let (BoundCondition::Shared(second, _), BoundCondition::Shared(third, _)) = (&bound[1], &bound[2]) else {
+            panic!("a repeated condition was not shared: {:?}", bound[1])
+        };
+        assert!(Arc::ptr_eq(second, third), "the requests share one tree");
+        let item = |owner: &str, list: usize| -> crate::value::Item {
+            [
+                ("pk".to_string(), Value::S("k".into())),
+                ("owner".to_string(), Value::S(owner.into())),
+                ("list".to_string(), Value::L(vec![Value::Null; list])),
+            ]
+            .into()
+        };
+        let items = [item("b", 2), item("b", 9), item("c", 0), item("d", 0), item("e", 0), item("a", 0)];
+        let mut outcomes = Vec::new();
+        for (condition, values) in bound.iter().zip(&requests) {
+            let mut fresh = ctx(&names, values);
+            let fresh =
+                Parser::new(text, "ConditionExpression", Language::Condition, &mut fresh).parse_condition().unwrap();
+            assert_eq!(condition.to_tree(), fresh);
+            for item in &items {
+                assert_eq!(condition.eval(item), fresh.eval(item), "{condition:?} on {item:?}");
+                outcomes.push(condition.eval(item));
+            }
+        }
+        // Each value decides some item: the second request holds (b, 7, c, d), the third (b, 1, d, e).
+        assert_eq!(
+            outcomes,
+            [
+                [false, false, false, false, false, true],
+                [true, false, true, true, false, false],
+                [false, false, false, true, true, false]
+            ]
+            .concat()
+        );
     }
 
     /// A condition parsed once and met again with other values: the second request gets its own

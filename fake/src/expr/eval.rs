@@ -24,13 +24,15 @@ pub(crate) fn resolve<'a>(item: &'a Item, path: &Path) -> Option<&'a Value> {
     Some(current)
 }
 
-/// An operand's value for an item, borrowed where it can be; `size` yields a number.
-fn operand_value<'a>(item: &'a Item, operand: &'a Operand) -> Option<Cow<'a, Value>> {
+/// An operand's value for an item, borrowed where it can be; `size` yields a number. A slot
+/// stands for one of `values`.
+fn operand_value<'a>(item: &'a Item, operand: &'a Operand, values: &'a [Value]) -> Option<Cow<'a, Value>> {
     match operand {
         Operand::Path(p) => resolve(item, p).map(Cow::Borrowed),
         Operand::Value(v) => Some(Cow::Borrowed(v)),
+        Operand::Slot(at) => values.get(*at).map(Cow::Borrowed),
         Operand::Size(inner) => {
-            size_of(operand_value(item, inner)?.as_ref()).map(|n| Cow::Owned(Value::N(Number::from_i64(n))))
+            size_of(operand_value(item, inner, values)?.as_ref()).map(|n| Cow::Owned(Value::N(Number::from_i64(n))))
         }
     }
 }
@@ -54,12 +56,17 @@ pub(crate) fn size_of(value: &Value) -> Option<i64> {
 impl Condition {
     /// True if the item satisfies the condition. A missing item is an empty one.
     pub(crate) fn eval(&self, item: &Item) -> bool {
+        self.eval_with(item, &[])
+    }
+
+    /// [`eval`](Self::eval) for a tree whose slots ([`Operand::Slot`]) stand for `values`.
+    pub(crate) fn eval_with(&self, item: &Item, values: &[Value]) -> bool {
         match self {
-            Condition::Or(a, b) => a.eval(item) || b.eval(item),
-            Condition::And(a, b) => a.eval(item) && b.eval(item),
-            Condition::Not(a) => !a.eval(item),
+            Condition::Or(a, b) => a.eval_with(item, values) || b.eval_with(item, values),
+            Condition::And(a, b) => a.eval_with(item, values) && b.eval_with(item, values),
+            Condition::Not(a) => !a.eval_with(item, values),
             Condition::Compare(op, a, b) => {
-                let (left, right) = (operand_value(item, a), operand_value(item, b));
+                let (left, right) = (operand_value(item, a, values), operand_value(item, b, values));
                 match op {
                     CmpOp::Eq => matches!((&left, &right), (Some(l), Some(r)) if l == r),
                     CmpOp::Ne => !matches!((&left, &right), (Some(l), Some(r)) if l == r),
@@ -77,7 +84,7 @@ impl Condition {
             }
             Condition::Between(x, lo, hi) => {
                 let (Some(x), Some(lo), Some(hi)) =
-                    (operand_value(item, x), operand_value(item, lo), operand_value(item, hi))
+                    (operand_value(item, x, values), operand_value(item, lo, values), operand_value(item, hi, values))
                 else {
                     return false;
                 };
@@ -85,24 +92,27 @@ impl Condition {
                     && matches!(x.compare(&hi), Some(Ordering::Less | Ordering::Equal))
             }
             Condition::In(x, list) => {
-                let Some(x) = operand_value(item, x) else { return false };
-                list.iter().any(|candidate| operand_value(item, candidate).as_ref() == Some(&x))
+                let Some(x) = operand_value(item, x, values) else { return false };
+                list.iter().any(|candidate| operand_value(item, candidate, values).as_ref() == Some(&x))
             }
             Condition::Exists(path) => resolve(item, path).is_some(),
             Condition::NotExists(path) => resolve(item, path).is_none(),
             Condition::AttributeType(x, t) => {
-                let (Some(x), Some(t)) = (operand_value(item, x), operand_value(item, t)) else { return false };
+                let (Some(x), Some(t)) = (operand_value(item, x, values), operand_value(item, t, values)) else {
+                    return false;
+                };
                 matches!(t.as_ref(), Value::S(t) if x.type_name() == t)
             }
             Condition::BeginsWith(x, prefix) => {
-                match (operand_value(item, x).as_deref(), operand_value(item, prefix).as_deref()) {
+                match (operand_value(item, x, values).as_deref(), operand_value(item, prefix, values).as_deref()) {
                     (Some(Value::S(s)), Some(Value::S(p))) => s.starts_with(p.as_str()),
                     (Some(Value::B(s)), Some(Value::B(p))) => s.starts_with(p),
                     _ => false,
                 }
             }
             Condition::Contains(x, needle) => {
-                let (Some(hay), Some(needle)) = (operand_value(item, x), operand_value(item, needle)) else {
+                let (Some(hay), Some(needle)) = (operand_value(item, x, values), operand_value(item, needle, values))
+                else {
                     return false;
                 };
                 match (hay.as_ref(), needle.as_ref()) {

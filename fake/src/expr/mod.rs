@@ -33,6 +33,16 @@ pub(crate) fn parse_condition(
     })
 }
 
+/// [`parse_condition`] for a condition that is only evaluated, as a write's is: a request that
+/// repeats a kept parse shares its tree ([`cache::BoundCondition`]).
+pub(crate) fn parse_condition_bound(
+    text: &str,
+    label: &'static str,
+    ctx: &mut ExprContext<'_>,
+) -> Result<cache::BoundCondition, DynamoError> {
+    cache::parse_bound(text, label, ctx, |ctx| Parser::new(text, label, Language::Condition, ctx).parse_condition())
+}
+
 /// Parses a KeyConditionExpression: the condition grammar, with mistakes reported in the order
 /// they appear. Whether it is a valid key condition is for the Query to decide.
 pub(crate) fn parse_key_condition(text: &str, ctx: &mut ExprContext<'_>) -> Result<Condition, DynamoError> {

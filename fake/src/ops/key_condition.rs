@@ -79,6 +79,8 @@ fn walk(condition: &Condition, out: &mut Vec<LegacyCondition>) -> Result<(), Dyn
                 return Err(DynamoError::validation("KeyConditionExpressions cannot contain nested operations"));
             }
             Operand::Value(value) => values.push(value.clone()),
+            // Key conditions are parsed afresh for each request and hold their values.
+            Operand::Slot(_) => return Err(invalid_condition("No key attribute specified")),
         }
     }
     let Some((position, name)) = attribute else {

@@ -253,7 +253,7 @@ pub(crate) fn condition_paths(condition: &Condition) -> Vec<&Path> {
         match op {
             Operand::Path(p) => out.push(p),
             Operand::Size(inner) => operand(inner, out),
-            Operand::Value(_) => {}
+            Operand::Value(_) | Operand::Slot(_) => {}
         }
     }
     fn walk<'c>(c: &'c Condition, out: &mut Vec<&'c Path>) {

@@ -5,9 +5,10 @@ use crate::json::Json;
 
 use crate::engine::Engine;
 use crate::error::DynamoError;
-use crate::expr::ast::{Condition, Path, PathElem, SetValue, UpdateAction, UpdateOperand};
+use crate::expr::ast::{Path, PathElem, SetValue, UpdateAction, UpdateOperand};
+use crate::expr::cache::BoundCondition;
 use crate::expr::context::ExprContext;
-use crate::expr::{parse_condition, parse_update, update};
+use crate::expr::{parse_condition_bound, parse_update, update};
 use crate::request::{expression_context, item, string};
 use crate::table::{PrimaryKey, Table};
 use crate::value::{Item, Value, item_size};
@@ -36,7 +37,7 @@ pub(crate) struct WritePlan<'r> {
     /// which never read it.
     pub(crate) key_item: Item,
     pub(crate) kind: WriteKind,
-    pub(crate) condition: Option<Condition>,
+    pub(crate) condition: Option<BoundCondition>,
     pub(crate) return_old_on_failure: bool,
     /// The actions came from the legacy `AttributeUpdates`, whose type errors DynamoDB words differently.
     pub(crate) legacy_updates: bool,
@@ -63,9 +64,12 @@ pub(crate) struct Outcome {
 pub(crate) struct Staged(Option<Item>);
 
 /// Reads the condition of a write request (ConditionExpression).
-pub(crate) fn read_condition(body: &Json<'_>, ctx: &mut ExprContext<'_>) -> Result<Option<Condition>, DynamoError> {
+pub(crate) fn read_condition(
+    body: &Json<'_>,
+    ctx: &mut ExprContext<'_>,
+) -> Result<Option<BoundCondition>, DynamoError> {
     match string(body, "ConditionExpression") {
-        Some(text) => parse_condition(text, "ConditionExpression", ctx).map(Some),
+        Some(text) => parse_condition_bound(text, "ConditionExpression", ctx).map(Some),
         None => Ok(None),
     }
 }
@@ -121,7 +125,7 @@ impl<'r> WritePlan<'r> {
             _ => legacy.updates.clone(),
         };
         let condition = match legacy.condition {
-            Some(condition) => Some(condition),
+            Some(condition) => Some(BoundCondition::Own(condition)),
             None => read_condition(body, &mut ctx)?,
         };
         ctx.check_unused()?;
