@@ -91,11 +91,6 @@ impl KeySchema {
     }
 
     fn key_within(&self, item: &Item, size_limited: bool) -> Option<PrimaryKey> {
-        self.key_values(item, size_limited).map(|(hash, range)| PrimaryKey::new(hash, range))
-    }
-
-    /// The values of an item's key under this schema (see [`key_within`](Self::key_within)).
-    fn key_values(&self, item: &Item, size_limited: bool) -> Option<(KeyValue, Option<KeyValue>)> {
         let value_of = |attr: &KeyAttr, is_hash: bool| {
             let value = item.get(&attr.name).filter(|value| attr.kind.matches(value))?;
             KeyValue::from_value(value).filter(|key| {
@@ -110,7 +105,7 @@ impl KeySchema {
             Some(r) => Some(value_of(r, false)?),
             None => None,
         };
-        Some((hash, range))
+        Some(PrimaryKey::new(hash, range))
     }
 }
 
@@ -354,7 +349,7 @@ impl Table {
         match self.items.entry(key) {
             Entry::Occupied(mut slot) => {
                 let old = std::mem::replace(slot.get_mut(), item);
-                self.bytes -= item_size(&old).min(self.bytes);
+                self.count_out(item_size(&old));
                 Some(old)
             }
             Entry::Vacant(slot) => {
@@ -382,7 +377,7 @@ impl Table {
         allowed(Some(slot))?;
         count_in(&mut self.bytes, &mut self.indexes, &self.key, key, &item, size);
         let old = std::mem::replace(slot, item);
-        self.bytes -= item_size(&old).min(self.bytes);
+        self.count_out(item_size(&old));
         Ok(Some(old))
     }
 
@@ -390,6 +385,11 @@ impl Table {
     /// and gives it to the indexes (which replace what they held for `key`).
     fn count_in(&mut self, key: &PrimaryKey, item: &Item, size: usize) {
         count_in(&mut self.bytes, &mut self.indexes, &self.key, key, item, size);
+    }
+
+    /// Takes an item of `size` bytes that leaves the table (or is replaced) out of its byte count.
+    fn count_out(&mut self, size: usize) {
+        self.bytes -= size.min(self.bytes);
     }
 
     /// Takes the item at `key` out of its place for a change in place, leaving an empty item
@@ -402,7 +402,7 @@ impl Table {
     /// `old_size` when taken and is `new_size` now: the indexes and the table's byte count follow it.
     pub(crate) fn put_back(&mut self, key: &PrimaryKey, item: Item, old_size: usize, new_size: usize) {
         self.count_in(key, &item, new_size);
-        self.bytes -= old_size.min(self.bytes);
+        self.count_out(old_size);
         if let Some(slot) = self.items.get_mut(key) {
             *slot = item;
         }
@@ -411,7 +411,7 @@ impl Table {
     /// Removes an item; returns it.
     pub(crate) fn remove(&mut self, key: &PrimaryKey) -> Option<Item> {
         let old = self.items.remove(key)?;
-        self.bytes -= item_size(&old).min(self.bytes);
+        self.count_out(item_size(&old));
         for index in &mut self.indexes.list {
             index.remove(key);
         }

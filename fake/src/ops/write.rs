@@ -59,9 +59,10 @@ pub(crate) struct Outcome {
     pub(crate) new_size: usize,
 }
 
-/// A write that passed its condition and is ready to apply: for an update, the item it computed.
+/// A write that passed its condition and is ready to apply: for an update, the item it computed
+/// and its size.
 #[derive(Debug, Clone)]
-pub(crate) struct Staged(Option<Item>);
+pub(crate) struct Staged(Option<(Item, usize)>);
 
 /// Reads the condition of a write request (ConditionExpression).
 pub(crate) fn read_condition(
@@ -199,8 +200,9 @@ impl<'r> WritePlan<'r> {
             true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
             false => Failure::Invalid(error),
         })?;
-        check_updated(table, actions, &updated, item_size(&updated), self.legacy_updates).map_err(Failure::Invalid)?;
-        Ok(Staged(Some(updated)))
+        let size = item_size(&updated);
+        check_updated(table, actions, &updated, size, self.legacy_updates).map_err(Failure::Invalid)?;
+        Ok(Staged(Some((updated, size))))
     }
 
     /// Applies an evaluated write, moving its item into the table; returns what it replaced.
@@ -209,12 +211,11 @@ impl<'r> WritePlan<'r> {
         let new = match (&mut self.kind, staged.0) {
             (WriteKind::Check, _) => return Outcome { old: None, new_size: 0 },
             (WriteKind::Delete, _) => None,
-            (WriteKind::Put(item, _), _) => Some(std::mem::take(item)),
+            (WriteKind::Put(item, size), _) => Some((std::mem::take(item), *size)),
             (WriteKind::Update(_), updated) => updated,
         };
         match new {
-            Some(item) => {
-                let new_size = item_size(&item);
+            Some((item, new_size)) => {
                 let old = table.put(self.key.clone(), item, new_size);
                 Outcome { old, new_size }
             }
