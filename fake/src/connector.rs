@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition};
-use aws_sdk_dynamodb::config::{BehaviorVersion, Region, StalledStreamProtectionConfig};
+use aws_sdk_dynamodb::config::{BehaviorVersion, IdentityCache, Region, StalledStreamProtectionConfig};
 use aws_smithy_async::rt::sleep::{AsyncSleep, Sleep};
 use aws_smithy_async::time::TimeSource;
 use aws_smithy_runtime_api::client::auth::{AuthSchemeId, AuthSchemeOption, AuthSchemeOptionsFuture};
@@ -153,7 +153,7 @@ pub(crate) fn client_config(
     clock: Arc<dyn FakeClock>,
     seed: u64,
 ) -> aws_sdk_dynamodb::config::Builder {
-    aws_sdk_dynamodb::Config::builder()
+    let mut builder = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .auth_scheme_resolver(NoAuth)
@@ -168,5 +168,9 @@ pub(crate) fn client_config(
         // `RetryPartition::new`, is shared process-wide under its name.
         .retry_partition(RetryPartition::custom(format!("dynalease-fake-{seed:016x}")).build())
         .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
-        .interceptor(InProcessOnly)
+        // The fake's client resolves the `noAuth` identity, which costs nothing to make again: a
+        // cache around it would only add its own work to every call.
+        .identity_cache(IdentityCache::no_cache());
+    builder.push_interceptor(InProcessOnly::interceptor());
+    builder
 }
