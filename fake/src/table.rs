@@ -179,6 +179,22 @@ pub(crate) struct Indexes {
 }
 
 impl Indexes {
+    /// The indexes, in the order they were created.
+    pub(crate) fn list(&self) -> &[Index] {
+        &self.list
+    }
+
+    /// The indexes in the order of their names.
+    pub(crate) fn by_name(&self) -> impl Iterator<Item = &Index> {
+        self.by_name.iter().filter_map(|&at| self.list.get(at))
+    }
+
+    /// Checks the index key attributes of an item against every index, in the order of their
+    /// names (so that a key attribute several indexes share is reported for the first of them).
+    pub(crate) fn check_item_keys(&self, item: &Item) -> Result<(), DynamoError> {
+        self.by_name().try_for_each(|index| index.check_item(item))
+    }
+
     fn order(&mut self) {
         let mut by_name: Vec<usize> = (0..self.list.len()).collect();
         by_name.sort_by(|&a, &b| self.list[a].name.cmp(&self.list[b].name));
@@ -304,14 +320,14 @@ impl Table {
     /// Checks the index key attributes of an item (the table's own keys are checked where the
     /// item's key is read).
     pub(crate) fn check_index_keys(&self, item: &Item) -> Result<(), DynamoError> {
-        self.indexes_by_name().try_for_each(|index| index.check_item(item))
+        self.indexes.check_item_keys(item)
     }
 
     /// The secondary indexes, local and global together, in the order of their names: the order
     /// in which DynamoDB checks an item against them, so that a key attribute several indexes
     /// share is reported for the first of them by name.
     pub(crate) fn indexes_by_name(&self) -> impl Iterator<Item = &Index> {
-        self.indexes.by_name.iter().filter_map(|&at| self.indexes.list.get(at))
+        self.indexes.by_name()
     }
 
     /// The secondary indexes, in the order they were created.
@@ -392,20 +408,22 @@ impl Table {
         self.bytes -= size.min(self.bytes);
     }
 
-    /// Takes the item at `key` out of its place for a change in place, leaving an empty item
-    /// there until [`put_back`](Self::put_back) returns it.
-    pub(crate) fn take(&mut self, key: &PrimaryKey) -> Option<Item> {
-        self.items.get_mut(key).map(std::mem::take)
-    }
-
-    /// Returns an item taken with [`take`](Self::take), changed or not, whose size was
-    /// `old_size` when taken and is `new_size` now: the indexes and the table's byte count follow it.
-    pub(crate) fn put_back(&mut self, key: &PrimaryKey, item: Item, old_size: usize, new_size: usize) {
-        self.count_in(key, &item, new_size);
-        self.count_out(old_size);
-        if let Some(slot) = self.items.get_mut(key) {
-            *slot = item;
+    /// Changes the item at `key` where the table keeps it, with one search of the table: `change`
+    /// gets the item and the table's indexes (to check the changed item against) and answers with
+    /// its result and, if it left the item changed, the item's sizes before and after. The
+    /// table's byte count and its indexes then follow the item. `None` if there is no such item.
+    pub(crate) fn change_in_place<R>(
+        &mut self,
+        key: &PrimaryKey,
+        change: impl FnOnce(&mut Item, &Indexes) -> (R, Option<(usize, usize)>),
+    ) -> Option<R> {
+        let item = self.items.get_mut(key)?;
+        let (result, sizes) = change(item, &self.indexes);
+        if let Some((old_size, new_size)) = sizes {
+            count_in(&mut self.bytes, &mut self.indexes, &self.key, key, item, new_size);
+            self.count_out(old_size);
         }
+        Some(result)
     }
 
     /// Removes an item; returns it.

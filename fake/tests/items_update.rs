@@ -236,8 +236,13 @@ async fn stored(client: &Client) -> HashMap<String, AttributeValue> {
 /// as it was, and a later update starts from that.
 #[tokio::test(start_paused = true)]
 async fn an_update_refused_after_its_writes_leaves_the_item_as_it_was() {
-    let (_fake, client) = setup().await;
+    let (fake, client) = setup().await;
+    let size_of = async |table: &str| {
+        let described = client.describe_table().table_name(table).send().await.unwrap().table.unwrap();
+        described.table_size_bytes.unwrap()
+    };
     let before = stored(&client).await;
+    let size_before = size_of("Tbl").await;
     let refused = client
         .update_item()
         .table_name("Tbl")
@@ -252,6 +257,7 @@ async fn an_update_refused_after_its_writes_leaves_the_item_as_it_was() {
     let message = refused.into_service_error().meta().message().unwrap_or_default().to_owned();
     assert_eq!(message, "Item size to update has exceeded the maximum allowed size");
     assert_eq!(stored(&client).await, before);
+    assert_eq!(size_of("Tbl").await, size_before, "the refused update left the table's size alone");
 
     client
         .update_item()
@@ -268,4 +274,8 @@ async fn an_update_refused_after_its_writes_leaves_the_item_as_it_was() {
     expected.insert("fresh".into(), s("v"));
     expected.remove("tags");
     assert_eq!(stored(&client).await, expected);
+    // The table counts the updated item as it would count the same item put afresh.
+    fake.create_table("Copy", "pk", None);
+    client.put_item().table_name("Copy").set_item(Some(expected)).send().await.unwrap();
+    assert_eq!(size_of("Tbl").await, size_of("Copy").await);
 }

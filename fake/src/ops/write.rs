@@ -10,7 +10,7 @@ use crate::expr::cache::BoundCondition;
 use crate::expr::context::ExprContext;
 use crate::expr::{parse_condition_bound, parse_update, update};
 use crate::request::{expression_context, item, string};
-use crate::table::{PrimaryKey, Table};
+use crate::table::{Indexes, PrimaryKey, Table};
 use crate::value::{Item, Value, item_size};
 
 /// The largest item DynamoDB stores, in bytes.
@@ -201,7 +201,7 @@ impl<'r> WritePlan<'r> {
             false => Failure::Invalid(error),
         })?;
         let size = item_size(&updated);
-        check_updated(table, actions, &updated, size, self.legacy_updates).map_err(Failure::Invalid)?;
+        check_updated(&table.indexes, actions, &updated, size, self.legacy_updates).map_err(Failure::Invalid)?;
         Ok(Staged(Some((updated, size))))
     }
 
@@ -256,34 +256,37 @@ impl<'r> WritePlan<'r> {
             return None;
         }
         let table = engine.table_mut(self.table).ok()?;
-        let mut item = table.take(&self.key)?;
-        let old_size = item_size(&item);
-        if let Some(condition) = &self.condition
-            && !condition.eval(&item)
-        {
-            let shown = self.return_old_on_failure.then(|| item.clone());
-            table.put_back(&self.key, item, old_size, old_size);
-            return Some(Err(condition_failed(shown)));
-        }
-        #[cfg(debug_assertions)]
-        let (before, expected) = (item.clone(), update::apply(item.clone(), actions));
-        let applied = update::apply_in_place(&mut item, actions).and_then(|undo| {
-            let new_size = undo.size_after(&item, old_size);
-            debug_assert_eq!(new_size, item_size(&item), "the size of an update in place");
-            let checked = check_updated(table, actions, &item, new_size, false);
-            if checked.is_err() {
-                undo.revert(&mut item);
+        table.change_in_place(&self.key, |item, indexes| {
+            let old_size = item_size(item);
+            if let Some(condition) = &self.condition
+                && !condition.eval(item)
+            {
+                let shown = self.return_old_on_failure.then(|| item.clone());
+                return (Err(condition_failed(shown)), None);
             }
-            checked.map(|()| new_size)
-        });
-        #[cfg(debug_assertions)]
-        match &applied {
-            Ok(_) => debug_assert_eq!(expected.as_ref().ok(), Some(&item), "an update in place differs from a copy"),
-            Err(_) => debug_assert_eq!(before, item, "a refused update in place was not undone"),
-        }
-        let stored_size = *applied.as_ref().unwrap_or(&old_size);
-        table.put_back(&self.key, item, old_size, stored_size);
-        Some(applied.map(|new_size| Outcome { old: None, new_size }))
+            #[cfg(debug_assertions)]
+            let (before, expected) = (item.clone(), update::apply(item.clone(), actions));
+            let applied = update::apply_in_place(item, actions).and_then(|undo| {
+                let new_size = undo.size_after(item, old_size);
+                debug_assert_eq!(new_size, item_size(item), "the size of an update in place");
+                let checked = check_updated(indexes, actions, item, new_size, false);
+                if checked.is_err() {
+                    undo.revert(item);
+                }
+                checked.map(|()| new_size)
+            });
+            #[cfg(debug_assertions)]
+            match &applied {
+                Ok(_) => {
+                    debug_assert_eq!(expected.as_ref().ok(), Some(&*item), "an update in place differs from a copy")
+                }
+                Err(_) => debug_assert_eq!(&before, &*item, "a refused update in place was not undone"),
+            }
+            match applied {
+                Ok(new_size) => (Ok(Outcome { old: None, new_size }), Some((old_size, new_size))),
+                Err(error) => (Err(error), None),
+            }
+        })
     }
 
     /// The item at this write's key now.
@@ -296,19 +299,19 @@ impl<'r> WritePlan<'r> {
 /// gave index keys (not for the legacy `AttributeUpdates`, which DynamoDB checks otherwise), the
 /// size limit, and the keys of the indexes.
 fn check_updated(
-    table: &Table,
+    indexes: &Indexes,
     actions: &[UpdateAction],
     updated: &Item,
     size: usize,
     legacy: bool,
 ) -> Result<(), DynamoError> {
     if !legacy {
-        check_index_sets(table, actions, updated)?;
+        check_index_sets(indexes, actions, updated)?;
     }
     if size > MAX_ITEM_BYTES {
         return Err(DynamoError::validation("Item size to update has exceeded the maximum allowed size"));
     }
-    table.check_index_keys(updated)
+    indexes.check_item_keys(updated)
 }
 
 /// DynamoDB's error for a failed condition, with the item where the request asked for it.
@@ -404,13 +407,13 @@ fn operand_paths<'a>(operand: &'a UpdateOperand, out: &mut Vec<&'a Path>) {
 
 /// An index key that a SET gave a value of another type than the index's, found once the update
 /// is applied: DynamoDB words this apart from a put's type mismatch.
-fn check_index_sets(table: &Table, actions: &[UpdateAction], updated: &Item) -> Result<(), DynamoError> {
+fn check_index_sets(indexes: &Indexes, actions: &[UpdateAction], updated: &Item) -> Result<(), DynamoError> {
     for action in actions {
         let UpdateAction::Set(path, _) = action else { continue };
         let [PathElem::Name(name)] = &path.0[..] else { continue };
         let Some(value) = updated.get(name) else { continue };
         let mismatched =
-            table.indexes().iter().flat_map(|i| i.key.attrs()).any(|a| &a.name == name && !a.kind.matches(value));
+            indexes.list().iter().flat_map(|i| i.key.attrs()).any(|a| &a.name == name && !a.kind.matches(value));
         if mismatched {
             return Err(DynamoError::validation(
                 "The update expression attempted to update the secondary index key to unsupported type",
