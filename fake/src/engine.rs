@@ -7,35 +7,10 @@ use std::time::{Duration, SystemTime};
 use crate::json::{Answer, Body, Json};
 
 use crate::error::DynamoError;
+use crate::operation::Operation;
 use crate::ops;
 use crate::table::Table;
 use crate::validate;
-
-/// The operations of DynamoDB that the fake answers, sorted: looked up by binary search.
-pub(crate) const OPERATIONS: &[&str] = &[
-    "BatchGetItem",
-    "BatchWriteItem",
-    "CreateTable",
-    "DeleteItem",
-    "DeleteTable",
-    "DescribeEndpoints",
-    "DescribeLimits",
-    "DescribeTable",
-    "DescribeTimeToLive",
-    "GetItem",
-    "ListTables",
-    "ListTagsOfResource",
-    "PutItem",
-    "Query",
-    "Scan",
-    "TagResource",
-    "TransactGetItems",
-    "TransactWriteItems",
-    "UntagResource",
-    "UpdateItem",
-    "UpdateTable",
-    "UpdateTimeToLive",
-];
 
 /// What a transaction's idempotency token remembers.
 #[derive(Debug, Clone)]
@@ -83,34 +58,38 @@ impl Engine {
     }
 
     /// Answers one request: the operation name and its parsed JSON body.
-    pub(crate) fn handle(&mut self, operation: &str, body: &Json<'_>, now: SystemTime) -> Result<Body, DynamoError> {
+    pub(crate) fn handle(
+        &mut self,
+        operation: Operation,
+        body: &Json<'_>,
+        now: SystemTime,
+    ) -> Result<Body, DynamoError> {
         self.now = now;
         validate::check(operation, body)?;
         let _value_checks = crate::value::ValueChecks::of_operation(operation).enter();
         let answer = match operation {
-            "PutItem" => return ops::items::put_item(self, body),
-            "GetItem" => return ops::items::get_item(self, body),
-            "UpdateItem" => return ops::items::update_item(self, body),
-            "DeleteItem" => return ops::items::delete_item(self, body),
-            "CreateTable" => ops::control::create_table(self, body, now),
-            "DeleteTable" => ops::control::delete_table(self, body),
-            "DescribeTable" => ops::control::describe_table(self, body),
-            "ListTables" => ops::control::list_tables(self, body),
-            "UpdateTable" => ops::control::update_table(self, body),
-            "UpdateTimeToLive" => ops::control::update_time_to_live(self, body),
-            "DescribeTimeToLive" => ops::control::describe_time_to_live(self, body),
-            "DescribeLimits" => Ok(ops::control::describe_limits()),
-            "DescribeEndpoints" => Ok(ops::control::describe_endpoints(self)),
-            "TagResource" => return ops::tags::tag_resource(self, body),
-            "UntagResource" => return ops::tags::untag_resource(self, body),
-            "ListTagsOfResource" => ops::tags::list_tags_of_resource(self, body),
-            "TransactWriteItems" => ops::transact::transact_write_items(self, body, now),
-            "TransactGetItems" => ops::transact::transact_get_items(self, body),
-            "Query" => ops::query::query(self, body),
-            "Scan" => ops::scan::scan(self, body),
-            "BatchGetItem" => ops::batch::batch_get_item(self, body),
-            "BatchWriteItem" => ops::batch::batch_write_item(self, body),
-            _ => Err(DynamoError::unknown_operation()),
+            Operation::PutItem => return ops::items::put_item(self, body),
+            Operation::GetItem => return ops::items::get_item(self, body),
+            Operation::UpdateItem => return ops::items::update_item(self, body),
+            Operation::DeleteItem => return ops::items::delete_item(self, body),
+            Operation::CreateTable => ops::control::create_table(self, body, now),
+            Operation::DeleteTable => ops::control::delete_table(self, body),
+            Operation::DescribeTable => ops::control::describe_table(self, body),
+            Operation::ListTables => ops::control::list_tables(self, body),
+            Operation::UpdateTable => ops::control::update_table(self, body),
+            Operation::UpdateTimeToLive => ops::control::update_time_to_live(self, body),
+            Operation::DescribeTimeToLive => ops::control::describe_time_to_live(self, body),
+            Operation::DescribeLimits => Ok(ops::control::describe_limits()),
+            Operation::DescribeEndpoints => Ok(ops::control::describe_endpoints(self)),
+            Operation::TagResource => return ops::tags::tag_resource(self, body),
+            Operation::UntagResource => return ops::tags::untag_resource(self, body),
+            Operation::ListTagsOfResource => ops::tags::list_tags_of_resource(self, body),
+            Operation::TransactWriteItems => ops::transact::transact_write_items(self, body, now),
+            Operation::TransactGetItems => ops::transact::transact_get_items(self, body),
+            Operation::Query => ops::query::query(self, body),
+            Operation::Scan => ops::scan::scan(self, body),
+            Operation::BatchGetItem => ops::batch::batch_get_item(self, body),
+            Operation::BatchWriteItem => ops::batch::batch_write_item(self, body),
         };
         answer.map(Body::from)
     }
@@ -129,32 +108,22 @@ impl Engine {
 }
 
 /// The table a request names, for the request log and fault rules.
-pub(crate) fn table_of<'a>(operation: &str, body: &Json<'a>) -> Option<&'a str> {
+pub(crate) fn table_of<'a>(operation: Option<Operation>, body: &Json<'a>) -> Option<&'a str> {
     if let Some(name) = body.get("TableName").and_then(Json::as_str) {
         return Some(name);
     }
     match operation {
-        "BatchGetItem" | "BatchWriteItem" => {
+        Some(Operation::BatchGetItem | Operation::BatchWriteItem) => {
             body.get("RequestItems").and_then(Json::as_object).and_then(|m| m.keys().next())
         }
-        "TransactWriteItems" | "TransactGetItems" => {
+        Some(Operation::TransactWriteItems | Operation::TransactGetItems) => {
             let first = body.get("TransactItems")?.as_array()?.first()?.as_object()?;
             first.values().find_map(|action| action.get("TableName")?.as_str())
         }
-        "TagResource" | "UntagResource" | "ListTagsOfResource" => {
+        Some(Operation::TagResource | Operation::UntagResource | Operation::ListTagsOfResource) => {
             let arn = body.get("ResourceArn")?.as_str()?;
             arn.rsplit_once("table/").map(|(_, name)| name.split('/').next().unwrap_or(name))
         }
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::OPERATIONS;
-
-    #[test]
-    fn operations_are_sorted_for_binary_search() {
-        assert!(OPERATIONS.windows(2).all(|pair| pair[0] < pair[1]));
     }
 }

@@ -10,6 +10,7 @@ use crate::engine::{Engine, table_of};
 use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
 use crate::log::{Entry, RequestRecord};
+use crate::operation::Operation;
 use crate::request_id::RequestId;
 use crate::signature::Signature;
 use crate::ttl::{SweepSchedule, sweep};
@@ -207,7 +208,7 @@ impl FakeDynamoDb {
         let (text, arena) = (body.to_string(), crate::json::Arena::new());
         let body = crate::json::from_slice(text.as_bytes(), &arena).unwrap_or_default();
         let mut engine = lock(&self.shared.engine);
-        if let Err(error) = engine.handle("CreateTable", &body, now) {
+        if let Err(error) = engine.handle(Operation::CreateTable, &body, now) {
             panic!("create_table({name:?}) failed: {error}");
         }
         if let Some(table) = engine.tables.get_mut(name) {
@@ -322,7 +323,7 @@ impl FakeDynamoDb {
         }
         let table = if faults.wants_table() {
             crate::json::from_slice(body, &crate::json::Arena::new())
-                .and_then(|json| table_of(operation, &json).map(str::to_owned))
+                .and_then(|json| table_of(Operation::from_name(operation), &json).map(str::to_owned))
         } else {
             None
         };
@@ -337,9 +338,10 @@ impl FakeDynamoDb {
         let fault = (drawn.failure.as_ref().map(Fault::name))
             .or_else(|| drawn.latency.map(|_| "Latency"))
             .or_else(|| drawn.response_delay.map(|_| "SlowResponse"));
-        let mut record = Entry::new(operation, client, fault, now);
+        let served = Operation::from_name(operation);
+        let mut record = Entry::new(served, operation, client, fault, now);
         record.signed = signed;
-        let result = self.run(operation, body, signature, now, drawn.failure.as_ref(), &mut record);
+        let result = self.run(served, body, signature, now, drawn.failure.as_ref(), &mut record);
         let reply = match (result, &drawn.failure) {
             (_, Some(Fault::LostResponse)) => Reply::Lost,
             (Ok(json), _) => Reply::Http { status: 200, body: json.into_bytes(), request_id },
@@ -364,7 +366,7 @@ impl FakeDynamoDb {
 
     fn run(
         &self,
-        operation: &str,
+        operation: Option<Operation>,
         body: &[u8],
         signature: Signature<'_>,
         now: SystemTime,
@@ -376,19 +378,19 @@ impl FakeDynamoDb {
             // DynamoDB reports a body it cannot read before an unknown target, then a missing or
             // incomplete signature, and an empty body last.
             let parsed = parse_body(body, arena);
-            let checked = match parsed {
-                Err(error) if !body.is_empty() => Err(error),
-                _ if !record.is_served() => Err(DynamoError::unknown_operation()),
-                parsed => signature.check().and(parsed),
+            let checked = match (parsed, operation) {
+                (Err(error), _) if !body.is_empty() => Err(error),
+                (_, None) => Err(DynamoError::unknown_operation()),
+                (parsed, Some(operation)) => signature.check().and(parsed).map(|json| (operation, json)),
             };
-            let json = match checked {
-                Ok(json) => json,
+            let (operation, json) = match checked {
+                Ok(checked) => checked,
                 Err(error) => {
                     record.error = Some(error.code().to_owned());
                     return Err(error);
                 }
             };
-            record.table = table_of(operation, &json).map(crate::log::table_name);
+            record.table = table_of(Some(operation), &json).map(crate::log::table_name);
             record.consistent_read = json.get("ConsistentRead").and_then(crate::validate::as_bool).unwrap_or(false);
             let injected = match failure {
                 Some(Fault::Throttle) => Some(DynamoError::provisioned_throughput_exceeded()),

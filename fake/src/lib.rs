@@ -40,6 +40,7 @@ mod legacy;
 mod limits;
 mod log;
 mod number;
+mod operation;
 mod ops;
 mod partition;
 mod request;

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crate::engine::OPERATIONS;
+use crate::operation::Operation;
 
 /// One request the fake received, and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,16 +44,18 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// A request to `operation`: one of [`OPERATIONS`] is borrowed, any other name copied.
+    /// A request to `operation`, or to an operation the fake does not serve named `name`
+    /// (copied: a served operation's name is borrowed).
     pub(crate) fn new(
-        operation: &str,
+        operation: Option<Operation>,
+        name: &str,
         client: Option<&Arc<str>>,
         fault: Option<&'static str>,
         at: SystemTime,
     ) -> Entry {
-        let operation = match OPERATIONS.binary_search(&operation) {
-            Ok(at) => Cow::Borrowed(OPERATIONS[at]),
-            Err(_) => Cow::Owned(operation.to_owned()),
+        let operation = match operation {
+            Some(operation) => Cow::Borrowed(operation.name()),
+            None => Cow::Owned(name.to_owned()),
         };
         Entry {
             operation,
@@ -65,11 +67,6 @@ impl Entry {
             consistent_read: false,
             signed: false,
         }
-    }
-
-    /// Whether the operation is one the fake serves (one of [`OPERATIONS`]).
-    pub(crate) fn is_served(&self) -> bool {
-        matches!(self.operation, Cow::Borrowed(_))
     }
 
     /// The public record of this request.

@@ -10,6 +10,7 @@ use crate::json::{Answer, Json};
 
 use crate::error::DynamoError;
 use crate::number::Number;
+use crate::operation::Operation;
 
 /// An item: attribute names to values, in name order.
 pub type Item = BTreeMap<String, Value>;
@@ -45,10 +46,10 @@ impl Drop for ValueChecksGuard {
 
 impl ValueChecks {
     /// The checker DynamoDB runs for this operation.
-    pub(crate) fn of_operation(operation: &str) -> ValueChecks {
+    pub(crate) fn of_operation(operation: Operation) -> ValueChecks {
         match operation {
-            "PutItem" | "UpdateItem" | "DeleteItem" => ValueChecks::CurrentEnveloped,
-            "GetItem" | "BatchGetItem" | "Query" => ValueChecks::Current,
+            Operation::PutItem | Operation::UpdateItem | Operation::DeleteItem => ValueChecks::CurrentEnveloped,
+            Operation::GetItem | Operation::BatchGetItem | Operation::Query => ValueChecks::Current,
             _ => ValueChecks::Older,
         }
     }

@@ -77,7 +77,7 @@ pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Ans
         let consistent = request.get("ConsistentRead").and_then(validate::as_bool).unwrap_or(false);
         tables.push(GetTable { name, request, keys, projection: None, consistent });
     }
-    validate::check_after_values("BatchGetItem", body)?;
+    validate::check_after_values(crate::operation::Operation::BatchGetItem, body)?;
     for table in &mut tables {
         validate::check_expression_maps(table.request)?;
         let mut ctx = expression_context(table.request)?;
@@ -179,7 +179,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
         }
         tables.push((name, read));
     }
-    validate::check_after_values("BatchWriteItem", body)?;
+    validate::check_after_values(crate::operation::Operation::BatchWriteItem, body)?;
     let mut plans: Vec<(&str, Vec<(&Json<'_>, WritePlan<'_>)>)> = Vec::with_capacity(tables.len());
     for (name, requests) in &tables {
         let table = engine.table(name)?;

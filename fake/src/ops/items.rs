@@ -138,7 +138,7 @@ fn write_capacity<'e>(
 pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
     let name = table_name(body)?;
     let key_item = item(body, "Key")?;
-    crate::validate::check_after_values("GetItem", body)?;
+    crate::validate::check_after_values(crate::operation::Operation::GetItem, body)?;
     crate::validate::check_expression_maps(body)?;
     let mut ctx = expression_context(body)?;
     let projection = read_projection(body, &mut ctx)?;

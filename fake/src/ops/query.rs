@@ -36,7 +36,7 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
     let name = table_name(body)?;
     let query_filter = legacy::read_filter(body.get("QueryFilter"))?;
     legacy::check_conditional_operator(body, query_filter.as_deref())?;
-    validate::check_after_values("Query", body)?;
+    validate::check_after_values(crate::operation::Operation::Query, body)?;
     let start = read_start_key(body)?;
     validate::check_expression_maps(body)?;
     let mut ctx = expression_context(body)?;

@@ -31,7 +31,7 @@ pub(crate) fn scan(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dynam
     let scan_filter = legacy::read_filter(body.get("ScanFilter"))?;
     legacy::check_conditional_operator(body, scan_filter.as_deref())?;
     let start = read_start_key(body)?;
-    validate::check_after_values("Scan", body)?;
+    validate::check_after_values(crate::operation::Operation::Scan, body)?;
     validate::check_expression_maps(body)?;
     let mut ctx = expression_context(body)?;
     let filter_expression =

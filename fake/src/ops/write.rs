@@ -9,6 +9,7 @@ use crate::expr::ast::{Path, PathElem, SetValue, UpdateAction, UpdateOperand};
 use crate::expr::cache::BoundCondition;
 use crate::expr::context::ExprContext;
 use crate::expr::{parse_condition_bound, parse_update, update};
+use crate::operation::Operation;
 use crate::request::{expression_context, item, string};
 use crate::table::{Indexes, PrimaryKey, Table};
 use crate::value::{Item, Value, item_size};
@@ -112,9 +113,9 @@ impl<'r> WritePlan<'r> {
         let key_item = if kind_name == "Put" { Item::new() } else { item(body, "Key")? };
         if legacy {
             let operation = match kind_name {
-                "Put" => "PutItem",
-                "Update" => "UpdateItem",
-                _ => "DeleteItem",
+                "Put" => Operation::PutItem,
+                "Update" => Operation::UpdateItem,
+                _ => Operation::DeleteItem,
             };
             crate::validate::check_after_values(operation, body)?;
         }

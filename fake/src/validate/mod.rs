@@ -29,6 +29,7 @@ mod tests;
 use crate::json::Json;
 
 use crate::error::DynamoError;
+use crate::operation::Operation;
 use rules::{Object, batch, control, create_table, expressions, items, reads, transact, update_table};
 use schema::{batch as batch_schema, items as item_schema, reads as read_schema, tables, transact as transact_schema};
 use shape::StructShape;
@@ -54,7 +55,7 @@ pub(crate) fn parse_body<'a>(body: &'a [u8], arena: &'a crate::json::Arena) -> R
 }
 
 /// One operation: its input schema and its rules.
-struct Operation {
+struct OperationChecks {
     /// The schema of the request body.
     input: &'static StructShape,
     /// Whether `TableName` is checked for presence and length before the constraints, as the
@@ -66,82 +67,84 @@ struct Operation {
     after_values: fn(&Object<'_>) -> Result<(), DynamoError>,
 }
 
-impl Operation {
-    const fn new(input: &'static StructShape, rules: fn(&Object<'_>) -> Result<(), DynamoError>) -> Operation {
-        Operation { input, table_name_first: false, rules, after_values: rules::pass }
+impl OperationChecks {
+    const fn new(input: &'static StructShape, rules: fn(&Object<'_>) -> Result<(), DynamoError>) -> OperationChecks {
+        OperationChecks { input, table_name_first: false, rules, after_values: rules::pass }
     }
 
-    const fn with_table_name_first(mut self) -> Operation {
+    const fn with_table_name_first(mut self) -> OperationChecks {
         self.table_name_first = true;
         self
     }
 
-    const fn then_after_values(mut self, after_values: fn(&Object<'_>) -> Result<(), DynamoError>) -> Operation {
+    const fn then_after_values(mut self, after_values: fn(&Object<'_>) -> Result<(), DynamoError>) -> OperationChecks {
         self.after_values = after_values;
         self
     }
 }
 
-/// The operation of this name, if the fake serves it.
-fn operation(name: &str) -> Option<&'static Operation> {
-    static CREATE_TABLE: Operation = Operation::new(&tables::CREATE_TABLE, create_table::check).with_table_name_first();
-    static UPDATE_TABLE: Operation = Operation::new(&tables::UPDATE_TABLE, update_table::check).with_table_name_first();
-    static TABLE_ONLY: Operation = Operation::new(&tables::TABLE_ONLY, rules::pass).with_table_name_first();
-    static LIST_TABLES: Operation = Operation::new(&tables::LIST_TABLES, rules::pass);
-    static UPDATE_TIME_TO_LIVE: Operation =
-        Operation::new(&tables::UPDATE_TIME_TO_LIVE, rules::pass).with_table_name_first();
-    static TAG_RESOURCE: Operation = Operation::new(&tables::TAG_RESOURCE, control::tag_resource);
-    static UNTAG_RESOURCE: Operation = Operation::new(&tables::UNTAG_RESOURCE, control::untag_resource);
-    static LIST_TAGS: Operation = Operation::new(&tables::LIST_TAGS_OF_RESOURCE, control::list_tags_of_resource);
-    static EMPTY: Operation = Operation::new(&tables::EMPTY, rules::pass);
-    static PUT_ITEM: Operation = Operation::new(&item_schema::PUT_ITEM, items::conditional_write)
+/// The checks of an operation's requests.
+fn checks_of(operation: Operation) -> &'static OperationChecks {
+    static CREATE_TABLE: OperationChecks =
+        OperationChecks::new(&tables::CREATE_TABLE, create_table::check).with_table_name_first();
+    static UPDATE_TABLE: OperationChecks =
+        OperationChecks::new(&tables::UPDATE_TABLE, update_table::check).with_table_name_first();
+    static TABLE_ONLY: OperationChecks = OperationChecks::new(&tables::TABLE_ONLY, rules::pass).with_table_name_first();
+    static LIST_TABLES: OperationChecks = OperationChecks::new(&tables::LIST_TABLES, rules::pass);
+    static UPDATE_TIME_TO_LIVE: OperationChecks =
+        OperationChecks::new(&tables::UPDATE_TIME_TO_LIVE, rules::pass).with_table_name_first();
+    static TAG_RESOURCE: OperationChecks = OperationChecks::new(&tables::TAG_RESOURCE, control::tag_resource);
+    static UNTAG_RESOURCE: OperationChecks = OperationChecks::new(&tables::UNTAG_RESOURCE, control::untag_resource);
+    static LIST_TAGS: OperationChecks =
+        OperationChecks::new(&tables::LIST_TAGS_OF_RESOURCE, control::list_tags_of_resource);
+    static EMPTY: OperationChecks = OperationChecks::new(&tables::EMPTY, rules::pass);
+    static PUT_ITEM: OperationChecks = OperationChecks::new(&item_schema::PUT_ITEM, items::conditional_write)
         .then_after_values(items::conditional_write_after_values);
-    static DELETE_ITEM: Operation = Operation::new(&item_schema::DELETE_ITEM, items::conditional_write)
+    static DELETE_ITEM: OperationChecks = OperationChecks::new(&item_schema::DELETE_ITEM, items::conditional_write)
         .then_after_values(items::conditional_write_after_values);
-    static UPDATE_ITEM: Operation = Operation::new(&item_schema::UPDATE_ITEM, items::update);
-    static GET_ITEM: Operation =
-        Operation::new(&item_schema::GET_ITEM, items::get).then_after_values(items::get_after_values);
-    static QUERY: Operation =
-        Operation::new(&read_schema::QUERY, reads::query).then_after_values(reads::query_after_values);
-    static SCAN: Operation =
-        Operation::new(&read_schema::SCAN, reads::scan).then_after_values(reads::scan_after_values);
-    static BATCH_GET_ITEM: Operation =
-        Operation::new(&batch_schema::BATCH_GET_ITEM, batch::get).then_after_values(batch::get_after_values);
-    static BATCH_WRITE_ITEM: Operation = Operation::new(&batch_schema::BATCH_WRITE_ITEM, batch::write);
-    static TRANSACT_WRITE_ITEMS: Operation = Operation::new(&transact_schema::TRANSACT_WRITE_ITEMS, transact::write);
-    static TRANSACT_GET_ITEMS: Operation = Operation::new(&transact_schema::TRANSACT_GET_ITEMS, transact::get);
+    static UPDATE_ITEM: OperationChecks = OperationChecks::new(&item_schema::UPDATE_ITEM, items::update);
+    static GET_ITEM: OperationChecks =
+        OperationChecks::new(&item_schema::GET_ITEM, items::get).then_after_values(items::get_after_values);
+    static QUERY: OperationChecks =
+        OperationChecks::new(&read_schema::QUERY, reads::query).then_after_values(reads::query_after_values);
+    static SCAN: OperationChecks =
+        OperationChecks::new(&read_schema::SCAN, reads::scan).then_after_values(reads::scan_after_values);
+    static BATCH_GET_ITEM: OperationChecks =
+        OperationChecks::new(&batch_schema::BATCH_GET_ITEM, batch::get).then_after_values(batch::get_after_values);
+    static BATCH_WRITE_ITEM: OperationChecks = OperationChecks::new(&batch_schema::BATCH_WRITE_ITEM, batch::write);
+    static TRANSACT_WRITE_ITEMS: OperationChecks =
+        OperationChecks::new(&transact_schema::TRANSACT_WRITE_ITEMS, transact::write);
+    static TRANSACT_GET_ITEMS: OperationChecks =
+        OperationChecks::new(&transact_schema::TRANSACT_GET_ITEMS, transact::get);
 
-    Some(match name {
-        "CreateTable" => &CREATE_TABLE,
-        "UpdateTable" => &UPDATE_TABLE,
-        "DeleteTable" | "DescribeTable" | "DescribeTimeToLive" => &TABLE_ONLY,
-        "ListTables" => &LIST_TABLES,
-        "UpdateTimeToLive" => &UPDATE_TIME_TO_LIVE,
-        "TagResource" => &TAG_RESOURCE,
-        "UntagResource" => &UNTAG_RESOURCE,
-        "ListTagsOfResource" => &LIST_TAGS,
-        "DescribeLimits" | "DescribeEndpoints" => &EMPTY,
-        "PutItem" => &PUT_ITEM,
-        "DeleteItem" => &DELETE_ITEM,
-        "UpdateItem" => &UPDATE_ITEM,
-        "GetItem" => &GET_ITEM,
-        "Query" => &QUERY,
-        "Scan" => &SCAN,
-        "BatchGetItem" => &BATCH_GET_ITEM,
-        "BatchWriteItem" => &BATCH_WRITE_ITEM,
-        "TransactWriteItems" => &TRANSACT_WRITE_ITEMS,
-        "TransactGetItems" => &TRANSACT_GET_ITEMS,
-        _ => return None,
-    })
+    match operation {
+        Operation::CreateTable => &CREATE_TABLE,
+        Operation::UpdateTable => &UPDATE_TABLE,
+        Operation::DeleteTable | Operation::DescribeTable | Operation::DescribeTimeToLive => &TABLE_ONLY,
+        Operation::ListTables => &LIST_TABLES,
+        Operation::UpdateTimeToLive => &UPDATE_TIME_TO_LIVE,
+        Operation::TagResource => &TAG_RESOURCE,
+        Operation::UntagResource => &UNTAG_RESOURCE,
+        Operation::ListTagsOfResource => &LIST_TAGS,
+        Operation::DescribeLimits | Operation::DescribeEndpoints => &EMPTY,
+        Operation::PutItem => &PUT_ITEM,
+        Operation::DeleteItem => &DELETE_ITEM,
+        Operation::UpdateItem => &UPDATE_ITEM,
+        Operation::GetItem => &GET_ITEM,
+        Operation::Query => &QUERY,
+        Operation::Scan => &SCAN,
+        Operation::BatchGetItem => &BATCH_GET_ITEM,
+        Operation::BatchWriteItem => &BATCH_WRITE_ITEM,
+        Operation::TransactWriteItems => &TRANSACT_WRITE_ITEMS,
+        Operation::TransactGetItems => &TRANSACT_GET_ITEMS,
+    }
 }
 
 /// Checks a request body for `operation` before the engine reads any attribute value or looks
 /// at any table: member types, member constraints, then the operation's rules that need no
 /// attribute value. An operation the fake does not serve passes; the engine answers it.
-pub(crate) fn check(operation_name: &str, body: &Json<'_>) -> Result<(), DynamoError> {
-    let Some(operation) = operation(operation_name) else {
-        return Ok(());
-    };
+pub(crate) fn check(operation: Operation, body: &Json<'_>) -> Result<(), DynamoError> {
+    let operation = checks_of(operation);
     let Json::Object(request) = body else {
         return Err(unreadable_body());
     };
@@ -157,9 +160,9 @@ pub(crate) fn check(operation_name: &str, body: &Json<'_>) -> Result<(), DynamoE
 /// expressions: `ReturnValues` of `PutItem`/`DeleteItem`, duplicates in `AttributesToGet`, the
 /// key condition of `Query`, the segments of `Scan`. Call it once [`check`] passed and the
 /// values were read.
-pub(crate) fn check_after_values(operation_name: &str, body: &Json<'_>) -> Result<(), DynamoError> {
-    match (operation(operation_name), body) {
-        (Some(operation), Json::Object(request)) => (operation.after_values)(request),
+pub(crate) fn check_after_values(operation: Operation, body: &Json<'_>) -> Result<(), DynamoError> {
+    match body {
+        Json::Object(request) => (checks_of(operation).after_values)(request),
         _ => Ok(()),
     }
 }

@@ -3,8 +3,8 @@
 
 use serde_json::{Value as Json, json};
 
-use super::{check, check_after_values};
 use crate::error::DynamoError;
+use crate::operation::Operation;
 
 mod body;
 mod catalogue;
@@ -18,6 +18,21 @@ mod types;
 pub(super) const SERIALIZATION: &str = "com.amazon.coral.service#SerializationException";
 /// The `__type` of a validation error.
 pub(super) const VALIDATION: &str = "com.amazon.coral.validate#ValidationException";
+
+/// [`super::check`] for the operation of this name.
+pub(super) fn check(operation: &str, body: &crate::json::Json<'_>) -> Result<(), DynamoError> {
+    super::check(served(operation), body)
+}
+
+/// [`super::check_after_values`] for the operation of this name.
+pub(super) fn check_after_values(operation: &str, body: &crate::json::Json<'_>) -> Result<(), DynamoError> {
+    super::check_after_values(served(operation), body)
+}
+
+/// The operation of this name, which the fake must serve.
+fn served(name: &str) -> Operation {
+    Operation::from_name(name).unwrap_or_else(|| panic!("the fake does not serve {name}"))
+}
 
 /// The error the request gets; panics if it passes.
 pub(super) fn refused(operation: &str, body: Json) -> DynamoError {

@@ -5,7 +5,8 @@ use proptest::prelude::*;
 use serde_json::{Map, Value as Json, json};
 
 use super::{SERIALIZATION, VALIDATION};
-use crate::validate::{check, check_after_values, check_expression_maps, parse_body};
+use super::{check, check_after_values};
+use crate::validate::{check_expression_maps, parse_body};
 
 const OPERATIONS: [&str; 21] = [
     "CreateTable",
