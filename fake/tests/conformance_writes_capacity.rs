@@ -1,4 +1,4 @@
-//! The write capacity PutItem, UpdateItem and DeleteItem report for the indexes of their table:
+//! The write capacity PutItem, UpdateItem, DeleteItem and BatchWriteItem report for the indexes of their table:
 //! an index pays only when the write changes what it stores.
 
 mod support;
@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, BillingMode, ConsumedCapacity, GlobalSecondaryIndex, KeyType, LocalSecondaryIndex, Projection,
-    ProjectionType, ReturnConsumedCapacity,
+    AttributeValue, BillingMode, ConsumedCapacity, DeleteRequest, GlobalSecondaryIndex, KeyType, LocalSecondaryIndex,
+    Projection, ProjectionType, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
 use dynalease_fake::FakeDynamoDb;
 use support::{def, key, s};
@@ -162,4 +162,50 @@ async fn a_delete_pays_for_each_index_the_item_was_in() {
             .unwrap();
         assert_eq!(arms(out.consumed_capacity.as_ref()), expected, "{pk}");
     }
+}
+
+/// BatchWriteItem pays each index as PutItem and DeleteItem do, summed over the table's writes.
+/// The first batch is nubo-db's `indexConsumedCapacity` case, measured against DynamoDB: one item
+/// in the global index, one in no index, gives 3 units, 2 of them the table's and 1 the index's.
+#[tokio::test]
+async fn a_batch_write_pays_each_index_for_its_puts_and_deletes() {
+    let (_fake, client) = setup().await;
+    let batch = async |requests: Vec<WriteRequest>, detail: ReturnConsumedCapacity| {
+        let out = client
+            .batch_write_item()
+            .request_items("Shop", requests)
+            .return_consumed_capacity(detail)
+            .send()
+            .await
+            .unwrap();
+        assert!(out.unprocessed_items.unwrap_or_default().is_empty());
+        let mut consumed = out.consumed_capacity.unwrap();
+        assert_eq!(consumed.len(), 1, "one entry for the one table");
+        consumed.remove(0)
+    };
+    let put_of =
+        |item| WriteRequest::builder().put_request(PutRequest::builder().set_item(Some(item)).build().unwrap()).build();
+    let delete_of = |pk: &str| {
+        let request = DeleteRequest::builder().key("pk", s(pk)).key("sk", s("1")).build().unwrap();
+        WriteRequest::builder().delete_request(request).build()
+    };
+
+    let measured = batch(
+        vec![put_of(item("a", &[("g", "x"), ("proj", "p")])), put_of(item("b", &[("note", "o")]))],
+        ReturnConsumedCapacity::Indexes,
+    )
+    .await;
+    assert_eq!(arms(Some(&measured)), (Some(3.0), Some(2.0), Some(1.0), None));
+
+    put(&client, item("old", &[("g", "x"), ("l", "y")])).await;
+    let mixed = batch(
+        vec![put_of(item("c", &[("g", "x"), ("proj", "p")])), put_of(item("d", &[("note", "o")])), delete_of("old")],
+        ReturnConsumedCapacity::Indexes,
+    )
+    .await;
+    assert_eq!(arms(Some(&mixed)), (Some(6.0), Some(3.0), Some(2.0), Some(1.0)), "the delete leaves both indexes");
+
+    let total = batch(vec![put_of(item("e", &[("g", "x")])), delete_of("d")], ReturnConsumedCapacity::Total).await;
+    assert_eq!(total.capacity_units(), Some(3.0), "the total counts the index's unit too");
+    assert!(total.table().is_none() && total.global_secondary_indexes.is_none());
 }

@@ -10,7 +10,8 @@ use serde_json::{Map, json};
 
 use crate::json::{Answer, Json};
 
-use super::capacity::{Halves, describe};
+use super::capacity::{self, Consumed, Halves, describe};
+use super::items::index_write_units;
 use super::items::read_projection;
 use super::read::schema_mismatch;
 use super::write::{MAX_ITEM_BYTES, WriteKind, WritePlan};
@@ -223,9 +224,13 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
     let mut processed = 0usize;
     let mut unprocessed = Map::new();
     let mut capacities = Vec::new();
+    let detail = capacity::asked(body);
     for (name, table_plans) in &mut plans {
         let mut left = Vec::new();
         let mut units = Halves::default();
+        // What each index of the table paid, in the order of `Table::indexes`: an index pays for
+        // the writes of a batch as it does for a lone PutItem or DeleteItem.
+        let mut index_units: Vec<u64> = Vec::new();
         for (json, plan) in table_plans.iter_mut() {
             if budget.is_some_and(|budget| processed >= budget) {
                 left.push(json.to_value());
@@ -235,12 +240,28 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
             let outcome = plan.execute(engine)?;
             let size = outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size));
             units = units.plus(Halves::write(size));
+            if detail.is_some()
+                && let Some(table) = engine.tables.get(*name)
+                && !table.indexes().is_empty()
+            {
+                let paid = index_write_units(table, outcome.old.as_ref(), table.items.get(&plan.key));
+                index_units.resize(table.indexes().len(), 0);
+                index_units.iter_mut().zip(paid).for_each(|(sum, units)| *sum += units);
+            }
         }
         if !left.is_empty() {
             unprocessed.insert((*name).to_owned(), Answer::Array(left));
         }
-        if let Some(capacity) = describe(body, name, units) {
-            capacities.push(capacity);
+        if let Some(detail) = detail {
+            let mut consumed = Consumed::table(name, units);
+            if let Some(table) = engine.tables.get(*name) {
+                for (index, &units) in table.indexes().iter().zip(&index_units) {
+                    if units > 0 {
+                        consumed.index(&index.name, index.is_global(), Halves(2 * units));
+                    }
+                }
+            }
+            capacities.push(consumed.describe(detail));
         }
     }
     let mut out = json!({"UnprocessedItems": unprocessed});

@@ -10,6 +10,7 @@ use crate::expr::ast::Path;
 use crate::expr::parse_projection;
 use crate::expr::project::project;
 use crate::request::{choice, expression_context, flag, item, string, table_name};
+use crate::table::Table;
 use crate::value::{Item, ItemJson, item_size};
 
 /// The answer of an item operation: the attributes it returns, and its consumed capacity.
@@ -112,12 +113,28 @@ fn write_capacity<'e>(
     let table = engine.tables.get(table_name)?;
     let table_units = write_units(old.map_or(0, item_size).max(new.map_or(0, item_size)));
     let mut consumed = Consumed::table(table_name, Halves(2 * table_units));
-    for index in table.indexes() {
+    for (index, units) in table.indexes().iter().zip(index_write_units(table, old, new)) {
+        if units > 0 {
+            consumed.index(&index.name, index.is_global(), Halves(2 * units));
+        }
+    }
+    Some(consumed.describe(detail))
+}
+
+/// The write units each index of `table` pays for a write that turned `old` into `new`, in the
+/// order of [`Table::indexes`]: an entry inserted or deleted costs its view's units, a moved key
+/// both, a changed view once (the larger), an unchanged view or no entry nothing.
+pub(crate) fn index_write_units<'t>(
+    table: &'t Table,
+    old: Option<&'t Item>,
+    new: Option<&'t Item>,
+) -> impl Iterator<Item = u64> + 't {
+    table.indexes().iter().map(move |index| {
         let entry = |item: Option<&Item>| {
             let item = item?;
             index.key.index_key_of(item).map(|key| (key, index.project(&table.key, item)))
         };
-        let units = match (entry(old), entry(new)) {
+        match (entry(old), entry(new)) {
             (Some((old_key, old_view)), Some((new_key, new_view))) if old_key != new_key => {
                 write_units(item_size(&old_view)) + write_units(item_size(&new_view))
             }
@@ -126,12 +143,8 @@ fn write_capacity<'e>(
             }
             (Some(_), Some(_)) | (None, None) => 0,
             (Some((_, view)), None) | (None, Some((_, view))) => write_units(item_size(&view)),
-        };
-        if units > 0 {
-            consumed.index(&index.name, index.is_global(), Halves(2 * units));
         }
-    }
-    Some(consumed.describe(detail))
+    })
 }
 
 /// GetItem.
