@@ -65,7 +65,8 @@ pub(crate) fn key_size_error(value: &KeyValue, is_hash: bool) -> Option<DynamoEr
     let bytes = match value {
         KeyValue::S(s) => s.len(),
         KeyValue::B(b) => b.len(),
-        KeyValue::N(_) => return None,
+        // The values of a multi-attribute key part are checked one by one.
+        KeyValue::N(_) | KeyValue::Tuple(_) => return None,
     };
     if is_hash && bytes > MAX_HASH_KEY_BYTES {
         return Some(DynamoError::invalid_parameter(

@@ -51,8 +51,9 @@ impl Placements {
         let known = match hash {
             KeyValue::S(s) => self.strings.get(s.as_str()),
             KeyValue::B(b) => self.binaries.get(b.as_slice()),
-            // A number's hash bytes take as long to compute as the hash; not remembered.
-            KeyValue::N(_) => None,
+            // A number's hash bytes take as long to compute as the hash; not remembered. A
+            // multi-attribute partition key is an index's, which keeps no memo.
+            KeyValue::N(_) | KeyValue::Tuple(_) => None,
         };
         known.copied().unwrap_or_else(|| partition_of(hash))
     }
@@ -74,7 +75,7 @@ impl Placements {
         match &key.hash {
             KeyValue::S(s) => add(&mut self.strings, s.clone(), key.partition, items),
             KeyValue::B(b) => add(&mut self.binaries, b.clone(), key.partition, items),
-            KeyValue::N(_) => {}
+            KeyValue::N(_) | KeyValue::Tuple(_) => {}
         }
     }
 }
@@ -115,6 +116,26 @@ fn key_bytes(value: &KeyValue, digest: &mut Md5) {
             let mut bytes = Vec::with_capacity(22);
             number_bytes(n, &mut bytes);
             digest.update(&bytes);
+        }
+        // Each value of a multi-attribute partition key is fed after its type and length, so
+        // that ("ab", "c") and ("a", "bc") land apart.
+        KeyValue::Tuple(values) => {
+            for value in values {
+                let mut bytes = Vec::new();
+                let (tag, bytes) = match value {
+                    KeyValue::S(s) => (b'S', s.as_bytes()),
+                    KeyValue::B(b) => (b'B', b.as_slice()),
+                    KeyValue::N(n) => {
+                        number_bytes(n, &mut bytes);
+                        (b'N', bytes.as_slice())
+                    }
+                    // Parts hold scalars only.
+                    KeyValue::Tuple(_) => (b'T', &[][..]),
+                };
+                digest.update(&[tag]);
+                digest.update(&(bytes.len() as u64).to_be_bytes());
+                digest.update(bytes);
+            }
         }
     }
 }

@@ -53,15 +53,44 @@ pub(crate) struct KeyAttr {
 }
 
 /// The partition key and the optional sort key of a table or index.
+///
+/// A global secondary index may have a multi-attribute key: up to four partition key attributes
+/// and up to four sort key attributes. Its further attributes are in `hash_rest` and
+/// `range_rest`; a key with more than one attribute in a part holds that part's values as one
+/// [`KeyValue::Tuple`], in key schema order, so that the index orders entries by the first
+/// attribute, then the next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct KeySchema {
     pub(crate) hash: KeyAttr,
     pub(crate) range: Option<KeyAttr>,
+    pub(crate) hash_rest: Vec<KeyAttr>,
+    pub(crate) range_rest: Vec<KeyAttr>,
 }
 
 impl KeySchema {
+    /// A key of one partition key attribute and at most one sort key attribute.
+    pub(crate) fn simple(hash: KeyAttr, range: Option<KeyAttr>) -> KeySchema {
+        KeySchema { hash, range, hash_rest: Vec::new(), range_rest: Vec::new() }
+    }
+
+    /// Every key attribute: the partition key's, then the sort key's, in key schema order.
     pub(crate) fn attrs(&self) -> impl Iterator<Item = &KeyAttr> {
-        std::iter::once(&self.hash).chain(self.range.as_ref())
+        self.hash_attrs().chain(self.range_attrs())
+    }
+
+    /// The partition key attributes, in key schema order.
+    pub(crate) fn hash_attrs(&self) -> impl Iterator<Item = &KeyAttr> {
+        std::iter::once(&self.hash).chain(&self.hash_rest)
+    }
+
+    /// The sort key attributes, in key schema order.
+    pub(crate) fn range_attrs(&self) -> impl Iterator<Item = &KeyAttr> {
+        self.range.iter().chain(&self.range_rest)
+    }
+
+    /// True for a multi-attribute key (a global secondary index's only).
+    pub(crate) fn is_multi_attribute(&self) -> bool {
+        !self.hash_rest.is_empty() || !self.range_rest.is_empty()
     }
 
     pub(crate) fn is_key(&self, name: &str) -> bool {
@@ -69,11 +98,9 @@ impl KeySchema {
     }
 
     pub(crate) fn to_json(&self) -> Answer {
-        let mut out = vec![json!({"AttributeName": self.hash.name, "KeyType": "HASH"})];
-        if let Some(range) = &self.range {
-            out.push(json!({"AttributeName": range.name, "KeyType": "RANGE"}));
-        }
-        Answer::Array(out)
+        let hash = self.hash_attrs().map(|attr| json!({"AttributeName": attr.name, "KeyType": "HASH"}));
+        let range = self.range_attrs().map(|attr| json!({"AttributeName": attr.name, "KeyType": "RANGE"}));
+        Answer::Array(hash.chain(range).collect())
     }
 
     /// The key of an item under this schema, if the item has both key attributes, of the right
@@ -100,6 +127,15 @@ impl KeySchema {
                 !empty && !too_long
             })
         };
+        if self.is_multi_attribute() {
+            let part = |attrs: &[&KeyAttr], is_hash: bool| -> Option<Option<KeyValue>> {
+                let values = attrs.iter().map(|attr| value_of(attr, is_hash)).collect::<Option<Vec<_>>>()?;
+                Some(KeyValue::of_part(values))
+            };
+            let hash = part(&self.hash_attrs().collect::<Vec<_>>(), true)??;
+            let range = part(&self.range_attrs().collect::<Vec<_>>(), false)?;
+            return Some(PrimaryKey::new(hash, range));
+        }
         let hash = value_of(&self.hash, true)?;
         let range = match &self.range {
             Some(r) => Some(value_of(r, false)?),
@@ -115,9 +151,22 @@ pub(crate) enum KeyValue {
     N(crate::number::Number),
     S(String),
     B(Vec<u8>),
+    /// The values of a multi-attribute key part, in key schema order: ordered by the first
+    /// value, then the next.
+    Tuple(Vec<KeyValue>),
 }
 
 impl KeyValue {
+    /// The value of a key part of these attribute values: none for no attribute, the value
+    /// itself for one, a [`KeyValue::Tuple`] for more.
+    pub(crate) fn of_part(mut values: Vec<KeyValue>) -> Option<KeyValue> {
+        match values.len() {
+            0 => None,
+            1 => values.pop(),
+            _ => Some(KeyValue::Tuple(values)),
+        }
+    }
+
     pub(crate) fn from_value(value: &Value) -> Option<KeyValue> {
         match value {
             Value::S(s) => Some(KeyValue::S(s.clone())),

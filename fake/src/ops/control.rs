@@ -17,20 +17,25 @@ use crate::warm::{ON_DEMAND, Warm};
 
 fn key_schema(json: Option<&Json<'_>>, definitions: &[(String, KeyType)]) -> Result<KeySchema, DynamoError> {
     let elements = json.and_then(Json::as_array).unwrap_or_default();
-    let mut attrs = Vec::with_capacity(2);
+    let (mut hash, mut range) = (Vec::with_capacity(1), Vec::with_capacity(1));
     for element in elements {
         let name = element.get("AttributeName").and_then(Json::as_str).unwrap_or_default();
         let kind =
             definitions.iter().find(|(n, _)| n == name).map(|(_, k)| *k).ok_or_else(|| {
                 DynamoError::validation("Invalid KeySchema: Some index key attribute have no definition")
             })?;
-        attrs.push(KeyAttr { name: name.to_owned(), kind });
+        let part = if string(element, "KeyType") == Some("RANGE") { &mut range } else { &mut hash };
+        part.push(KeyAttr { name: name.to_owned(), kind });
     }
-    let mut attrs = attrs.into_iter();
-    let hash = attrs.next().ok_or_else(|| {
+    let mut hash = hash.into_iter();
+    let mut range = range.into_iter();
+    let first = hash.next().ok_or_else(|| {
         DynamoError::validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
     })?;
-    Ok(KeySchema { hash, range: attrs.next() })
+    let mut schema = KeySchema::simple(first, range.next());
+    schema.hash_rest.extend(hash);
+    schema.range_rest.extend(range);
+    Ok(schema)
 }
 
 fn projection(json: Option<&Json<'_>>) -> Projection {

@@ -3,7 +3,7 @@
 //! - [`from_expression`]: checks that a parsed condition is a key condition (one comparison
 //!   per key attribute, joined by AND, on top-level attributes, with operands a key can have)
 //!   and turns it into [`LegacyCondition`]s, with DynamoDB's messages in DynamoDB's order;
-//! - [`check_count`]: a key has at most two attributes;
+//! - [`check_count`]: no more conditions than key attributes (two, but eight for a multi-attribute key);
 //! - [`RangeCondition`]: the sort key's condition, as bounds on the items read.
 
 use std::cmp::Ordering;
@@ -131,12 +131,13 @@ fn mirrored(op: CmpOp) -> CmpOp {
 }
 
 /// DynamoDB's answer to a key condition on no attribute or on more than two, before the table
-/// is known (`None`), or against the key schema of the table or index read.
+/// is known (`None`), or on more than the key schema of the table or index read has.
 pub(crate) fn check_count(count: usize, key_attributes: Option<usize>) -> Result<(), DynamoError> {
     match key_attributes {
         _ if count == 0 => Err(DynamoError::validation("Conditions can be of length 1 or 2 only")),
         None if count > 2 => Err(DynamoError::validation("Conditions can be of length 1 or 2 only")),
-        Some(keys) if count > 2 => Err(DynamoError::validation(format!(
+        // A multi-attribute key has up to eight attributes, and as many conditions.
+        Some(keys) if count > 2 && count > keys => Err(DynamoError::validation(format!(
             "The number of query conditions ({count}) exceeds the number of key attributes defined in the schema ({keys})"
         ))),
         _ => Ok(()),
@@ -148,6 +149,9 @@ pub(crate) fn check_count(count: usize, key_attributes: Option<usize>) -> Result
 pub(crate) struct RangeCondition {
     pub(crate) operator: Operator,
     pub(crate) values: Vec<KeyValue>,
+    /// On a multi-attribute sort key: the values its leading attributes equal, the operator
+    /// applying to the attribute after them; `None` on a sort key of one attribute.
+    leading: Option<Vec<KeyValue>>,
 }
 
 impl RangeCondition {
@@ -156,7 +160,14 @@ impl RangeCondition {
         RangeCondition {
             operator: condition.operator,
             values: condition.values.iter().filter_map(KeyValue::from_value).collect(),
+            leading: None,
         }
+    }
+
+    /// The condition on a multi-attribute sort key whose first attributes equal `leading` and
+    /// whose next attribute meets `last`. It bounds nothing: a read goes through the partition.
+    pub(crate) fn on_parts(leading: Vec<KeyValue>, last: &LegacyCondition) -> RangeCondition {
+        RangeCondition { leading: Some(leading), ..RangeCondition::new(last) }
     }
 
     fn first(&self) -> Option<&KeyValue> {
@@ -165,6 +176,9 @@ impl RangeCondition {
 
     /// The smallest sort key value that can match, if the condition has one.
     pub(crate) fn low(&self) -> Option<&KeyValue> {
+        if self.leading.is_some() {
+            return None;
+        }
         match self.operator {
             Operator::Eq | Operator::Gt | Operator::Ge | Operator::Between | Operator::BeginsWith => self.first(),
             _ => None,
@@ -173,6 +187,9 @@ impl RangeCondition {
 
     /// The greatest sort key value that can match, and whether it is included.
     pub(crate) fn high(&self) -> Option<(&KeyValue, bool)> {
+        if self.leading.is_some() {
+            return None;
+        }
         match self.operator {
             Operator::Eq | Operator::Le => self.first().map(|v| (v, true)),
             Operator::Lt => self.first().map(|v| (v, false)),
@@ -183,6 +200,17 @@ impl RangeCondition {
 
     /// True if the sort key value matches.
     pub(crate) fn matches(&self, value: &KeyValue) -> bool {
+        match (&self.leading, value) {
+            (None, _) => self.matches_one(value),
+            (Some(leading), KeyValue::Tuple(parts)) => {
+                parts.get(leading.len()).is_some_and(|next| parts.starts_with(leading) && self.matches_one(next))
+            }
+            (Some(_), _) => false,
+        }
+    }
+
+    /// True if the value of the one attribute the operator applies to matches.
+    fn matches_one(&self, value: &KeyValue) -> bool {
         let Some(first) = self.first() else { return false };
         let order = value.cmp(first);
         match self.operator {
@@ -203,6 +231,9 @@ impl RangeCondition {
 
     /// True if no value at or after `value` in sort order can match.
     pub(crate) fn past(&self, value: &KeyValue) -> bool {
+        if self.leading.is_some() {
+            return false;
+        }
         match (self.operator, self.high()) {
             (Operator::BeginsWith, _) => self.first().is_some_and(|p| value > p) && !self.matches(value),
             (_, Some((high, true))) => value > high,
@@ -213,6 +244,9 @@ impl RangeCondition {
 
     /// True if no value at or before `value` in sort order can match.
     pub(crate) fn before(&self, value: &KeyValue) -> bool {
+        if self.leading.is_some() {
+            return false;
+        }
         match self.operator {
             Operator::Gt => self.first().is_some_and(|low| value <= low),
             Operator::BeginsWith => self.first().is_some_and(|p| value < p),

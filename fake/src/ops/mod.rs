@@ -5,6 +5,7 @@ pub(crate) mod capacity;
 pub(crate) mod control;
 pub(crate) mod items;
 pub(crate) mod key_condition;
+pub(crate) mod multi_attribute_key;
 pub(crate) mod query;
 pub(crate) mod read;
 pub(crate) mod scan;

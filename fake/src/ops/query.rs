@@ -23,8 +23,9 @@ use crate::index::{IndexEntry, Projection};
 use crate::legacy::{self, LegacyCondition, Operator};
 use crate::partition::partition_of;
 use crate::request::{expression_context, string, table_name};
-use crate::table::{KeyValue, PrimaryKey};
+use crate::table::{KeyAttr, KeySchema, KeyValue, PrimaryKey};
 use crate::validate;
+use crate::value::Item;
 
 /// A boolean member as DynamoDB reads it, or its default.
 pub(crate) fn flag_or(body: &Json<'_>, key: &str, default: bool) -> bool {
@@ -74,62 +75,33 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
     {
         return Err(invalid_start_key());
     }
-    let mut hash_condition: Option<&LegacyCondition> = None;
-    let mut range_condition: Option<&LegacyCondition> = None;
-    for (i, attr) in key.attrs().enumerate() {
-        let is_hash = i == 0;
+    let (hash_value, range) = if key.is_multi_attribute() {
+        if key_expression.is_none() {
+            return Err(super::multi_attribute_key::legacy_refused(target.index.map_or("", |i| i.name.as_str())));
+        }
         if let Some(start) = &start {
-            check_start_key_piece(start, attr, is_hash)?;
-        }
-        if is_hash && key.range.is_none() && conditions.len() > 1 {
-            return Err(DynamoError::validation("Query key condition not supported"));
-        }
-        let Some(condition) = conditions.iter().find(|c| c.attribute == attr.name) else {
-            if is_hash || conditions.len() > 1 {
-                return Err(DynamoError::validation(format!(
-                    "Query condition missed key schema element: {}",
-                    attr.name
-                )));
+            for attr in key.attrs() {
+                check_start_key_piece(start, attr, key.hash_attrs().any(|h| h.name == attr.name))?;
             }
-            continue;
-        };
-        if matches!(
-            condition.operator,
-            Operator::Null
-                | Operator::NotNull
-                | Operator::Ne
-                | Operator::Contains
-                | Operator::NotContains
-                | Operator::In
-        ) {
-            return Err(DynamoError::validation("Attempted conditional constraint is not an indexable operation"));
         }
-        if condition.values.iter().any(|v| !attr.kind.matches(v)) {
-            return Err(DynamoError::invalid_parameter("Condition parameter type does not match schema type"));
-        }
-        if is_hash && condition.operator != Operator::Eq {
-            return Err(DynamoError::validation("Query key condition not supported"));
-        }
-        if is_hash {
-            hash_condition = Some(condition);
-        } else {
-            range_condition = Some(condition);
-        }
-    }
-    let hash_value = hash_condition
-        .and_then(|c| c.values.first())
-        .and_then(KeyValue::from_value)
-        .ok_or_else(|| DynamoError::validation("Query key condition not supported"))?;
-    let range = range_condition.map(RangeCondition::new);
+        super::multi_attribute_key::conditions(key, &conditions)?
+    } else {
+        single_attribute_key(key, &conditions, start.as_ref())?
+    };
 
     let mut position = None;
     if let Some(start) = &start {
         check_start_table_key(table, start)?;
-        let start_hash = start.get(&key.hash.name).and_then(KeyValue::from_value);
+        let (start_hash, start_range) = if key.is_multi_attribute() {
+            let start_key = key.key_of(start);
+            (start_key.as_ref().map(|k| k.hash.clone()), start_key.and_then(|k| k.range))
+        } else {
+            let value_of = |attr: &KeyAttr| start.get(&attr.name).and_then(KeyValue::from_value);
+            (value_of(&key.hash), key.range.as_ref().and_then(value_of))
+        };
         let same_hash = start_hash.as_ref() == Some(&hash_value);
         match (&range, key.range.as_ref()) {
-            (Some(range), Some(range_attr)) => {
-                let start_range = start.get(&range_attr.name).and_then(KeyValue::from_value);
+            (Some(range), Some(_)) => {
                 if !start_range.is_some_and(|v| range.matches(&v)) {
                     return Err(DynamoError::validation(
                         "The provided starting key does not match the range key predicate",
@@ -232,6 +204,64 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
         }
     };
     Ok(page_response(body, target, page, &shown, consistent))
+}
+
+/// The partition key value a Query on a key of one partition key attribute (and at most one
+/// sort key attribute) reads, and the condition on the sort key, if any; the starting key's
+/// pieces are checked in the same pass, as DynamoDB interleaves them.
+fn single_attribute_key(
+    key: &KeySchema,
+    conditions: &[LegacyCondition],
+    start: Option<&Item>,
+) -> Result<(KeyValue, Option<RangeCondition>), DynamoError> {
+    let mut hash_condition: Option<&LegacyCondition> = None;
+    let mut range_condition: Option<&LegacyCondition> = None;
+    for (i, attr) in key.attrs().enumerate() {
+        let is_hash = i == 0;
+        if let Some(start) = start {
+            check_start_key_piece(start, attr, is_hash)?;
+        }
+        if is_hash && key.range.is_none() && conditions.len() > 1 {
+            return Err(DynamoError::validation("Query key condition not supported"));
+        }
+        let Some(condition) = conditions.iter().find(|c| c.attribute == attr.name) else {
+            if is_hash || conditions.len() > 1 {
+                return Err(DynamoError::validation(format!(
+                    "Query condition missed key schema element: {}",
+                    attr.name
+                )));
+            }
+            continue;
+        };
+        if matches!(
+            condition.operator,
+            Operator::Null
+                | Operator::NotNull
+                | Operator::Ne
+                | Operator::Contains
+                | Operator::NotContains
+                | Operator::In
+        ) {
+            return Err(DynamoError::validation("Attempted conditional constraint is not an indexable operation"));
+        }
+        if condition.values.iter().any(|v| !attr.kind.matches(v)) {
+            return Err(DynamoError::invalid_parameter("Condition parameter type does not match schema type"));
+        }
+        if is_hash && condition.operator != Operator::Eq {
+            return Err(DynamoError::validation("Query key condition not supported"));
+        }
+        if is_hash {
+            hash_condition = Some(condition);
+        } else {
+            range_condition = Some(condition);
+        }
+    }
+    let hash_value = hash_condition
+        .and_then(|c| c.values.first())
+        .and_then(KeyValue::from_value)
+        .ok_or_else(|| DynamoError::validation("Query key condition not supported"))?;
+    let range = range_condition.map(RangeCondition::new);
+    Ok((hash_value, range))
 }
 
 /// The entries whose sort key value meets the range condition, stopping once none further can.

@@ -117,10 +117,10 @@ pub(crate) fn min_key_value() -> KeyValue {
     KeyValue::N(Number::parse("-9.9999999999999999999999999999999999999e125").unwrap_or_else(|_| Number::zero()))
 }
 
-/// A key value above every key value DynamoDB accepts: binary values are the greatest kind, and
-/// no key is longer than 2048 bytes.
+/// A key value above every key value DynamoDB accepts: the values of multi-attribute key parts
+/// are the greatest kind, binary values the greatest scalars, and no key is longer than 2048 bytes.
 pub(crate) fn max_key_value() -> KeyValue {
-    KeyValue::B(vec![0xFF; 2049])
+    KeyValue::Tuple(vec![KeyValue::B(vec![0xFF; 2049])])
 }
 
 /// A primary key below every primary key.

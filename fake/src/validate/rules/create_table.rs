@@ -70,38 +70,44 @@ fn check_stream(request: &Object<'_>) -> Result<(), DynamoError> {
     Ok(())
 }
 
-/// The one or two elements of a key schema, as (attribute name, key type).
+/// The most attributes a part (partition or sort) of a global index's multi-attribute key may have.
+pub(crate) const MAX_KEY_PART_ATTRIBUTES: usize = 4;
+
+/// The elements of a key schema, as (attribute name, key type).
 #[derive(Debug, Default)]
-struct KeySchema<'a> {
-    elements: [Option<(&'a str, &'a str)>; 2],
+pub(crate) struct KeySchema<'a> {
+    elements: Vec<(&'a str, &'a str)>,
 }
 
 impl<'a> KeySchema<'a> {
-    fn of(object: &'a Object<'_>) -> KeySchema<'a> {
-        let mut schema = KeySchema::default();
-        for (slot, element) in schema.elements.iter_mut().zip(list(object, "KeySchema").unwrap_or_default()) {
+    pub(crate) fn of(object: &'a Object<'_>) -> KeySchema<'a> {
+        let elements = list(object, "KeySchema").unwrap_or_default().iter().map(|element| {
             let element = element.as_object();
             let name = element.and_then(|e| text(e, "AttributeName")).unwrap_or_default();
             let key_type = element.and_then(|e| text(e, "KeyType")).unwrap_or_default();
-            *slot = Some((name, key_type));
-        }
-        schema
+            (name, key_type)
+        });
+        KeySchema { elements: elements.collect() }
     }
 
     fn len(&self) -> usize {
-        self.elements.iter().flatten().count()
+        self.elements.len()
     }
 
     fn names(&self) -> impl Iterator<Item = &'a str> + '_ {
-        self.elements.iter().flatten().map(|(name, _)| *name)
+        self.elements.iter().map(|(name, _)| *name)
     }
 
     fn hash(&self) -> &'a str {
-        self.elements[0].map(|(name, _)| name).unwrap_or_default()
+        self.elements.first().map(|(name, _)| *name).unwrap_or_default()
     }
 
     fn range(&self) -> Option<&'a str> {
-        self.elements[1].map(|(name, _)| name)
+        self.elements.get(1).map(|(name, _)| *name)
+    }
+
+    fn key_type(&self, at: usize) -> Option<&'a str> {
+        self.elements.get(at).map(|(_, key_type)| *key_type)
     }
 
     /// The rules every key schema shares: distinct names, a HASH first, a RANGE second.
@@ -109,11 +115,48 @@ impl<'a> KeySchema<'a> {
         if self.range() == Some(self.hash()) {
             return refuse("Both the Hash Key and the Range Key element in the KeySchema have the same name");
         }
-        if self.elements[0].is_some_and(|(_, key_type)| key_type != "HASH") {
+        if self.key_type(0).is_some_and(|key_type| key_type != "HASH") {
             return refuse("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
         }
-        if self.elements[1].is_some_and(|(_, key_type)| key_type != "RANGE") {
+        if self.key_type(1).is_some_and(|key_type| key_type != "RANGE") {
             return refuse("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+        }
+        Ok(())
+    }
+
+    /// The rules of a global index's key, which may have up to four HASH attributes followed by
+    /// up to four RANGE attributes, all distinct. A key of one HASH and one RANGE attribute keeps
+    /// the messages of [`check_types`](Self::check_types).
+    pub(crate) fn check_global_types(&self) -> Result<(), DynamoError> {
+        let single = self.len() <= 2 && self.key_type(1) != Some("HASH");
+        if single {
+            return self.check_types();
+        }
+        if self.key_type(0) != Some("HASH") {
+            return refuse("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+        }
+        let mut seen_range = false;
+        for (at, (name, key_type)) in self.elements.iter().enumerate() {
+            match *key_type {
+                "HASH" if seen_range => {
+                    return refuse(
+                        "Invalid KeySchema: All HASH KeySchemaElements must come before the RANGE KeySchemaElements",
+                    );
+                }
+                "HASH" => {}
+                "RANGE" => seen_range = true,
+                other => return refuse(format!("Invalid KeySchema: Invalid KeyType {other} for attribute {name}")),
+            }
+            if self.elements[..at].iter().any(|(earlier, _)| earlier == name) {
+                return refuse(format!("Invalid KeySchema: Duplicate attribute name in KeySchema: {name}"));
+            }
+        }
+        for part in ["HASH", "RANGE"] {
+            if self.elements.iter().filter(|(_, key_type)| *key_type == part).count() > MAX_KEY_PART_ATTRIBUTES {
+                return refuse(format!(
+                    "Invalid KeySchema: A KeySchema can have at most {MAX_KEY_PART_ATTRIBUTES} {part} KeySchemaElements"
+                ));
+            }
         }
         Ok(())
     }
@@ -238,7 +281,11 @@ fn check_global_indexes(
             continue;
         };
         let name = index_name(index);
-        check_index_keys(&KeySchema::of(index), definitions)?;
+        let keys = KeySchema::of(index);
+        if !keys.names().all(|name| is_defined(definitions, name)) {
+            return undefined_keys(&keys, definitions);
+        }
+        keys.check_global_types()?;
         check_projection(index)?;
         match (on_demand, object(index, "ProvisionedThroughput")) {
             (true, Some(_)) => {

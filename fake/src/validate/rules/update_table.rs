@@ -53,6 +53,9 @@ pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
         if INDEX_ACTIONS.iter().filter(|action| object(update, action).is_some()).count() > 1 {
             return invalid("Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object");
         }
+        if let Some(create) = object(update, "Create") {
+            super::create_table::KeySchema::of(create).check_global_types()?;
+        }
         let earlier = index_updates[..i].iter().filter_map(Json::as_object).filter_map(index_name);
         if earlier.into_iter().any(|earlier| earlier == name) {
             return invalid(format_args!(

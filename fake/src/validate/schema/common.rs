@@ -187,18 +187,23 @@ pub(crate) const TABLE_KEY_SCHEMA: Shape = Shape::List(&ListShape {
     len: Len::between(1, 2),
 });
 
-/// The `KeySchema` of an index: the key type is only required; a wrong one is reported by the
-/// key schema rules.
-pub(crate) const INDEX_KEY_SCHEMA: Shape = Shape::List(&ListShape {
-    member: Shape::Structure(&StructShape {
-        name: "KeySchemaElement",
-        members: &[
-            Member::required("AttributeName", "attributeName", KEY_ATTRIBUTE_NAME),
-            Member::required("KeyType", "keyType", STRING),
-        ],
-    }),
-    len: Len::between(1, 2),
+const INDEX_KEY_SCHEMA_ELEMENT: Shape = Shape::Structure(&StructShape {
+    name: "KeySchemaElement",
+    members: &[
+        Member::required("AttributeName", "attributeName", KEY_ATTRIBUTE_NAME),
+        Member::required("KeyType", "keyType", STRING),
+    ],
 });
+
+/// The `KeySchema` of a local index: the key type is only required; a wrong one is reported by
+/// the key schema rules.
+pub(crate) const INDEX_KEY_SCHEMA: Shape =
+    Shape::List(&ListShape { member: INDEX_KEY_SCHEMA_ELEMENT, len: Len::between(1, 2) });
+
+/// The `KeySchema` of a global index, which may have multi-attribute keys: no greatest length
+/// in the API model; the key schema rules allow four attributes per part.
+pub(crate) const GLOBAL_INDEX_KEY_SCHEMA: Shape =
+    Shape::List(&ListShape { member: INDEX_KEY_SCHEMA_ELEMENT, len: Len::at_least(1) });
 
 /// `Projection`.
 pub(crate) const PROJECTION: Shape = Shape::Structure(&StructShape {

@@ -1,9 +1,9 @@
 //! The inputs of the control plane: tables, time to live, tags and limits.
 
 use super::common::{
-    ATTRIBUTE_DEFINITIONS, BILLING_MODE, CONTROL_TABLE_NAME, INDEX_KEY_SCHEMA, INDEX_NAME, KEY_ATTRIBUTE_NAME,
-    ON_DEMAND_THROUGHPUT, PROJECTION, PROVISIONED_THROUGHPUT, SSE_SPECIFICATION, STREAM_SPECIFICATION, STRING, STRINGS,
-    TABLE_CLASS, TABLE_KEY_SCHEMA, TAGS, WARM_THROUGHPUT,
+    ATTRIBUTE_DEFINITIONS, BILLING_MODE, CONTROL_TABLE_NAME, GLOBAL_INDEX_KEY_SCHEMA, INDEX_KEY_SCHEMA, INDEX_NAME,
+    KEY_ATTRIBUTE_NAME, ON_DEMAND_THROUGHPUT, PROJECTION, PROVISIONED_THROUGHPUT, SSE_SPECIFICATION,
+    STREAM_SPECIFICATION, STRING, STRINGS, TABLE_CLASS, TABLE_KEY_SCHEMA, TAGS, WARM_THROUGHPUT,
 };
 use crate::validate::shape::{Len, ListShape, Member, NumberRules, Pattern, Shape, StringRules, StructShape};
 
@@ -46,7 +46,7 @@ const GLOBAL_SECONDARY_INDEXES: Shape = Shape::List(&ListShape {
         name: "GlobalSecondaryIndex",
         members: &[
             Member::required("IndexName", "indexName", INDEX_NAME),
-            Member::required("KeySchema", "keySchema", INDEX_KEY_SCHEMA),
+            Member::required("KeySchema", "keySchema", GLOBAL_INDEX_KEY_SCHEMA),
             Member::required("Projection", "projection", PROJECTION),
             Member::optional("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
             Member::optional("OnDemandThroughput", "onDemandThroughput", ON_DEMAND_THROUGHPUT),
@@ -99,7 +99,7 @@ const GLOBAL_SECONDARY_INDEX_UPDATES: Shape = Shape::List(&ListShape {
                     name: "CreateGlobalSecondaryIndexAction",
                     members: &[
                         Member::required("IndexName", "indexName", INDEX_NAME),
-                        Member::required("KeySchema", "keySchema", INDEX_KEY_SCHEMA),
+                        Member::required("KeySchema", "keySchema", GLOBAL_INDEX_KEY_SCHEMA),
                         Member::required("Projection", "projection", PROJECTION),
                         Member::optional("ProvisionedThroughput", "provisionedThroughput", PROVISIONED_THROUGHPUT),
                         Member::optional("OnDemandThroughput", "onDemandThroughput", ON_DEMAND_THROUGHPUT),
