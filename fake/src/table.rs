@@ -88,6 +88,11 @@ impl KeySchema {
         self.range.iter().chain(&self.range_rest)
     }
 
+    /// Every key attribute with whether it belongs to the partition key, in key schema order.
+    pub(crate) fn attrs_by_part(&self) -> impl Iterator<Item = (&KeyAttr, bool)> {
+        self.hash_attrs().map(|attr| (attr, true)).chain(self.range_attrs().map(|attr| (attr, false)))
+    }
+
     /// True for a multi-attribute key (a global secondary index's only).
     pub(crate) fn is_multi_attribute(&self) -> bool {
         !self.hash_rest.is_empty() || !self.range_rest.is_empty()

@@ -16,6 +16,18 @@ use support::{invalid, n, ok, s, sdk_error};
 
 type Item = HashMap<String, AttributeValue>;
 
+/// The refusal of a query that does not give h2, a partition key attribute, with `=`.
+const HASH_RULE_H2: &str = "Query key condition not supported: every HASH key attribute of the index needs an equality condition. Key attribute: h2";
+
+/// The refusal of a query that skips sort key attribute `name` or has an inequality on it before
+/// the last condition.
+fn range_rule(name: &str) -> String {
+    format!(
+        "Query key condition not supported: RANGE key attributes are given left to right in key schema order, \
+         each with an equality condition except the last one given. Key attribute: {name}"
+    )
+}
+
 /// Expression attribute values by name.
 type Values = Vec<(&'static str, AttributeValue)>;
 
@@ -119,12 +131,15 @@ async fn malformed_multi_attribute_keys_are_refused() {
         (json!([element("a0", "RANGE"), element("a1", "RANGE")]), "The first KeySchemaElement is not a HASH key type"),
         (
             json!([element("a0", "HASH"), element("a1", "RANGE"), element("a2", "HASH")]),
-            "All HASH KeySchemaElements must come before the RANGE KeySchemaElements",
+            "All HASH KeySchemaElements must precede the RANGE KeySchemaElements",
         ),
-        (json!([element("a0", "HASH"), element("a0", "HASH")]), "Duplicate attribute name in KeySchema: a0"),
+        (
+            json!([element("a0", "HASH"), element("a0", "HASH")]),
+            "Duplicate KeySchemaElement: two elements have the same name: a0",
+        ),
         (
             json!([element("a0", "HASH"), element("a1", "HASH"), element("a0", "RANGE")]),
-            "Duplicate attribute name in KeySchema: a0",
+            "Duplicate KeySchemaElement: two elements have the same name: a0",
         ),
     ];
     for (index_key, expected) in cases {
@@ -239,12 +254,12 @@ async fn a_query_names_every_partition_key_attribute_with_equality() {
         .await
         .unwrap_err();
     let (_, message) = sdk_error(only_first.into_service_error());
-    assert_eq!(message, "Query condition missed key schema element: h2");
+    assert_eq!(message, HASH_RULE_H2);
     for condition in ["h1 = :h1 AND h2 > :h2", "h1 = :h1 AND begins_with(h2, :h2)"] {
-        assert_eq!(query(&client, condition, &[]).await.unwrap_err(), "Query key condition not supported");
+        assert_eq!(query(&client, condition, &[]).await.unwrap_err(), HASH_RULE_H2);
     }
     let between = query(&client, "h1 = :h1 AND h2 BETWEEN :h2 AND :z", &[(":z", s("z"))]).await;
-    assert_eq!(between.unwrap_err(), "Query key condition not supported");
+    assert_eq!(between.unwrap_err(), HASH_RULE_H2);
     let wrong_type = client
         .query()
         .table_name("Matches")
@@ -288,17 +303,17 @@ async fn sort_key_attributes_are_given_left_to_right_with_the_inequality_last() 
     assert_eq!(ps(&reordered.unwrap()), ["1"]);
 
     let skipped = query(&client, "h1 = :h1 AND h2 = :h2 AND r2 = :r2", &[(":r2", n("5"))]).await;
-    assert_eq!(skipped.unwrap_err(), "Query condition missed key schema element: r1");
+    assert_eq!(skipped.unwrap_err(), range_rule("r1"));
     let not_last =
         query(&client, "h1 = :h1 AND h2 = :h2 AND r1 > :r1 AND r2 = :r2", &[(":r1", s("x")), (":r2", n("5"))]).await;
-    assert_eq!(not_last.unwrap_err(), "Query key condition not supported");
+    assert_eq!(not_last.unwrap_err(), range_rule("r1"));
     let prefix_not_last = query(
         &client,
         "h1 = :h1 AND h2 = :h2 AND begins_with(r1, :r1) AND r2 = :r2",
         &[(":r1", s("x")), (":r2", n("5"))],
     )
     .await;
-    assert_eq!(prefix_not_last.unwrap_err(), "Query key condition not supported");
+    assert_eq!(prefix_not_last.unwrap_err(), range_rule("r1"));
     let prefix_of_number = query(
         &client,
         "h1 = :h1 AND h2 = :h2 AND r1 = :r1 AND begins_with(r2, :r2)",
@@ -464,24 +479,37 @@ async fn a_filter_may_not_name_a_key_attribute_of_the_index() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_legacy_key_conditions_cannot_query_a_multi_attribute_key() {
+async fn the_legacy_key_conditions_query_a_multi_attribute_key_by_the_same_rules() {
     let fake = two_by_two();
     let client = fake.client();
-    let eq = |value: &str| {
-        Condition::builder().comparison_operator(ComparisonOperator::Eq).attribute_value_list(s(value)).build().unwrap()
+    put_row(&client, "1", "x", "1").await;
+    put_row(&client, "2", "y", "2").await;
+    let condition = |operator: ComparisonOperator, value: AttributeValue| {
+        Condition::builder().comparison_operator(operator).attribute_value_list(value).build().unwrap()
     };
+    let found = client
+        .query()
+        .table_name("Matches")
+        .index_name("idx")
+        .key_conditions("h1", condition(ComparisonOperator::Eq, s("a")))
+        .key_conditions("h2", condition(ComparisonOperator::Eq, s("b")))
+        .key_conditions("r1", condition(ComparisonOperator::Gt, s("x")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ps(found.items()), ["2"]);
     let error = client
         .query()
         .table_name("Matches")
         .index_name("idx")
-        .key_conditions("h1", eq("a"))
-        .key_conditions("h2", eq("b"))
+        .key_conditions("h1", condition(ComparisonOperator::Eq, s("a")))
+        .key_conditions("r1", condition(ComparisonOperator::Eq, s("x")))
         .send()
         .await
         .unwrap_err();
     let (code, message) = sdk_error(error.into_service_error());
     assert_eq!(code, "ValidationException");
-    assert!(message.contains("use KeyConditionExpression"), "{message}");
+    assert_eq!(message, HASH_RULE_H2);
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,35 +1,38 @@
 //! The key condition of a Query on a global index with a multi-attribute key.
 //!
 //! DynamoDB's rules for such a key (developer guide, "Multi-attribute key schema"):
-//! - every partition key attribute is given, each with `=`;
-//! - sort key attributes are given left to right in key schema order, none skipped, and only the
-//!   last one given may have another operator than `=` (`<`, `<=`, `>`, `>=`, `BETWEEN`,
-//!   `begins_with`);
-//! - only a `KeyConditionExpression` can say this; the legacy `KeyConditions` cannot.
+//! - every partition (HASH) key attribute is given, each with `=`;
+//! - sort (RANGE) key attributes are given left to right in key schema order, none skipped, and
+//!   only the last one given may have another operator than `=` (`<`, `<=`, `>`, `>=`,
+//!   `BETWEEN`, `begins_with`).
 //!
-//! DynamoDB's messages for these mistakes have not been captured; where a rule is one DynamoDB
-//! already had for single-attribute keys, its message is reused (`Query condition missed key
-//! schema element`, `Query key condition not supported`).
+//! The legacy `KeyConditions` state the same conditions and are held to the same rules.
+//!
+//! DynamoDB's messages for these mistakes have not been captured whole. ScyllaDB's Alternator
+//! suite, written against DynamoDB, matches them with `HASH.*equality` and `RANGE.*equality`;
+//! the messages here are worded to say the rule in those terms.
 
 use super::key_condition::RangeCondition;
 use crate::error::DynamoError;
 use crate::legacy::{LegacyCondition, Operator};
 use crate::table::{KeyAttr, KeySchema, KeyType, KeyValue};
 
-/// The refusal of the legacy `KeyConditions` on an index with a multi-attribute key.
-pub(crate) fn legacy_refused(index: &str) -> DynamoError {
+/// A partition key attribute without an equality condition.
+fn hash_rule(attr: &KeyAttr) -> DynamoError {
     DynamoError::validation(format!(
-        "KeyConditions cannot be used with an index whose key has multiple attributes; use KeyConditionExpression. \
-         IndexName: {index}"
+        "Query key condition not supported: every HASH key attribute of the index needs an equality condition. \
+         Key attribute: {}",
+        attr.name
     ))
 }
 
-fn missed(attr: &KeyAttr) -> DynamoError {
-    DynamoError::validation(format!("Query condition missed key schema element: {}", attr.name))
-}
-
-fn not_supported() -> DynamoError {
-    DynamoError::validation("Query key condition not supported")
+/// A sort key attribute skipped, or an inequality before the last sort key condition.
+fn range_rule(attr: &KeyAttr) -> DynamoError {
+    DynamoError::validation(format!(
+        "Query key condition not supported: RANGE key attributes are given left to right in key schema order, \
+         each with an equality condition except the last one given. Key attribute: {}",
+        attr.name
+    ))
 }
 
 /// The value of one key attribute's condition, checked against the attribute's type.
@@ -68,36 +71,37 @@ pub(crate) fn conditions(
     let find = |attr: &KeyAttr| conditions.iter().find(|c| c.attribute == attr.name);
     let mut hash = Vec::new();
     for attr in key.hash_attrs() {
-        let condition = checked(attr, find(attr).ok_or_else(|| missed(attr))?)?;
+        let condition = checked(attr, find(attr).ok_or_else(|| hash_rule(attr))?)?;
         if condition.operator != Operator::Eq {
-            return Err(not_supported());
+            return Err(hash_rule(attr));
         }
         hash.extend(condition.values.first().and_then(KeyValue::from_value));
     }
-    let hash = KeyValue::of_part(hash).ok_or_else(not_supported)?;
+    let hash = KeyValue::of_part(hash).ok_or_else(|| hash_rule(&key.hash))?;
 
     let range_attrs: Vec<&KeyAttr> = key.range_attrs().collect();
     let given = range_attrs.iter().take_while(|attr| find(attr).is_some()).count();
     if let Some(skipped) = range_attrs.get(given)
         && range_attrs[given..].iter().any(|attr| find(attr).is_some())
     {
-        return Err(missed(skipped));
+        return Err(range_rule(skipped));
     }
     if let Some(stray) = conditions.iter().find(|c| !key.is_key(&c.attribute)) {
-        // A condition on an attribute outside the key names the first key attribute left out.
-        let left_out = key.attrs().find(|attr| find(attr).is_none());
-        return Err(left_out.map_or_else(
-            || DynamoError::validation(format!("Query condition missed key schema element: {}", stray.attribute)),
-            missed,
-        ));
+        // A condition on an attribute outside the key names the first sort key attribute left
+        // out, as a condition on a later one would.
+        return Err(match range_attrs.get(given) {
+            Some(left_out) => range_rule(left_out),
+            None => DynamoError::validation(format!("Query condition missed key schema element: {}", stray.attribute)),
+        });
     }
     let mut leading = Vec::new();
     let mut last = None;
     for (at, attr) in range_attrs[..given].iter().enumerate() {
-        let condition = checked(attr, find(attr).ok_or_else(|| missed(attr))?)?;
+        let Some(condition) = find(attr) else { break };
+        let condition = checked(attr, condition)?;
         if at + 1 < given {
             if condition.operator != Operator::Eq {
-                return Err(not_supported());
+                return Err(range_rule(attr));
             }
             leading.extend(condition.values.first().and_then(KeyValue::from_value));
         } else {
@@ -169,16 +173,24 @@ mod tests {
 
     #[test]
     fn mistakes_are_refused() {
-        assert_eq!(message(&[eq("h1", s("a"))]), "Query condition missed key schema element: h2");
+        let hash_rule = "Query key condition not supported: every HASH key attribute of the index needs an equality \
+                         condition. Key attribute: h2";
+        let range_rule = |name: &str| {
+            format!(
+                "Query key condition not supported: RANGE key attributes are given left to right in key schema \
+                 order, each with an equality condition except the last one given. Key attribute: {name}"
+            )
+        };
+        assert_eq!(message(&[eq("h1", s("a"))]), hash_rule);
         let skipped = [eq("h1", s("a")), eq("h2", s("b")), eq("r2", Value::N(crate::number::Number::zero()))];
-        assert_eq!(message(&skipped), "Query condition missed key schema element: r1");
+        assert_eq!(message(&skipped), range_rule("r1"));
         let mut unequal = eq("h2", s("b"));
         unequal.operator = Operator::Gt;
-        assert_eq!(message(&[eq("h1", s("a")), unequal]), "Query key condition not supported");
+        assert_eq!(message(&[eq("h1", s("a")), unequal]), hash_rule);
         let mut early = eq("r1", s("x"));
         early.operator = Operator::BeginsWith;
         let not_last = [eq("h1", s("a")), eq("h2", s("b")), early, eq("r2", Value::N(crate::number::Number::zero()))];
-        assert_eq!(message(&not_last), "Query key condition not supported");
+        assert_eq!(message(&not_last), range_rule("r1"));
         assert_eq!(
             message(&[eq("h1", Value::N(crate::number::Number::zero())), eq("h2", s("b"))]),
             "One or more parameter values were invalid: Condition parameter type does not match schema type"

@@ -76,12 +76,9 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
         return Err(invalid_start_key());
     }
     let (hash_value, range) = if key.is_multi_attribute() {
-        if key_expression.is_none() {
-            return Err(super::multi_attribute_key::legacy_refused(target.index.map_or("", |i| i.name.as_str())));
-        }
         if let Some(start) = &start {
-            for attr in key.attrs() {
-                check_start_key_piece(start, attr, key.hash_attrs().any(|h| h.name == attr.name))?;
+            for (attr, is_hash) in key.attrs_by_part() {
+                check_start_key_piece(start, attr, is_hash)?;
             }
         }
         super::multi_attribute_key::conditions(key, &conditions)?

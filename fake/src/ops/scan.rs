@@ -56,8 +56,8 @@ pub(crate) fn scan(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dynam
         });
     }
     if let (Some(start), Some(index)) = (&start, target.index) {
-        for (i, attr) in index.key.attrs().enumerate() {
-            check_start_key_piece(start, attr, i == 0)?;
+        for (attr, is_hash) in index.key.attrs_by_part() {
+            check_start_key_piece(start, attr, is_hash)?;
         }
     }
     check_select_on_global(body, target)?;

@@ -140,7 +140,7 @@ impl<'a> KeySchema<'a> {
             match *key_type {
                 "HASH" if seen_range => {
                     return refuse(
-                        "Invalid KeySchema: All HASH KeySchemaElements must come before the RANGE KeySchemaElements",
+                        "Invalid KeySchema: All HASH KeySchemaElements must precede the RANGE KeySchemaElements",
                     );
                 }
                 "HASH" => {}
@@ -148,7 +148,9 @@ impl<'a> KeySchema<'a> {
                 other => return refuse(format!("Invalid KeySchema: Invalid KeyType {other} for attribute {name}")),
             }
             if self.elements[..at].iter().any(|(earlier, _)| earlier == name) {
-                return refuse(format!("Invalid KeySchema: Duplicate attribute name in KeySchema: {name}"));
+                return refuse(format!(
+                    "Invalid KeySchema: Duplicate KeySchemaElement: two elements have the same name: {name}"
+                ));
             }
         }
         for part in ["HASH", "RANGE"] {
