@@ -135,11 +135,11 @@ async fn malformed_multi_attribute_keys_are_refused() {
         ),
         (
             json!([element("a0", "HASH"), element("a0", "HASH")]),
-            "Duplicate KeySchemaElement: two elements have the same name: a0",
+            "Both the Hash Key and the Range Key element in the KeySchema have the same name",
         ),
         (
             json!([element("a0", "HASH"), element("a1", "HASH"), element("a0", "RANGE")]),
-            "Duplicate KeySchemaElement: two elements have the same name: a0",
+            "Both the Hash Key and the Range Key element in the KeySchema have the same name",
         ),
     ];
     for (index_key, expected) in cases {

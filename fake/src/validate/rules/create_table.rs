@@ -145,12 +145,12 @@ impl<'a> KeySchema<'a> {
                 }
                 "HASH" => {}
                 "RANGE" => seen_range = true,
-                other => return refuse(format!("Invalid KeySchema: Invalid KeyType {other} for attribute {name}")),
+                // The key type's enum was checked as a constraint.
+                _ => {}
             }
             if self.elements[..at].iter().any(|(earlier, _)| earlier == name) {
-                return refuse(format!(
-                    "Invalid KeySchema: Duplicate KeySchemaElement: two elements have the same name: {name}"
-                ));
+                // DynamoDB's words for a repeated key attribute, whatever the key types.
+                return refuse("Both the Hash Key and the Range Key element in the KeySchema have the same name");
             }
         }
         for part in ["HASH", "RANGE"] {

@@ -187,16 +187,18 @@ pub(crate) const TABLE_KEY_SCHEMA: Shape = Shape::List(&ListShape {
     len: Len::between(1, 2),
 });
 
+/// An index's key element: the key type is checked against its enum, as a table's is (moto's
+/// test of an unknown key type, verified against DynamoDB, gets the same constraint message for
+/// a table, a global index and a local index).
 const INDEX_KEY_SCHEMA_ELEMENT: Shape = Shape::Structure(&StructShape {
     name: "KeySchemaElement",
     members: &[
         Member::required("AttributeName", "attributeName", KEY_ATTRIBUTE_NAME),
-        Member::required("KeyType", "keyType", STRING),
+        Member::required("KeyType", "keyType", Shape::String(&StringRules::one_of(&["HASH", "RANGE"]))),
     ],
 });
 
-/// The `KeySchema` of a local index: the key type is only required; a wrong one is reported by
-/// the key schema rules.
+/// The `KeySchema` of a local index: one or two elements.
 pub(crate) const INDEX_KEY_SCHEMA: Shape =
     Shape::List(&ListShape { member: INDEX_KEY_SCHEMA_ELEMENT, len: Len::between(1, 2) });
 

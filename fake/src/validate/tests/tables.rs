@@ -374,3 +374,25 @@ fn time_to_live_and_tags_rules() {
     }
     passes("DescribeLimits", json!({"anything": 1}));
 }
+
+#[test]
+fn an_unknown_index_key_type_breaks_its_enum_as_a_tables_does() {
+    // moto's test of an unknown key type, verified against DynamoDB, gets one constraint message
+    // for each place a key schema can be.
+    let keys = json!([{"AttributeName": "a", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "SORT"}]);
+    let enum_error = |at: &str| {
+        format!(
+            "1 validation error detected: Value 'SORT' at '{at}.1.member.keySchema.2.member.keyType' failed to \
+             satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]"
+        )
+    };
+    let all = json!({"ProjectionType": "ALL"});
+    assert_eq!(
+        validation("CreateTable", table(json!({"GlobalSecondaryIndexes": [global("abc", keys.clone(), all.clone())]}))),
+        enum_error("globalSecondaryIndexes")
+    );
+    assert_eq!(
+        validation("CreateTable", table(json!({"LocalSecondaryIndexes": [index("abc", keys.clone(), all.clone())]}))),
+        enum_error("localSecondaryIndexes")
+    );
+}
