@@ -223,7 +223,7 @@ async fn starting_keys_are_checked_against_the_key_and_the_segment() {
     );
     assert_eq!(
         message(json!({"TableName": "hash", "Segment": 1, "TotalSegments": 1})),
-        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 1 is not less than TotalSegments: 1"
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments"
     );
 }
 

@@ -164,7 +164,9 @@ async fn expressions_and_legacy_parameters_do_not_mix() {
         .into_service_error();
     assert_eq!(
         code_and_message(projected_count),
-        validation("Cannot specify the ProjectionExpression when choosing to get only the Count")
+        validation(
+            "1 validation error detected: Cannot specify the ProjectionExpression when choosing to get only the Count"
+        )
     );
 }
 

@@ -203,7 +203,7 @@ fn validation_comes_before_the_table_lookup() {
     );
     assert_eq!(
         validation(&fake, "Scan", json!({"TableName": "Missing", "Select": "COUNT", "ProjectionExpression": "a"})),
-        "Cannot specify the ProjectionExpression when choosing to get only the Count"
+        "1 validation error detected: Cannot specify the ProjectionExpression when choosing to get only the Count"
     );
     assert_eq!(
         validation(

@@ -3,6 +3,7 @@
 pub(crate) mod batch;
 pub(crate) mod capacity;
 pub(crate) mod control;
+pub(crate) mod envelope;
 pub(crate) mod items;
 pub(crate) mod key_condition;
 pub(crate) mod multi_attribute_key;

@@ -171,7 +171,7 @@ fn query_and_scan_rules() {
     );
     assert_eq!(
         after_values("Scan", json!({"TableName": "abc", "Segment": 1, "TotalSegments": 1})),
-        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 1 is not less than TotalSegments: 1"
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments"
     );
     passes("Scan", json!({"TableName": "abc", "Segment": 0, "TotalSegments": 1}));
     assert_eq!(
@@ -212,12 +212,12 @@ fn select_combines_with_projections_and_indexes() {
         );
         assert_eq!(
             validation("Scan", scan(with)),
-            format!("Cannot specify the ProjectionExpression when choosing to get {what}")
+            format!("{prefix}Cannot specify the ProjectionExpression when choosing to get {what}")
         );
         let with = json!({"Select": select, "IndexName": "idx", "AttributesToGet": ["a"]});
         assert_eq!(
             validation("Scan", scan(with)),
-            format!("Cannot specify the AttributesToGet when choosing to get {what}")
+            format!("{prefix}Cannot specify the AttributesToGet when choosing to get {what}")
         );
     }
     assert_eq!(
@@ -228,7 +228,7 @@ fn select_combines_with_projections_and_indexes() {
     );
     assert_eq!(
         validation("Scan", scan(json!({"Select": "ALL_PROJECTED_ATTRIBUTES"}))),
-        "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+        format!("{prefix}ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
     );
     assert_eq!(
         validation("Query", query(json!({"Select": "count"}))),
