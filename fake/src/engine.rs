@@ -45,8 +45,8 @@ impl Engine {
     pub(crate) fn new(seed: u64) -> Self {
         Engine {
             tables: BTreeMap::new(),
-            region: "us-east-1".into(),
-            account: "000000000000".into(),
+            region: crate::table::REGION.into(),
+            account: crate::table::ACCOUNT.into(),
             tokens: BTreeMap::new(),
             next_table_id: 0,
             seed,
@@ -97,28 +97,36 @@ impl Engine {
     /// The table of this name, or DynamoDB's ResourceNotFoundException, which a table that is
     /// still being created gets too.
     pub(crate) fn table(&self, name: &str) -> Result<&Table, DynamoError> {
-        self.tables.get(name).filter(|t| !t.is_creating(self.now)).ok_or_else(DynamoError::resource_not_found)
+        self.tables
+            .get(crate::table::plain_name(name))
+            .filter(|t| !t.is_creating(self.now))
+            .ok_or_else(DynamoError::resource_not_found)
     }
 
     /// The table of this name, mutable.
     pub(crate) fn table_mut(&mut self, name: &str) -> Result<&mut Table, DynamoError> {
         let now = self.now;
-        self.tables.get_mut(name).filter(|t| !t.is_creating(now)).ok_or_else(DynamoError::resource_not_found)
+        self.tables
+            .get_mut(crate::table::plain_name(name))
+            .filter(|t| !t.is_creating(now))
+            .ok_or_else(DynamoError::resource_not_found)
     }
 }
 
 /// The table a request names, for the request log and fault rules.
 pub(crate) fn table_of<'a>(operation: Option<Operation>, body: &Json<'a>) -> Option<&'a str> {
     if let Some(name) = body.get("TableName").and_then(Json::as_str) {
-        return Some(name);
+        return Some(crate::table::plain_name(name));
     }
     match operation {
-        Some(Operation::BatchGetItem | Operation::BatchWriteItem) => {
-            body.get("RequestItems").and_then(Json::as_object).and_then(|m| m.keys().next())
-        }
+        Some(Operation::BatchGetItem | Operation::BatchWriteItem) => body
+            .get("RequestItems")
+            .and_then(Json::as_object)
+            .and_then(|m| m.keys().next())
+            .map(crate::table::plain_name),
         Some(Operation::TransactWriteItems | Operation::TransactGetItems) => {
             let first = body.get("TransactItems")?.as_array()?.first()?.as_object()?;
-            first.values().find_map(|action| action.get("TableName")?.as_str())
+            first.values().find_map(|action| action.get("TableName")?.as_str()).map(crate::table::plain_name)
         }
         Some(Operation::TagResource | Operation::UntagResource | Operation::ListTagsOfResource) => {
             let arn = body.get("ResourceArn")?.as_str()?;

@@ -19,7 +19,7 @@ pub(crate) fn flag(body: &Json<'_>, key: &str) -> bool {
 
 /// The `TableName` member.
 pub(crate) fn table_name<'b>(body: &'b Json<'_>) -> Result<&'b str, DynamoError> {
-    string(body, "TableName").ok_or_else(|| {
+    string(body, "TableName").map(crate::table::plain_name).ok_or_else(|| {
         DynamoError::validation(
             "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null",
         )

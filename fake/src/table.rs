@@ -14,6 +14,38 @@ use crate::index::{Index, IndexKind};
 use crate::partition::Placements;
 use crate::value::{Item, Value, item_size};
 
+/// The region every table of the fake lives in.
+pub(crate) const REGION: &str = "us-east-1";
+/// The account every table of the fake belongs to.
+pub(crate) const ACCOUNT: &str = "000000000000";
+
+/// The table name inside a table's ARN (`arn:<partition>:dynamodb:<region>:<account>:table/<name>`),
+/// if `text` is one; DynamoDB takes a table's ARN wherever it takes its name.
+pub(crate) fn name_in_arn(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("arn:")?;
+    let mut parts = rest.splitn(5, ':');
+    let (_partition, service, _region, _account, resource) =
+        (parts.next()?, parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let name = resource.strip_prefix("table/")?;
+    let valid = service == "dynamodb"
+        && (3..=255).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    valid.then_some(name)
+}
+
+/// The name of the table a request names: its ARN stands for it when the ARN is of the fake's
+/// region and account; anything else is taken as a name (and an ARN of elsewhere names no table).
+pub(crate) fn plain_name(given: &str) -> &str {
+    let Some(name) = name_in_arn(given) else { return given };
+    let ours = given
+        .strip_prefix("arn:aws:dynamodb:")
+        .and_then(|rest| rest.strip_prefix(REGION))
+        .and_then(|rest| rest.strip_prefix(':'))
+        .and_then(|rest| rest.strip_prefix(ACCOUNT))
+        .and_then(|rest| rest.strip_prefix(":table/"));
+    if ours == Some(name) { name } else { given }
+}
+
 /// The scalar types a key attribute may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum KeyType {

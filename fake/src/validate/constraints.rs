@@ -198,7 +198,7 @@ fn check_string(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, s: &str, r
         let message = format_args!("Member must satisfy regular expression pattern: {}", pattern.text());
         v.push(path, Some(json), message);
     }
-    if rules.len.is_set() {
+    if rules.len.is_set() && !rules.pattern.is_some_and(|p| p.is_arn(s)) {
         // ASCII, the common case, has as many UTF-16 units as bytes.
         let len = if s.is_ascii() { s.len() } else { s.encode_utf16().count() };
         check_len(v, path, len, rules.len, |out| quote(Some(json), out));
@@ -317,6 +317,9 @@ fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Obj
 }
 
 fn key_is_valid(key: &str, rules: &StringRules) -> bool {
+    if rules.pattern.is_some_and(|p| p.is_arn(key)) {
+        return true;
+    }
     let len = key.encode_utf16().count() as u64;
     rules.len.min.is_none_or(|min| len >= min)
         && rules.len.max.is_none_or(|max| len <= max)

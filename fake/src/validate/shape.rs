@@ -71,15 +71,18 @@ impl Len {
 /// The regular expressions DynamoDB's validator uses, each with the text it quotes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pattern {
-    /// `[a-zA-Z0-9_.-]+`: table and index names.
+    /// `[a-zA-Z0-9_.-]+`: index names.
     Name,
+    /// A table name, `[a-zA-Z0-9_.-]+` as the messages quote it, or a table's ARN, which
+    /// DynamoDB takes wherever it takes a table's name (and holds to no name length).
+    TableName,
 }
 
 impl Pattern {
     /// The pattern as the message quotes it.
     pub(crate) const fn text(self) -> &'static str {
         match self {
-            Pattern::Name => "[a-zA-Z0-9_.-]+",
+            Pattern::Name | Pattern::TableName => "[a-zA-Z0-9_.-]+",
         }
     }
 
@@ -89,7 +92,13 @@ impl Pattern {
             Pattern::Name => {
                 !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
             }
+            Pattern::TableName => Pattern::Name.matches(s) || self.is_arn(s),
         }
+    }
+
+    /// Whether `s` is a table's ARN under a pattern that takes one, which no name length binds.
+    pub(crate) fn is_arn(self, s: &str) -> bool {
+        self == Pattern::TableName && s.len() <= 1024 && crate::table::name_in_arn(s).is_some()
     }
 }
 

@@ -10,7 +10,7 @@ pub(crate) fn table_name_present(request: &Object<'_>) -> Result<(), DynamoError
         return refuse("The parameter 'TableName' is required but was not present in the request");
     };
     let len = name.encode_utf16().count();
-    if !(3..=255).contains(&len) {
+    if !(3..=255).contains(&len) && crate::table::name_in_arn(name).is_none() {
         return refuse("TableName must be at least 3 characters long and at most 255 characters long");
     }
     Ok(())

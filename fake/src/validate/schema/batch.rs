@@ -8,7 +8,7 @@ use crate::validate::types::ATTRIBUTE_MAP;
 
 /// The rules on the table names that key `RequestItems`.
 static TABLE_NAME_KEYS: StringRules =
-    StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::between(3, 255) };
+    StringRules { one_of: &[], pattern: Some(Pattern::TableName), len: Len::between(3, 255) };
 
 /// `BatchGetItem`.
 pub(crate) static BATCH_GET_ITEM: StructShape = StructShape {

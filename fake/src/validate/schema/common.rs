@@ -11,14 +11,14 @@ pub(crate) const STRING: Shape = Shape::String(&StringRules::FREE);
 /// empty name breaks only the least length of an ARN, 1 (a short one keeps a name's 3).
 pub(crate) const TABLE_NAME: Shape = Shape::String(&StringRules {
     one_of: &[],
-    pattern: Some(Pattern::Name),
+    pattern: Some(Pattern::TableName),
     len: Len::between(3, 255).empty_breaks_only(1),
 });
 
 /// A table name in the control plane, whose length is checked before the constraints
 /// (`TableName must be at least 3 characters long and at most 255 characters long`).
 pub(crate) const CONTROL_TABLE_NAME: Shape =
-    Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::ANY });
+    Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::TableName), len: Len::ANY });
 
 /// The name of a secondary index.
 pub(crate) const INDEX_NAME: Shape =
