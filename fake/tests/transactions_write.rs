@@ -202,3 +202,34 @@ async fn transact_get_items_reads_with_projections() {
     assert_eq!(first["v"], s("0"));
     assert!(responses[1].item().is_none());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_transaction_may_carry_at_most_4_mb_but_may_touch_more() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Big", "pk", None);
+    let client = fake.client();
+    let long = "x".repeat(100_000);
+    let big_put = |i: usize| {
+        TransactWriteItem::builder()
+            .put(Put::builder().table_name("Big").item("pk", s(&format!("k{i}"))).item("x", s(&long)).build().unwrap())
+            .build()
+    };
+    // 50 items of about 100 KB: some 5 MB carried.
+    let error = client.transact_write_items().set_transact_items(Some((0..50).map(big_put).collect())).send().await;
+    let error = error.unwrap_err().into_service_error();
+    assert_eq!(error.code(), Some("ValidationException"));
+    assert!(error.message().unwrap_or_default().contains("size cannot exceed"), "{error:?}");
+    assert_eq!(client.scan().table_name("Big").send().await.unwrap().count, 0, "nothing was written");
+
+    // 40 of them (some 4 MB less a little) go through; then one small transaction deletes 5 MB.
+    for chunk in [0..40, 40..50] {
+        client.transact_write_items().set_transact_items(Some(chunk.map(big_put).collect())).send().await.unwrap();
+    }
+    let delete = |i: usize| {
+        TransactWriteItem::builder()
+            .delete(Delete::builder().table_name("Big").key("pk", s(&format!("k{i}"))).build().unwrap())
+            .build()
+    };
+    client.transact_write_items().set_transact_items(Some((0..50).map(delete).collect())).send().await.unwrap();
+    assert_eq!(client.scan().table_name("Big").send().await.unwrap().count, 0);
+}
