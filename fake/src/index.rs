@@ -15,6 +15,7 @@ use serde_json::json;
 use crate::json::Answer;
 
 use crate::error::DynamoError;
+use crate::limits::key_size_error;
 use crate::partition::{partition_of, tie_of};
 use crate::table::{Billing, KeySchema, KeyValue, PrimaryKey, Table};
 use crate::value::{Item, Value, item_size};
@@ -77,7 +78,7 @@ pub(crate) struct Index {
 impl Index {
     /// Checks the index key attributes of an item about to be written.
     pub(crate) fn check_item(&self, item: &Item) -> Result<(), DynamoError> {
-        for attr in self.key.attrs() {
+        for (attr, is_hash) in self.key.attrs_by_part() {
             let Some(value) = item.get(&attr.name) else { continue };
             if !attr.kind.matches(value) {
                 return Err(DynamoError::invalid_parameter(format!(
@@ -95,6 +96,11 @@ impl Index {
                     "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty {kind} value. IndexName: {}, IndexKey: {}",
                     self.name, attr.name
                 )));
+            }
+            // An index key is held to the limits of a table's key: a write that would index an
+            // oversized one is refused (ScyllaDB's Alternator suite, against DynamoDB).
+            if let Some(error) = KeyValue::from_value(value).and_then(|key| key_size_error(&key, is_hash)) {
+                return Err(error);
             }
         }
         Ok(())

@@ -426,3 +426,39 @@ async fn update_table_adds_an_index_filled_with_the_existing_items_and_removes_i
         .await
         .unwrap();
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_write_that_would_index_an_oversized_key_is_refused() {
+    // ScyllaDB's Alternator suite, against DynamoDB: an index key is held to a table key's
+    // limits, 2048 bytes for a partition key and 1024 for a sort key, and the write is refused
+    // whole.
+    let fake = FakeDynamoDb::new();
+    ok(
+        &fake,
+        "CreateTable",
+        json!({"TableName": "Sized", "BillingMode": "PAY_PER_REQUEST",
+               "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
+               "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"}, {"AttributeName": "x", "AttributeType": "S"},
+                                        {"AttributeName": "y", "AttributeType": "S"}],
+               "GlobalSecondaryIndexes": [{"IndexName": "byXY", "Projection": {"ProjectionType": "ALL"},
+                   "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}, {"AttributeName": "y", "KeyType": "RANGE"}]}]}),
+    );
+    let put = |p: &str, x: usize, y: usize| json!({"TableName": "Sized", "Item": {"p": {"S": p}, "x": {"S": "a".repeat(x)}, "y": {"S": "b".repeat(y)}}});
+    ok(&fake, "PutItem", put("fits", 2048, 1024));
+    let message = invalid(&fake, "PutItem", put("long-x", 2049, 1));
+    assert_eq!(
+        message,
+        "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"
+    );
+    let message = invalid(&fake, "PutItem", put("long-y", 1, 1025));
+    assert_eq!(
+        message,
+        "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes"
+    );
+    for p in ["long-x", "long-y"] {
+        let got = ok(&fake, "GetItem", json!({"TableName": "Sized", "Key": {"p": {"S": p}}}));
+        assert!(got.get("Item").is_none(), "{p} was written");
+    }
+    let scanned = ok(&fake, "Scan", json!({"TableName": "Sized", "IndexName": "byXY"}));
+    assert_eq!(scanned["Count"], 1);
+}
