@@ -9,6 +9,7 @@ mod support;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ComparisonOperator, Condition};
 use dynalease_fake::FakeDynamoDb;
 use serde_json::{Value as Json, json};
@@ -79,15 +80,20 @@ fn ps(items: &[Item]) -> Vec<String> {
     items.iter().map(|item| item["p"].as_s().unwrap().clone()).collect()
 }
 
-/// Queries `idx` with this key condition (values `:h1` = "a" and `:h2` = "b" are added).
-async fn query(client: &Client, condition: &str, values: &[(&str, AttributeValue)]) -> Result<Vec<Item>, String> {
-    let mut request = client
+/// A Query of `idx` for the partition h1 = "a", h2 = "b".
+fn partition_query(client: &Client) -> QueryFluentBuilder {
+    client
         .query()
         .table_name("Matches")
         .index_name("idx")
-        .key_condition_expression(condition)
+        .key_condition_expression("h1 = :h1 AND h2 = :h2")
         .expression_attribute_values(":h1", s("a"))
-        .expression_attribute_values(":h2", s("b"));
+        .expression_attribute_values(":h2", s("b"))
+}
+
+/// Queries `idx` with this key condition (values `:h1` = "a" and `:h2` = "b" are added).
+async fn query(client: &Client, condition: &str, values: &[(&str, AttributeValue)]) -> Result<Vec<Item>, String> {
+    let mut request = partition_query(client).key_condition_expression(condition);
     for (name, value) in values {
         request = request.expression_attribute_values(*name, value.clone());
     }
@@ -333,17 +339,7 @@ async fn results_come_in_sort_key_order_attribute_by_attribute() {
     let forward = ps(&query(&client, "h1 = :h1 AND h2 = :h2", &[]).await.unwrap());
     // r1 first, then r2 as a number.
     assert_eq!(forward, ["4", "2", "5", "3", "1"]);
-    let backward = client
-        .query()
-        .table_name("Matches")
-        .index_name("idx")
-        .key_condition_expression("h1 = :h1 AND h2 = :h2")
-        .expression_attribute_values(":h1", s("a"))
-        .expression_attribute_values(":h2", s("b"))
-        .scan_index_forward(false)
-        .send()
-        .await
-        .unwrap();
+    let backward = partition_query(&client).scan_index_forward(false).send().await.unwrap();
     assert_eq!(ps(backward.items()), ["1", "3", "5", "2", "4"]);
 }
 
@@ -357,18 +353,7 @@ async fn pages_resume_from_a_last_evaluated_key_with_every_key_attribute() {
     let mut seen = Vec::new();
     let mut start: Option<Item> = None;
     loop {
-        let page = client
-            .query()
-            .table_name("Matches")
-            .index_name("idx")
-            .key_condition_expression("h1 = :h1 AND h2 = :h2")
-            .expression_attribute_values(":h1", s("a"))
-            .expression_attribute_values(":h2", s("b"))
-            .limit(2)
-            .set_exclusive_start_key(start.take())
-            .send()
-            .await
-            .unwrap();
+        let page = partition_query(&client).limit(2).set_exclusive_start_key(start.take()).send().await.unwrap();
         seen.extend(ps(page.items()));
         match page.last_evaluated_key {
             Some(last) => {
@@ -403,32 +388,12 @@ async fn pages_resume_from_a_last_evaluated_key_with_every_key_attribute() {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
-    let error = client
-        .query()
-        .table_name("Matches")
-        .index_name("idx")
-        .key_condition_expression("h1 = :h1 AND h2 = :h2")
-        .expression_attribute_values(":h1", s("a"))
-        .expression_attribute_values(":h2", s("b"))
-        .set_exclusive_start_key(Some(incomplete.clone()))
-        .send()
-        .await
-        .unwrap_err();
+    let error = partition_query(&client).set_exclusive_start_key(Some(incomplete.clone())).send().await.unwrap_err();
     let (code, message) = sdk_error(error.into_service_error());
     assert_eq!((code.as_str(), message.as_str()), ("ValidationException", "The provided starting key is invalid"));
     // One from another partition cannot restart this query.
     incomplete.insert("h2".into(), s("zz"));
-    let error = client
-        .query()
-        .table_name("Matches")
-        .index_name("idx")
-        .key_condition_expression("h1 = :h1 AND h2 = :h2")
-        .expression_attribute_values(":h1", s("a"))
-        .expression_attribute_values(":h2", s("b"))
-        .set_exclusive_start_key(Some(incomplete))
-        .send()
-        .await
-        .unwrap_err();
+    let error = partition_query(&client).set_exclusive_start_key(Some(incomplete)).send().await.unwrap_err();
     let (_, message) = sdk_error(error.into_service_error());
     assert!(message.starts_with("The provided starting key is outside query boundaries"), "{message}");
 }

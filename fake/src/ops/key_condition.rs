@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use crate::error::DynamoError;
 use crate::expr::ast::{CmpOp, Condition, Operand};
 use crate::legacy::{LegacyCondition, Operator};
-use crate::table::KeyValue;
+use crate::table::{KeyAttr, KeyValue};
 use crate::value::Value;
 
 /// DynamoDB's answer to two conditions on one key attribute.
@@ -128,6 +128,21 @@ fn mirrored(op: CmpOp) -> CmpOp {
         CmpOp::Ge => CmpOp::Le,
         other => other,
     }
+}
+
+/// Checks that a key condition can read an index: an operator a sort order can answer, and
+/// values of the key attribute's type.
+pub(crate) fn check_indexable(attr: &KeyAttr, condition: &LegacyCondition) -> Result<(), DynamoError> {
+    if matches!(
+        condition.operator,
+        Operator::Null | Operator::NotNull | Operator::Ne | Operator::Contains | Operator::NotContains | Operator::In
+    ) {
+        return Err(DynamoError::validation("Attempted conditional constraint is not an indexable operation"));
+    }
+    if condition.values.iter().any(|v| !attr.kind.matches(v)) {
+        return Err(DynamoError::invalid_parameter("Condition parameter type does not match schema type"));
+    }
+    Ok(())
 }
 
 /// DynamoDB's answer to a key condition on no attribute or on more than two, before the table

@@ -12,7 +12,7 @@
 //! suite, written against DynamoDB, matches them with `HASH.*equality` and `RANGE.*equality`;
 //! the messages here are worded to say the rule in those terms.
 
-use super::key_condition::RangeCondition;
+use super::key_condition::{RangeCondition, check_indexable};
 use crate::error::DynamoError;
 use crate::legacy::{LegacyCondition, Operator};
 use crate::table::{KeyAttr, KeySchema, KeyType, KeyValue};
@@ -44,21 +44,7 @@ fn checked<'c>(attr: &KeyAttr, condition: &'c LegacyCondition) -> Result<&'c Leg
             attr.kind.name()
         )));
     }
-    if !matches!(
-        condition.operator,
-        Operator::Eq
-            | Operator::Lt
-            | Operator::Le
-            | Operator::Gt
-            | Operator::Ge
-            | Operator::Between
-            | Operator::BeginsWith
-    ) {
-        return Err(DynamoError::validation("Attempted conditional constraint is not an indexable operation"));
-    }
-    if condition.values.iter().any(|v| !attr.kind.matches(v)) {
-        return Err(DynamoError::invalid_parameter("Condition parameter type does not match schema type"));
-    }
+    check_indexable(attr, condition)?;
     Ok(condition)
 }
 

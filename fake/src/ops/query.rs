@@ -10,7 +10,7 @@ use std::ops::Bound;
 use crate::json::{Answer, Json};
 
 use super::items::read_projection;
-use super::key_condition::{ONE_CONDITION_PER_KEY, RangeCondition, check_count, from_expression};
+use super::key_condition::{ONE_CONDITION_PER_KEY, RangeCondition, check_count, check_indexable, from_expression};
 use super::read::{
     PagePlan, Position, Shown, Target, check_key_paths, check_start_key_piece, check_start_table_key, condition_paths,
     filter_of, invalid_start_key, max_key_value, max_primary_key, min_primary_key, page_response, read_page,
@@ -230,20 +230,7 @@ fn single_attribute_key(
             }
             continue;
         };
-        if matches!(
-            condition.operator,
-            Operator::Null
-                | Operator::NotNull
-                | Operator::Ne
-                | Operator::Contains
-                | Operator::NotContains
-                | Operator::In
-        ) {
-            return Err(DynamoError::validation("Attempted conditional constraint is not an indexable operation"));
-        }
-        if condition.values.iter().any(|v| !attr.kind.matches(v)) {
-            return Err(DynamoError::invalid_parameter("Condition parameter type does not match schema type"));
-        }
+        check_indexable(attr, condition)?;
         if is_hash && condition.operator != Operator::Eq {
             return Err(DynamoError::validation("Query key condition not supported"));
         }
