@@ -52,15 +52,7 @@ pub(crate) fn expression_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'
         values.reserve_exact(map.len());
         for (placeholder, value) in map {
             let value = Value::from_json(value).map_err(|error| {
-                // The current checker of values does not name the placeholder of a malformed
-                // number or a duplicate set member.
-                let checks = ValueChecks::in_force();
-                if checks != ValueChecks::Older && ValueChecks::words_differently(&error.message) {
-                    return error;
-                }
-                // The single-item writes report an empty set value without naming its
-                // placeholder either (moto's tests verified against DynamoDB).
-                if checks == ValueChecks::CurrentEnveloped && crate::ops::envelope::is_empty_set(&error.message) {
+                if !ValueChecks::in_force().names_placeholder(&error.message) {
                     return error;
                 }
                 DynamoError::validation(format!(

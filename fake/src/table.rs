@@ -27,10 +27,13 @@ pub(crate) fn name_in_arn(text: &str) -> Option<&str> {
     let (_partition, service, _region, _account, resource) =
         (parts.next()?, parts.next()?, parts.next()?, parts.next()?, parts.next()?);
     let name = resource.strip_prefix("table/")?;
-    let valid = service == "dynamodb"
-        && (3..=255).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    let valid = service == "dynamodb" && (3..=255).contains(&name.len()) && is_name(name);
     valid.then_some(name)
+}
+
+/// Whether `text` is made of the characters a table or index name may have: `[a-zA-Z0-9_.-]+`.
+pub(crate) fn is_name(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// The name of the table a request names: its ARN stands for it when the ARN is of the fake's

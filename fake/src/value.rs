@@ -67,7 +67,7 @@ impl ValueChecks {
     /// Whether `message` is one the two checkers word differently (a malformed number, a
     /// duplicate set member): the current checker reports those without naming the placeholder of
     /// an expression value; every other refusal of a value is named the same way by both.
-    pub(crate) fn words_differently(message: &str) -> bool {
+    fn words_differently(message: &str) -> bool {
         let message = message.strip_prefix("1 validation error detected: ").unwrap_or(message);
         [
             "The parameter cannot be converted to a numeric value",
@@ -79,6 +79,20 @@ impl ValueChecks {
         ]
         .iter()
         .any(|start| message.starts_with(start))
+    }
+
+    /// Whether the refusal of an expression value is reported naming its placeholder
+    /// (`ExpressionAttributeValues contains invalid value: ... for key :v`). The current checker
+    /// does not name it for the messages it words differently; the single-item writes do not name
+    /// it for an empty set either (moto's tests verified against DynamoDB).
+    pub(crate) fn names_placeholder(self, message: &str) -> bool {
+        match self {
+            ValueChecks::Older => true,
+            ValueChecks::Current => !ValueChecks::words_differently(message),
+            ValueChecks::CurrentEnveloped => {
+                !ValueChecks::words_differently(message) && !crate::ops::envelope::is_empty_set(message)
+            }
+        }
     }
 
     /// The error for a message of the value checker, enveloped where this checker does that.

@@ -65,40 +65,38 @@ pub(crate) fn conditions(
     }
     let hash = KeyValue::of_part(hash).ok_or_else(|| hash_rule(&key.hash))?;
 
+    // The sort key attributes given, from the first up to the first left out.
     let range_attrs: Vec<&KeyAttr> = key.range_attrs().collect();
-    let given = range_attrs.iter().take_while(|attr| find(attr).is_some()).count();
-    if let Some(skipped) = range_attrs.get(given)
-        && range_attrs[given..].iter().any(|attr| find(attr).is_some())
+    let given: Vec<(&KeyAttr, &LegacyCondition)> =
+        range_attrs.iter().map_while(|attr| Some((*attr, find(attr)?))).collect();
+    let left_out = range_attrs.get(given.len());
+    if let Some(skipped) = left_out
+        && range_attrs[given.len()..].iter().any(|attr| find(attr).is_some())
     {
         return Err(range_rule(skipped));
     }
     if let Some(stray) = conditions.iter().find(|c| !key.is_key(&c.attribute)) {
         // A condition on an attribute outside the key names the first sort key attribute left
         // out, as a condition on a later one would.
-        return Err(match range_attrs.get(given) {
+        return Err(match left_out {
             Some(left_out) => range_rule(left_out),
             None => DynamoError::validation(format!("Query condition missed key schema element: {}", stray.attribute)),
         });
     }
-    let mut leading = Vec::new();
-    let mut last = None;
-    for (at, attr) in range_attrs[..given].iter().enumerate() {
-        let Some(condition) = find(attr) else { break };
-        let condition = checked(attr, condition)?;
-        if at + 1 < given {
-            if condition.operator != Operator::Eq {
-                return Err(range_rule(attr));
-            }
-            leading.extend(condition.values.first().and_then(KeyValue::from_value));
-        } else {
-            last = Some(condition);
+    let Some(((last_attr, last), leading_given)) = given.split_last() else { return Ok((hash, None)) };
+    let mut leading = Vec::with_capacity(leading_given.len());
+    for (attr, condition) in leading_given {
+        if checked(attr, condition)?.operator != Operator::Eq {
+            return Err(range_rule(attr));
         }
+        leading.extend(condition.values.first().and_then(KeyValue::from_value));
     }
-    let range = last.map(|last| match range_attrs.len() {
+    let last = checked(last_attr, last)?;
+    let range = match range_attrs.len() {
         1 => RangeCondition::new(last),
         _ => RangeCondition::on_parts(leading, last),
-    });
-    Ok((hash, range))
+    };
+    Ok((hash, Some(range)))
 }
 
 #[cfg(test)]

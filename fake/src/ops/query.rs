@@ -213,8 +213,7 @@ fn single_attribute_key(
 ) -> Result<(KeyValue, Option<RangeCondition>), DynamoError> {
     let mut hash_condition: Option<&LegacyCondition> = None;
     let mut range_condition: Option<&LegacyCondition> = None;
-    for (i, attr) in key.attrs().enumerate() {
-        let is_hash = i == 0;
+    for (attr, is_hash) in key.attrs_by_part() {
         if let Some(start) = start {
             check_start_key_piece(start, attr, is_hash)?;
         }

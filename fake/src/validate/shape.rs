@@ -89,9 +89,7 @@ impl Pattern {
     /// Whether the whole of `s` matches.
     pub(crate) fn matches(self, s: &str) -> bool {
         match self {
-            Pattern::Name => {
-                !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-            }
+            Pattern::Name => crate::table::is_name(s),
             Pattern::TableName => Pattern::Name.matches(s) || self.is_arn(s),
         }
     }

@@ -203,10 +203,13 @@ fn index_name<'a>(index: &'a Object<'a>) -> &'a str {
 
 /// The rules both kinds of index share, up to the projection.
 fn check_index_keys(keys: &KeySchema<'_>, definitions: &[Json<'_>]) -> Result<(), DynamoError> {
-    if !keys.names().all(|name| is_defined(definitions, name)) {
-        return undefined_keys(keys, definitions);
-    }
+    check_defined(keys, definitions)?;
     keys.check_types()
+}
+
+/// Every key attribute of an index has its definition.
+fn check_defined(keys: &KeySchema<'_>, definitions: &[Json<'_>]) -> Result<(), DynamoError> {
+    if keys.names().all(|name| is_defined(definitions, name)) { Ok(()) } else { undefined_keys(keys, definitions) }
 }
 
 fn check_projection(index: &Object<'_>) -> Result<(), DynamoError> {
@@ -284,9 +287,7 @@ fn check_global_indexes(
         };
         let name = index_name(index);
         let keys = KeySchema::of(index);
-        if !keys.names().all(|name| is_defined(definitions, name)) {
-            return undefined_keys(&keys, definitions);
-        }
+        check_defined(&keys, definitions)?;
         keys.check_global_types()?;
         check_projection(index)?;
         match (on_demand, object(index, "ProvisionedThroughput")) {
