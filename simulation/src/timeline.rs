@@ -120,6 +120,7 @@ impl<'h> Timeline<'h> {
             Event::Refused { lock, by, state, .. } => {
                 format!("refused {by}'s write to {} ({})", self.lock(*lock), self.state(state))
             }
+            Event::Heard { lock, .. } => format!("the refusal of the write to {} reached its process", self.lock(*lock)),
             Event::Committed { op } => {
                 let by = self.invoker(*op).map(|p| format!(" by {p}")).unwrap_or_default();
                 format!("committed {}{by}", self.op(*op))
@@ -206,6 +207,7 @@ impl<'h> Timeline<'h> {
             Event::Held { lock, .. }
             | Event::Applied { lock, .. }
             | Event::Refused { lock, .. }
+            | Event::Heard { lock, .. }
             | Event::StoreAccepted { lock, .. } => Some(*lock),
             Event::Nemesis(Nemesis::Triggered { lock, .. }) => Some(*lock),
             Event::Unheld { belief, .. } => self.belief(*belief).map(|(lock, _)| lock),

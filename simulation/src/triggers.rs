@@ -425,10 +425,15 @@ impl ReactionKind {
                 per_million: rng.range(900_000, 1_000_000) as u32,
                 for_ms: rng.range(lease / 3, 3 * lease / 2),
             },
-            ReactionKind::ClockStep => Reaction::ClockStep { delta_ms: rng.signed(lease / 2) },
+            // As a machine whose clock NTP corrects by much, or a virtual machine that resumes:
+            // larger than any wait, either way.
+            ReactionKind::ClockStep => {
+                let step = rng.range(lease / 2, 2 * lease) as i64;
+                Reaction::ClockStep { delta_ms: if rng.chance_ppm(500_000) { step } else { -step } }
+            }
             ReactionKind::DelayAnswer => Reaction::DelayAnswer { extra_ms: rng.range(100, 3 * lease / 2) },
             ReactionKind::LoseAnswer => Reaction::LoseAnswer,
-            ReactionKind::HoldUntilRead => Reaction::HoldUntilRead { min_ms: rng.range(lease / 2, 4 * lease / 3) },
+            ReactionKind::HoldUntilRead => Reaction::HoldUntilRead { min_ms: rng.range(lease / 2, lease) },
             ReactionKind::DeleteItem => Reaction::DeleteItem,
             ReactionKind::StopUntilTakeover => {
                 Reaction::StopUntilTakeover { lead_ms: rng.range(0, lease / 2), suspend: rng.chance_ppm(500_000) }

@@ -328,7 +328,7 @@ fn a_retry_refused_by_its_own_first_attempt_is_a_violation() {
         },
     );
     let refused = |request| {
-        at(1_000, Actor::Db, Event::Refused { lock: LOCK, by: p(0), request, state: held_by(1, 1, 1) })
+        at(1_000, Actor::Db, Event::Refused { lock: LOCK, by: p(0), request, state: held_by(1, 1, 1), names: 0 })
     };
     let report = run(vec![applied.clone(), refused(7)], vec![0]);
     assert_eq!(kinds(&report), [ViolationKind::RetryRefusedByItself]);

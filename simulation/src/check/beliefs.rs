@@ -59,9 +59,6 @@ pub(super) fn granted_and_timely(checked: &Checked<'_>, report: &mut CheckReport
 
 /// Why `belief` lasted longer than `lease` allowed, if it did.
 fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<String> {
-    if belief.end <= belief.start {
-        return None;
-    }
     let process = belief.process;
     if let Some((released, _, LeaseEnd::Released { by })) = lease.end
         && by == process
@@ -72,6 +69,20 @@ fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<
             belief.token,
             seconds(belief.end),
             seconds(released)
+        ));
+    }
+    if let Some(told) = checked
+        .truth
+        .told
+        .iter()
+        .find(|t| t.by == process && t.names == lease.owner && t.at >= belief.start && t.at + LATE < belief.end)
+    {
+        return Some(format!(
+            "{process} believed in token {} until {}, though DynamoDB had refused its write naming that lease \
+             at {}: the item no longer held it",
+            belief.token,
+            seconds(belief.end),
+            seconds(told.at)
         ));
     }
     let machines = &checked.machines;
@@ -88,7 +99,7 @@ fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<
             deadline = deadline.max(machines.monotonic(process.id, version.sent) + version.lease);
             next += 1;
         }
-        let lapse = machines.when(process.id, deadline, from);
+        let lapse = machines.when(process.id, deadline, Duration::ZERO);
         if let Some(version) = versions.get(next)
             && version.applied <= lapse
         {
