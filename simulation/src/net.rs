@@ -200,16 +200,18 @@ impl Link {
             self.gate.open().await;
             return Err(NetError::Timeout);
         }
-        let hold = match target {
-            Some(target) => match self.triggers.moment(Moment::LockWriteSent, self.process, &target.name) {
-                Some(Reaction::HoldUntilRead { min_ms }) => {
-                    Some((target.name.clone(), Duration::from_millis(min_ms)))
-                }
-                _ => None,
-            },
-            None => None,
+        let (mut there, back) = (draw.there, draw.back);
+        let reaction = target.and_then(|t| self.triggers.moment(Moment::LockWriteSent, self.process, &t.name));
+        let hold = match (reaction, target) {
+            (Some(Reaction::HoldUntilRead { min_ms }), Some(target)) => {
+                Some((target.name.clone(), Duration::from_millis(min_ms)))
+            }
+            (Some(Reaction::DelayRequest { extra_ms }), _) => {
+                there += Duration::from_millis(extra_ms);
+                None
+            }
+            _ => None,
         };
-        let (there, back) = (draw.there, draw.back);
         let link = self.clone();
         let deliver = async move {
             if !there.is_zero() {
