@@ -102,7 +102,8 @@ impl Truth {
                         && let Some(&i) = truth.by_owner.get(&(*lock, old.owner))
                         && truth.leases[i].end.is_none()
                     {
-                        let how = if after.held().is_some() { LeaseEnd::Replaced } else { LeaseEnd::Released { by: *by } };
+                        let how =
+                            if after.held().is_some() { LeaseEnd::Replaced } else { LeaseEnd::Released { by: *by } };
                         truth.leases[i].end = Some((entry.at, idx, how));
                     }
                     let Some(record) = after.held() else { continue };
