@@ -9,7 +9,7 @@
 //!   and comes back, or does not.
 //! - `SimConnector`: the SDK's HTTP client of a process: a `Link` in front of the fake. When
 //!   the fake applies a request, the world records what it did to a lock item (see
-//!   [`crate::truth`]) and which fenced writes it committed, the ground truth of the checker,
+//!   `Event::Applied`) and which fenced writes it committed, the ground truth of the checker,
 //!   and tells the triggers of the nemesis ([`crate::triggers`]) the moments of the protocol.
 
 use std::future::Future;
