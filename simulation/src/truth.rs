@@ -179,28 +179,56 @@ impl Truth {
             serde_json::Value::String(target.key.clone())
         );
         let (status, answer) = self.fake.handle_json("GetItem", body.as_bytes());
-        if status != 200 {
-            return (LockState::Absent, None);
-        }
-        let Ok(json) = serde_json::from_slice::<serde_json::Value>(&answer) else { return (LockState::Absent, None) };
-        let Some(item) = json.get("Item") else { return (LockState::Absent, None) };
-        let string = |name: &str| item.get(name).and_then(|v| v.get("S")).and_then(|v| v.as_str());
-        let number_text = |name: &str| item.get(name).and_then(|v| v.get("N")).and_then(|v| v.as_str());
-        let number = |name: &str| number_text(name).and_then(|n| n.parse::<u64>().ok());
-        let fence = number("fence").unwrap_or(0);
-        let state = match string("owner") {
+        let item = match serde_json::from_slice::<Answer<'_>>(&answer) {
+            Ok(Answer { item: Some(item) }) if status == 200 => item,
+            _ => return (LockState::Absent, None),
+        };
+        let fence = item.fence.and_then(|n| n.n.parse().ok()).unwrap_or(0);
+        let state = match item.owner {
             None => LockState::Free { fence },
             Some(owner) => LockState::Held(LockRecord {
-                owner: self.recorder.intern(owner),
-                version: string("rvn")
-                    .or_else(|| number_text("expiresAtMs"))
-                    .map_or(0, |version| self.recorder.intern(version)),
+                owner: self.recorder.intern(owner.s),
+                version: item.rvn.map(|v| v.s).or(item.expires.map(|v| v.n)).map_or(0, |v| self.recorder.intern(v)),
                 fence,
-                lease_ms: number("leaseMs").unwrap_or(0),
+                lease_ms: item.lease_ms.and_then(|n| n.n.parse().ok()).unwrap_or(0),
             }),
         };
-        (state, string("owner").map(str::to_owned))
+        (state, item.owner.map(|owner| owner.s.to_owned()))
     }
+}
+
+/// The answer of a GetItem of a lock item, as far as the world reads it. (Typed, so that reading
+/// it builds no maps: the world reads an item after every write to a lock.)
+#[derive(serde::Deserialize)]
+struct Answer<'a> {
+    #[serde(rename = "Item", borrow)]
+    item: Option<LockItem<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct LockItem<'a> {
+    #[serde(borrow)]
+    owner: Option<Text<'a>>,
+    #[serde(borrow)]
+    rvn: Option<Text<'a>>,
+    #[serde(borrow)]
+    fence: Option<Number<'a>>,
+    #[serde(rename = "leaseMs", borrow)]
+    lease_ms: Option<Number<'a>>,
+    #[serde(rename = "expiresAtMs", borrow)]
+    expires: Option<Number<'a>>,
+}
+
+#[derive(Clone, Copy, serde::Deserialize)]
+struct Text<'a> {
+    #[serde(rename = "S")]
+    s: &'a str,
+}
+
+#[derive(Clone, Copy, serde::Deserialize)]
+struct Number<'a> {
+    #[serde(rename = "N")]
+    n: &'a str,
 }
 
 /// FNV-1a, 64 bits: the identity of a request body.
