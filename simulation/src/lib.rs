@@ -100,5 +100,5 @@ pub use report::RunReport;
 pub use rng::SimRng;
 pub use roles::Role;
 pub use scenario::{Config, LockKind, ProcessSpec, Scenario};
-pub use workload::{Held, ProcessCtx, Workload, WorkloadFuture};
+pub use workload::{Held, ProcessCtx, TokenBelief, Workload, WorkloadFuture};
 pub use world::{PARTITION_KEY, SORT_KEY, START_TIME_SECS, TABLE, World, start_time};

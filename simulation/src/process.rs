@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use dynalease::{LockTable, LockTableOptions, SeededIds, TableRef};
+use dynalease::{LockTable, LockTableOptions, ProcessLocks, SeededIds, TableRef};
 use dynalease_fake::FakeDynamoDb;
 
 use crate::clock::{MachineClock, ProcessClock, WorldClock};
@@ -122,6 +122,7 @@ impl Process {
             process,
             clock,
             client,
+            process_locks: ProcessLocks::new(lock_table.clone()),
             lock_table,
             locks,
             link,

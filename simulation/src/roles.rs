@@ -6,11 +6,16 @@
 //!   store with its fencing token;
 //! - a one-shot job wakes now and then, waits for its lock at most a little longer than a lease,
 //!   renews before each step, writes, and releases;
-//! - a try-loop tries its lock on its own schedule and writes when it gets it.
+//! - a try-loop tries its lock on its own schedule and writes when it gets it;
+//! - a token holder uses the process-lock shape: it creates its lock now and then, renews it by
+//!   token with a minimum window, writes to the external store with the token's fence, and
+//!   releases it by token. It believes in the lock only as long as the library promised: a
+//!   lease from when it called `create`, and the window of each renewal that returned true.
 
 use std::time::Duration;
 
-use crate::workload::{Held, ProcessCtx, Workload, WorkloadFuture};
+use crate::history::{Call, Outcome, Unheld, Value};
+use crate::workload::{Held, ProcessCtx, TokenBelief, Workload, WorkloadFuture};
 
 /// A built-in workload, with its lock and its pace.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -53,6 +58,17 @@ pub enum Role {
         /// The longest pause between two tries.
         every_ms_max: u64,
     },
+    /// Every while (up to `every_ms_max`), creates `lock` with [`dynalease::ProcessLocks`]; on
+    /// success makes `steps` steps, each a store write with the token's fence and a renewal
+    /// by token with a minimum window of half the lease, and releases by token.
+    TokenHolder {
+        /// The lock.
+        lock: String,
+        /// The longest pause between two tries.
+        every_ms_max: u64,
+        /// How many steps one hold makes.
+        steps: u32,
+    },
 }
 
 impl Role {
@@ -62,7 +78,8 @@ impl Role {
             Role::Leader { lock, .. }
             | Role::StoreWriter { lock, .. }
             | Role::Job { lock, .. }
-            | Role::TryLoop { lock, .. } => lock,
+            | Role::TryLoop { lock, .. }
+            | Role::TokenHolder { lock, .. } => lock,
         }
     }
 }
@@ -74,6 +91,7 @@ impl Workload for Role {
             Role::StoreWriter { lock, .. } => format!("store-writer({lock})"),
             Role::Job { lock, .. } => format!("job({lock})"),
             Role::TryLoop { lock, .. } => format!("try-loop({lock})"),
+            Role::TokenHolder { lock, .. } => format!("token-holder({lock})"),
         }
     }
 
@@ -91,6 +109,7 @@ impl Workload for Role {
                     job(ctx, &lock, every_ms_max, timeout_ms, writes).await;
                 }
                 Role::TryLoop { lock, every_ms_max } => try_loop(ctx, &lock, every_ms_max).await,
+                Role::TokenHolder { lock, every_ms_max, steps } => token_holder(ctx, &lock, every_ms_max, steps).await,
             }
         })
     }
@@ -169,5 +188,126 @@ async fn try_loop(ctx: ProcessCtx, lock: &str, every_ms_max: u64) {
             () = ctx.sleep(step) => {}
         }
         ctx.release(held).await;
+    }
+}
+
+async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64, steps: u32) {
+    let mut rng = ctx.rng();
+    let lease = ctx.lease();
+    let window = lease / 2;
+    let lock = ctx.lock_id(name);
+    let clock = ctx.clock().clone();
+    let locks = ctx.process_locks().clone();
+    loop {
+        ctx.sleep(Duration::from_millis(rng.range(every_ms_max / 4, every_ms_max))).await;
+        let called = clock.monotonic();
+        let op = ctx.invoke(Call::TryAcquire { lock });
+        let token = match locks.create(name, lease).await {
+            Ok(Some(token)) => token,
+            Ok(None) => {
+                ctx.complete(op, Outcome::Fail, Value::Text(String::from("held")));
+                continue;
+            }
+            Err(err) => {
+                ctx.complete(op, Outcome::Info, Value::Text(err.to_string()));
+                continue;
+            }
+        };
+        let Ok(fence) = dynalease::ProcessLocks::fencing_token(&token) else {
+            ctx.complete(op, Outcome::Info, Value::Text(String::from("a token without a fence")));
+            continue;
+        };
+        ctx.complete(op, Outcome::Ok, Value::Token(fence));
+        // The library promises the lease from the call at the latest, since it counts it from
+        // the send of the write; and each renewal that returns true promises its window from
+        // its call.
+        let promise = Promise::start(&ctx, lock, fence, called + lease);
+        for _ in 0..steps {
+            ctx.sleep(lease / 4).await;
+            if !promise.believed() {
+                break;
+            }
+            ctx.store_write_token(lock, fence).await;
+            let called = clock.monotonic();
+            let renew = ctx.invoke(Call::Renew { lock, token: fence });
+            match locks.renew(&token, None, Some(window)).await {
+                Ok(true) => {
+                    ctx.complete(renew, Outcome::Ok, Value::None);
+                    promise.extend(called + window);
+                }
+                Ok(false) => {
+                    ctx.complete(renew, Outcome::Fail, Value::Text(String::from("lost")));
+                    promise.end(Unheld::Lost(String::from("taken_over")));
+                    break;
+                }
+                Err(err) => ctx.complete(renew, Outcome::Info, Value::Text(err.to_string())),
+            }
+        }
+        if !promise.believed() {
+            continue;
+        }
+        promise.end(Unheld::Released);
+        let release = ctx.invoke(Call::Release { lock, token: fence });
+        match locks.release(&token).await {
+            Ok(_) => ctx.complete(release, Outcome::Ok, Value::None),
+            Err(err) => ctx.complete(release, Outcome::Info, Value::Text(err.to_string())),
+        }
+    }
+}
+
+/// The belief of a token holder: it lasts until the promise of the library runs out on the
+/// process's clock, unless it ends before.
+struct Promise {
+    state: std::sync::Arc<std::sync::Mutex<(Duration, Option<TokenBelief>)>>,
+}
+
+impl Promise {
+    /// Believes in `lock` with `token` until `until` on the process's monotonic clock.
+    fn start(ctx: &ProcessCtx, lock: crate::history::LockId, token: u64, until: Duration) -> Promise {
+        let state = std::sync::Arc::new(std::sync::Mutex::new((until, None)));
+        if ctx.clock().monotonic() >= until {
+            return Promise { state };
+        }
+        state.lock().unwrap_or_else(|e| e.into_inner()).1 = Some(ctx.believe_token(lock, token));
+        let (watched, clock) = (state.clone(), ctx.clock().clone());
+        ctx.spawn(async move {
+            loop {
+                let until = watched.lock().unwrap_or_else(|e| e.into_inner()).0;
+                let now = clock.monotonic();
+                if now < until {
+                    clock.sleep(until - now).await;
+                    continue;
+                }
+                let mut state = watched.lock().unwrap_or_else(|e| e.into_inner());
+                if clock.monotonic() >= state.0 {
+                    if let Some(belief) = state.1.take() {
+                        belief.end(Unheld::Lost(String::from("expired")));
+                    }
+                    return;
+                }
+            }
+        });
+        Promise { state }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Duration, Option<TokenBelief>)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn believed(&self) -> bool {
+        self.lock().1.is_some()
+    }
+
+    fn extend(&self, until: Duration) {
+        let mut state = self.lock();
+        if state.1.is_some() {
+            state.0 = state.0.max(until);
+        }
+    }
+
+    fn end(&self, why: Unheld) {
+        if let Some(belief) = self.lock().1.take() {
+            belief.end(why);
+        }
     }
 }

@@ -50,6 +50,8 @@ pub const LEDGER_LOCK: &str = "ledger";
 pub const JOB_LOCK: &str = "job";
 /// The lock of the try-loops.
 pub const CACHE_LOCK: &str = "cache";
+/// The lock of the token holders.
+pub const BATCH_LOCK: &str = "batch";
 
 /// The shape of the runs of a sweep.
 ///
@@ -260,8 +262,8 @@ impl Scenario {
     }
 
     /// Gives the processes the default mix of workloads: two leaders on distinct processes,
-    /// two store writers, two jobs and two try-loops, spread over the processes in an order
-    /// drawn from `rng`.
+    /// two store writers, two jobs, two try-loops and two token holders, spread over the
+    /// processes in an order drawn from `rng`.
     fn assign_default_roles(&mut self, rng: &mut SimRng) {
         let n = self.processes.len();
         let mut order: Vec<usize> = (0..n).collect();
@@ -277,8 +279,10 @@ impl Scenario {
             RoleKind::TryLoop,
             RoleKind::Job,
             RoleKind::TryLoop,
+            RoleKind::TokenHolder,
+            RoleKind::TokenHolder,
         ];
-        // Eight workloads, or one for every process where there are more.
+        // Ten workloads, or one for every process where there are more.
         for slot in 0..kinds.len().max(n) {
             let role = kinds[slot % kinds.len()].role(self.lease_ms);
             self.processes[order[slot % n]].roles.push(role);
@@ -406,6 +410,8 @@ pub enum RoleKind {
     Job,
     /// [`Role::TryLoop`] on the cache lock.
     TryLoop,
+    /// [`Role::TokenHolder`] on the batch lock.
+    TokenHolder,
 }
 
 impl RoleKind {
@@ -424,6 +430,9 @@ impl RoleKind {
                 writes: 2,
             },
             RoleKind::TryLoop => Role::TryLoop { lock: CACHE_LOCK.to_owned(), every_ms_max: 4 * lease_ms },
+            RoleKind::TokenHolder => {
+                Role::TokenHolder { lock: BATCH_LOCK.to_owned(), every_ms_max: 6 * lease_ms, steps: 3 }
+            }
         }
     }
 }
@@ -446,7 +455,7 @@ fn fault_strategy() -> impl Strategy<Value = (u32, Fault)> {
         (proptest::option::of(process.clone()), 300_000u32..950_000, 2_000u64..40_000)
             .prop_map(|(process, per_million, for_ms)| Fault::Throttle { process, per_million, for_ms }),
         (500u64..5_000).prop_map(|for_ms| Fault::TableOutage { for_ms }),
-        prop::sample::select(vec![LEADER_LOCK, JOB_LOCK, CACHE_LOCK])
+        prop::sample::select(vec![LEADER_LOCK, JOB_LOCK, CACHE_LOCK, BATCH_LOCK])
             .prop_map(|lock| Fault::DeleteItem { lock: lock.to_owned() }),
         (process, -15_000i64..15_000).prop_map(|(process, delta_ms)| Fault::ClockStep { process, delta_ms }),
     ];
@@ -473,7 +482,13 @@ fn fault_strategy() -> impl Strategy<Value = (u32, Fault)> {
 /// }
 /// ```
 pub fn strategy(config: Config) -> impl Strategy<Value = Scenario> {
-    let kinds = prop::sample::select(vec![RoleKind::Leader, RoleKind::StoreWriter, RoleKind::Job, RoleKind::TryLoop]);
+    let kinds = prop::sample::select(vec![
+        RoleKind::Leader,
+        RoleKind::StoreWriter,
+        RoleKind::Job,
+        RoleKind::TryLoop,
+        RoleKind::TokenHolder,
+    ]);
     let max_processes = usize::from(config.processes.max(2));
     let mixes = prop::collection::vec(prop::collection::vec(kinds, 1..=2), 2..=max_processes);
     let faults = prop::collection::vec(fault_strategy(), 0..=16);

@@ -21,7 +21,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
-use dynalease::{HeldCheck, Lease, LockTable, TransactWriteExt};
+use dynalease::{HeldCheck, Lease, LockTable, ProcessLocks, TransactWriteExt};
 use tokio::task::AbortHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -117,6 +117,7 @@ pub(crate) struct Incarnation {
     pub(crate) clock: ProcessClock,
     pub(crate) client: Client,
     pub(crate) lock_table: LockTable,
+    pub(crate) process_locks: ProcessLocks,
     pub(crate) locks: Locks,
     pub(crate) link: Arc<Link>,
     pub(crate) recorder: Recorder,
@@ -201,6 +202,40 @@ impl Held {
     }
 }
 
+/// A belief in a lock held by a token rather than a [`Lease`]: from
+/// [`ProcessCtx::believe_token`] until [`end`](Self::end) or the drop (a release).
+#[derive(Debug)]
+pub struct TokenBelief {
+    recorder: Recorder,
+    belief: crate::history::BeliefId,
+    lock: LockId,
+    token: u64,
+}
+
+impl TokenBelief {
+    /// The lock.
+    pub fn lock(&self) -> LockId {
+        self.lock
+    }
+
+    /// The fencing token.
+    pub fn token(&self) -> u64 {
+        self.token
+    }
+
+    /// Ends the belief, for `why`.
+    pub fn end(self, why: Unheld) {
+        self.recorder.unheld(self.belief, why);
+    }
+}
+
+impl Drop for TokenBelief {
+    fn drop(&mut self) {
+        // Ends the belief as released, unless `end` ended it already.
+        self.recorder.unheld(self.belief, Unheld::Released);
+    }
+}
+
 impl ProcessCtx {
     pub(crate) fn new(inner: Arc<Incarnation>, workload: u16) -> Self {
         ProcessCtx { inner, workload }
@@ -265,6 +300,38 @@ impl ProcessCtx {
     /// The id of the lock `name` in the history.
     pub fn lock_id(&self, name: &str) -> LockId {
         self.inner.recorder.lock(name)
+    }
+
+    /// The process-lock shape over the `LockTable` of this incarnation.
+    pub fn process_locks(&self) -> &ProcessLocks {
+        &self.inner.process_locks
+    }
+
+    /// Records that this process believes it holds `lock` with `token`, a lease it holds by
+    /// other means than a [`Lease`] (a token of [`ProcessLocks`], say), until the returned
+    /// [`TokenBelief`] is ended or dropped.
+    pub fn believe_token(&self, lock: LockId, token: u64) -> TokenBelief {
+        let belief = self.inner.recorder.held(self.inner.process, lock, token);
+        TokenBelief { recorder: self.inner.recorder.clone(), belief, lock, token }
+    }
+
+    /// Writes to the external store with `token` for `lock`, as [`store_write`](Self::store_write)
+    /// does for a [`Held`].
+    pub async fn store_write_token(&self, lock: LockId, token: u64) -> Outcome {
+        let op = self.invoke(Call::StoreWrite { lock, token });
+        let store = self.inner.store.clone();
+        let answer = self
+            .inner
+            .link
+            .round_trip(true, None, move |_| async move { (store.apply(op, lock, token), Extra::default()) })
+            .await;
+        let (outcome, value) = match answer {
+            Ok(true) => (Outcome::Ok, Value::None),
+            Ok(false) => (Outcome::Fail, Value::Text(String::from("stale token"))),
+            Err(_) => (Outcome::Info, Value::Text(String::from("no answer"))),
+        };
+        self.complete(op, outcome, value);
+        outcome
     }
 
     /// Records that this process starts `call`; complete it with [`complete`](Self::complete).
@@ -530,24 +597,10 @@ impl ProcessCtx {
     /// network. Records the operation: `Fail` when the store refuses a token lower than one it
     /// accepted.
     pub async fn store_write(&self, held: &Held) -> Outcome {
-        let (lock, token) = (held.lock, held.token);
         if held.ended().is_cancelled() {
             return Outcome::Fail;
         }
-        let op = self.invoke(Call::StoreWrite { lock, token });
-        let store = self.inner.store.clone();
-        let answer = self
-            .inner
-            .link
-            .round_trip(true, None, move |_| async move { (store.apply(op, lock, token), Extra::default()) })
-            .await;
-        let (outcome, value) = match answer {
-            Ok(true) => (Outcome::Ok, Value::None),
-            Ok(false) => (Outcome::Fail, Value::Text(String::from("stale token"))),
-            Err(_) => (Outcome::Info, Value::Text(String::from("no answer"))),
-        };
-        self.complete(op, outcome, value);
-        outcome
+        self.store_write_token(held.lock, held.token).await
     }
 
     /// Leads the lock `name` for as long as the process lives: `work` runs once per term with

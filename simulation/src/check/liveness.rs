@@ -60,7 +60,13 @@ pub(super) fn healthy_leases_hold(checked: &Checked<'_>, report: &mut CheckRepor
     for belief in checked.index.beliefs.values() {
         let Some(Unheld::Lost(reason)) = &belief.why else { continue };
         // A lease asked for before the heal may come back after it, late and already run out.
-        let asked = checked.lease_of(belief).and_then(|lease| lease.versions.first()).map(|v| v.sent);
+        let sent = checked.lease_of(belief).and_then(|lease| lease.versions.first()).map(|v| v.sent);
+        let invoked = checked
+            .index
+            .acquire_of(belief.lock, belief.token, belief.process, belief.start_idx)
+            .and_then(|op| checked.index.ops.get(&op))
+            .map(|op| checked.index.entries[op.invoke].at);
+        let asked = sent.into_iter().chain(invoked).min();
         if belief.start < healed || asked.is_none_or(|at| at < healed) {
             continue;
         }
