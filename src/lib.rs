@@ -90,9 +90,21 @@ pub use lease::{Lease, LossReason};
 pub use lock_table::LockTable;
 pub use options::LockTableOptions;
 pub use process::{ProcessLockScope, ProcessLocks};
+/// The SQLite driver the `sqlite` feature builds on, at the version
+/// [`Lease::check_held_sqlite`] takes.
+#[cfg(feature = "sqlite")]
+pub use rusqlite;
+#[cfg(feature = "postgres")]
+pub use store::postgres::PostgresTable;
+#[cfg(feature = "sqlite")]
+pub use store::sqlite::SqliteTable;
 pub use table::TableRef;
 #[cfg(feature = "testing")]
 pub use testing::LockState;
+/// The PostgreSQL client and pool the `postgres` feature builds on, at the versions
+/// [`PostgresTable`] takes.
+#[cfg(feature = "postgres")]
+pub use {deadpool_postgres, tokio_postgres};
 
 #[cfg(test)]
 mod tests {
