@@ -1,7 +1,13 @@
 //! What the integration tests share: a fake with the table `Shop`, lock tables over it, and
-//! readers of the request log and of raw items.
+//! readers of the request log and of raw items; the stores that one contract runs against
+//! (`stores`), and the PostgreSQL test cluster (`pg_cluster`, `pg_wire`).
 #![allow(dead_code)]
 
+#[cfg(feature = "postgres")]
+pub mod pg_cluster;
+#[cfg(feature = "postgres")]
+pub mod pg_wire;
+pub mod stores;
 pub mod telemetry;
 
 use std::collections::BTreeMap;
