@@ -220,3 +220,80 @@ macro_rules! store_contract {
         }
     };
 }
+
+/// A store that keeps its locks in a SQL table, which a test can write and read directly.
+#[allow(async_fn_in_trait)]
+pub trait SqlStore: Store {
+    /// Runs statements on a connection of the test's own.
+    async fn execute(&self, sql: &str);
+
+    /// A column of the row of lock `name`, as text: `None` for no row, `Some(None)` for NULL.
+    async fn column(&self, name: &str, column: &str) -> Option<Option<String>>;
+}
+
+#[cfg(feature = "sqlite")]
+impl SqlStore for Sqlite {
+    async fn execute(&self, sql: &str) {
+        Sqlite::execute(self, sql).await;
+    }
+
+    async fn column(&self, name: &str, column: &str) -> Option<Option<String>> {
+        let sql = format!("SELECT CAST({column} AS TEXT) FROM \"{}\" WHERE name = ?1", self.table);
+        let (path, name) = (self.path.clone(), name.to_owned());
+        tokio::task::spawn_blocking(move || {
+            use dynalease::rusqlite::OptionalExtension;
+            let connection = dynalease::rusqlite::Connection::open(path).expect("open the database");
+            connection.query_row(&sql, [name], |row| row.get(0)).optional().expect("read the row")
+        })
+        .await
+        .expect("the statement ran")
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl SqlStore for Postgres {
+    async fn execute(&self, sql: &str) {
+        Postgres::execute(self, sql).await;
+    }
+
+    async fn column(&self, name: &str, column: &str) -> Option<Option<String>> {
+        let client = self.pool().get().await.expect("connect to the test cluster");
+        let sql = format!("SELECT {column}::text FROM \"{}\" WHERE name = $1", self.table);
+        client.query_opt(sql.as_str(), &[&name]).await.expect("read the row").map(|row| row.get(0))
+    }
+}
+
+/// [`store_contract!`](crate::store_contract) for the SQL stores alone: each body is
+/// `async fn name(store: &S)` for any `S: SqlStore`, run as `sqlite::name` and `postgres::name`.
+#[macro_export]
+macro_rules! sql_store_contract {
+    ($($(#[doc = $doc:literal])* async fn $name:ident($store:ident) $body:block)*) => {
+        $(
+            $(#[doc = $doc])*
+            #[allow(dead_code)]
+            async fn $name<S: $crate::support::stores::SqlStore>($store: &S) $body
+        )*
+
+        #[cfg(feature = "sqlite")]
+        mod sqlite {
+            $(
+                #[tokio::test(start_paused = true)]
+                async fn $name() {
+                    let store = <$crate::support::stores::Sqlite as $crate::support::stores::Store>::start().await;
+                    super::$name(&store).await;
+                }
+            )*
+        }
+
+        #[cfg(feature = "postgres")]
+        mod postgres {
+            $(
+                #[tokio::test(start_paused = true)]
+                async fn $name() {
+                    let store = <$crate::support::stores::Postgres as $crate::support::stores::Store>::start().await;
+                    super::$name(&store).await;
+                }
+            )*
+        }
+    };
+}
