@@ -182,7 +182,7 @@ impl LockTable {
     pub fn postgres(table: PostgresTable, options: LockTableOptions) -> Result<LockTable, Error> {
         sql::check_table_name(&table.table)?;
         let options = options.resolve("name", None)?;
-        let sql = Statements::new(&table.table, "BIGINT", '$');
+        let sql = Statements::new(&table.table, "BIGINT", '$', "COALESCE({t}.fence, 0) >= 0");
         let check_held = format!("{} FOR SHARE", sql.check_held);
         let location = Location { table: table.table.clone(), kind: StoreKind::Postgres { check_held } };
         let store = PostgresStore {

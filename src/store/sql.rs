@@ -93,8 +93,12 @@ pub(crate) struct Statements {
 impl Statements {
     /// The statements on `table` (checked with [`check_table_name`]), with `integer` as the
     /// type of the whole-number columns and `placeholder` before each parameter number.
-    pub(crate) fn new(table: &str, integer: &str, placeholder: char) -> Self {
+    /// `fence_is_valid` is a condition on `{table}.fence`, with `{t}` for the quoted table,
+    /// that an acquire of a free lock requires, so that a row whose fence no lock wrote is
+    /// refused (and then read as not a lock) instead of overwritten.
+    pub(crate) fn new(table: &str, integer: &str, placeholder: char, fence_is_valid: &str) -> Self {
         let t = format!("\"{table}\"");
+        let fence_is_valid = fence_is_valid.replace("{t}", &t);
         let p = |sql: String| sql.replace('?', &placeholder.to_string());
         let upsert = format!(
             "INSERT INTO {t} (name, owner, rvn, fence, lease_ms, holder, expires_at) VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6) \
@@ -110,7 +114,9 @@ impl Statements {
             read: p(format!("SELECT owner, rvn, fence, lease_ms, holder FROM {t} WHERE name = ?1")),
             // `OR owner = ?2`: a retry of this very write, after its answer was lost, finds its
             // own owner and succeeds again.
-            acquire_free: p(format!("{upsert} WHERE {t}.owner IS NULL OR {t}.owner = ?2 RETURNING fence")),
+            acquire_free: p(format!(
+                "{upsert} WHERE ({t}.owner IS NULL AND {fence_is_valid}) OR {t}.owner = ?2 RETURNING fence"
+            )),
             acquire_version: p(format!(
                 "UPDATE {t} SET owner = ?2, rvn = ?3, fence = COALESCE(fence, 0) + 1, lease_ms = ?4, holder = ?5, \
                  expires_at = ?6 WHERE name = ?1 AND (rvn = ?7 OR owner = ?2) RETURNING fence"
@@ -276,9 +282,9 @@ mod tests {
 
     #[test]
     fn placeholders_follow_the_dialect() {
-        let pg = Statements::new("locks", "BIGINT", '$');
+        let pg = Statements::new("locks", "BIGINT", '$', "{t}.fence >= 0");
         assert!(pg.renew.contains("name = $1 AND owner = $2") && !pg.renew.contains('?'), "{}", pg.renew);
-        let lite = Statements::new("locks", "INTEGER", '?');
+        let lite = Statements::new("locks", "INTEGER", '?', "{t}.fence >= 0");
         assert!(lite.acquire_version.contains("rvn = ?7"), "{}", lite.acquire_version);
     }
 }

@@ -168,7 +168,9 @@ impl LockTable {
     pub fn sqlite(table: SqliteTable, options: LockTableOptions) -> Result<LockTable, Error> {
         sql::check_table_name(&table.table)?;
         let options = options.resolve("name", None)?;
-        let sql = Statements::new(&table.table, "INTEGER", '?');
+        // SQLite keeps any type in any column: a fence of text would count as 0.
+        let fence_is_valid = "(typeof({t}.fence) IN ('integer', 'null') AND COALESCE({t}.fence, 0) >= 0)";
+        let sql = Statements::new(&table.table, "INTEGER", '?', fence_is_valid);
         let location =
             Location { table: table.table.clone(), kind: StoreKind::Sqlite { check_held: sql.check_held.clone() } };
         let store = SqliteStore {
