@@ -2,6 +2,7 @@
 //! lock and the table, as in DynamoDB: a row at the lock's name that is not a lock is
 //! `NotALock` and is left as it was, a table with other columns is `KeySchemaMismatch`, a
 //! table name that is not a plain identifier is refused before anything is opened.
+#![cfg(any(feature = "sqlite", feature = "postgres"))]
 
 mod support;
 
@@ -160,5 +161,8 @@ async fn a_sqlite_file_that_cannot_be_opened_is_an_error_naming_the_table() {
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
-    assert!(matches!(&err, Error::Sql { operation: "open", table, code: Some(code), .. } if table == "dynalease_locks" && code == "SQLITE_CANTOPEN"), "{err:?}");
+    assert!(
+        matches!(&err, Error::Sql { operation: "open", table, code: Some(code), .. } if table == "dynalease_locks" && code == "SQLITE_CANTOPEN"),
+        "{err:?}"
+    );
 }

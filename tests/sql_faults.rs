@@ -4,10 +4,10 @@
 //! or locked for a while (transient errors; the lease survives an outage shorter than its
 //! renewals leave it, and ends as `Expired` after a longer one), and an election that contends
 //! again through an outage.
+#![cfg(any(feature = "sqlite", feature = "postgres"))]
 
 mod support;
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use dynalease::{Error, LossReason};
@@ -195,6 +195,8 @@ outage_contract! {
 
 #[cfg(feature = "postgres")]
 mod postgres_connections {
+    use std::sync::atomic::Ordering;
+
     use super::*;
     use support::stores::Postgres;
 
@@ -218,7 +220,10 @@ mod postgres_connections {
         assert_eq!(lease.fencing_token(), 2);
         let state = locks.state("job").await.unwrap().unwrap();
         assert_eq!((state.is_held, state.fencing_token), (true, 2));
-        assert!(store.faults.connections.load(Ordering::SeqCst) > connections, "the answer was lost, and the retry reconnected");
+        assert!(
+            store.faults.connections.load(Ordering::SeqCst) > connections,
+            "the answer was lost, and the retry reconnected"
+        );
         advance(LEASE * 2).await;
         assert_eq!(lease.loss_reason(), None, "the lease is the one in the row, and it renews");
     }
@@ -235,7 +240,10 @@ mod postgres_connections {
 
         let lease = locks.try_acquire("job", LEASE).await.unwrap().expect("taken over");
 
-        assert!(store.faults.connections.load(Ordering::SeqCst) > connections, "the answer was lost, and the retry reconnected");
+        assert!(
+            store.faults.connections.load(Ordering::SeqCst) > connections,
+            "the answer was lost, and the retry reconnected"
+        );
         advance(LEASE * 2).await;
         assert_eq!(lease.loss_reason(), None);
     }
@@ -265,7 +273,10 @@ mod postgres_connections {
 
         assert!(lease.renew().await.unwrap());
 
-        assert!(store.faults.connections.load(Ordering::SeqCst) > connections, "the answer was lost, and the retry reconnected");
+        assert!(
+            store.faults.connections.load(Ordering::SeqCst) > connections,
+            "the answer was lost, and the retry reconnected"
+        );
         advance(LEASE * 2).await;
         assert_eq!(lease.loss_reason(), None);
     }

@@ -1,6 +1,7 @@
 //! Fenced writes in the caller's own SQL transaction: `Lease::check_held_sqlite` and
 //! `Lease::check_held_postgres` let a transaction commit only while the lease holds its lock,
 //! so a holder that was paused past its lease cannot write, whatever it still believes.
+#![cfg(any(feature = "sqlite", feature = "postgres"))]
 
 mod support;
 
@@ -54,10 +55,14 @@ impl FencedWrites for support::stores::Postgres {
     async fn fenced_write(&self, lease: &Lease, id: &str, status: &str) -> Result<(), Error> {
         let orders = format!("orders_{}", self.table);
         let mut client = self.pool().get().await.unwrap();
-        client.batch_execute(&format!("CREATE TABLE IF NOT EXISTS {orders} (id TEXT PRIMARY KEY, status TEXT)")).await.unwrap();
+        client
+            .batch_execute(&format!("CREATE TABLE IF NOT EXISTS {orders} (id TEXT PRIMARY KEY, status TEXT)"))
+            .await
+            .unwrap();
         let tx = client.transaction().await.unwrap();
         lease.check_held_postgres(&tx).await?;
-        let upsert = format!("INSERT INTO {orders} VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET status = excluded.status");
+        let upsert =
+            format!("INSERT INTO {orders} VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET status = excluded.status");
         tx.execute(upsert.as_str(), &[&id, &status]).await.unwrap();
         tx.commit().await.unwrap();
         Ok(())
@@ -66,7 +71,10 @@ impl FencedWrites for support::stores::Postgres {
     async fn status(&self, id: &str) -> Option<String> {
         let orders = format!("orders_{}", self.table);
         let client = self.pool().get().await.unwrap();
-        client.batch_execute(&format!("CREATE TABLE IF NOT EXISTS {orders} (id TEXT PRIMARY KEY, status TEXT)")).await.unwrap();
+        client
+            .batch_execute(&format!("CREATE TABLE IF NOT EXISTS {orders} (id TEXT PRIMARY KEY, status TEXT)"))
+            .await
+            .unwrap();
         let query = format!("SELECT status FROM {orders} WHERE id = $1");
         client.query_opt(query.as_str(), &[&id]).await.unwrap().map(|row| row.get(0))
     }

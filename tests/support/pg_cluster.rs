@@ -63,7 +63,14 @@ impl Cluster {
 
     /// Starts the server again after [`stop`](Self::stop).
     pub fn start(&self) {
-        self.pg_ctl(&["start", "-w", "-l", &self.data.with_file_name("log").display().to_string(), "-o", &self.options()]);
+        self.pg_ctl(&[
+            "start",
+            "-w",
+            "-l",
+            &self.data.with_file_name("log").display().to_string(),
+            "-o",
+            &self.options(),
+        ]);
     }
 
     fn options(&self) -> String {
@@ -93,7 +100,19 @@ fn start() -> Cluster {
     let data_arg = data.to_str().expect("a UTF-8 temporary path");
     run(
         &bin.join("initdb"),
-        &["-D", data_arg, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"],
+        &[
+            "-D",
+            data_arg,
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+            "--no-instructions",
+        ],
         as_postgres,
     );
 
@@ -106,6 +125,8 @@ fn start() -> Cluster {
         bin.display(),
         dir.display()
     );
+    // Never waited for: it outlives this process, which is its point.
+    #[allow(clippy::zombie_processes)]
     let mut watchdog = Command::new("sh")
         .args(["-c", &stop])
         .stdin(Stdio::piped())
@@ -169,12 +190,7 @@ fn run(program: &Path, args: &[&str], as_postgres: bool) {
         .spawn()
         .and_then(|child| child.wait_with_output())
         .unwrap_or_else(|err| panic!("{} could not run ({err}): {INSTALL}", program.display()));
-    assert!(
-        done.status.success(),
-        "{} {args:?} failed: {}",
-        program.display(),
-        String::from_utf8_lossy(&done.stderr)
-    );
+    assert!(done.status.success(), "{} {args:?} failed: {}", program.display(), String::from_utf8_lossy(&done.stderr));
 }
 
 /// The standard output of a command, empty if it cannot run.

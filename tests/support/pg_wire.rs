@@ -80,10 +80,7 @@ struct HeldConnect {
 }
 
 impl Connect for HeldConnect {
-    fn connect(
-        &self,
-        config: &tokio_postgres::Config,
-    ) -> Pin<Box<dyn Future<Output = Connected> + Send + '_>> {
+    fn connect(&self, config: &tokio_postgres::Config) -> Pin<Box<dyn Future<Output = Connected> + Send + '_>> {
         let config = config.clone();
         Box::pin(async move {
             self.faults.connections.fetch_add(1, Ordering::SeqCst);
@@ -148,7 +145,8 @@ impl Framing {
             self.header.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
             if self.header.len() == header_len {
-                let (kind, length) = if self.untyped_first { (0, &self.header[..4]) } else { (self.header[0], &self.header[1..5]) };
+                let (kind, length) =
+                    if self.untyped_first { (0, &self.header[..4]) } else { (self.header[0], &self.header[1..5]) };
                 let length = u32::from_be_bytes([length[0], length[1], length[2], length[3]]) as usize;
                 self.body_left = length.saturating_sub(4);
                 self.header.clear();
@@ -272,7 +270,9 @@ impl AsyncRead for Held {
             }
         });
         if lose {
-            return Poll::Ready(Err(this.cut(io::ErrorKind::ConnectionReset, "cut as the answer arrived (test fault)")));
+            return Poll::Ready(
+                Err(this.cut(io::ErrorKind::ConnectionReset, "cut as the answer arrived (test fault)")),
+            );
         }
         if this.awaiting.is_empty() {
             this.hold = None;
