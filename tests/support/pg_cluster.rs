@@ -19,6 +19,8 @@ pub struct Cluster {
     bin: PathBuf,
     data: PathBuf,
     as_postgres: bool,
+    /// Whether commits wait for the disk (PostgreSQL's defaults), or not (`fsync=off`).
+    durable: bool,
     /// Closed when the test binary exits, which stops the cluster and removes its directory.
     _watchdog: Mutex<ChildStdin>,
 }
@@ -27,10 +29,18 @@ const PORT: u16 = 5432;
 const INSTALL: &str = "install the PostgreSQL server package (Debian: `apt-get install postgresql-15`, or \
                        `postgresql`), or set DYNALEASE_PG_BIN to the directory of initdb and pg_ctl";
 
-/// The cluster of this test binary, started on first use.
+/// The cluster of this test binary, started on first use, with `fsync=off`: the tests need
+/// no durability.
 pub fn cluster() -> &'static Cluster {
     static CLUSTER: OnceLock<Cluster> = OnceLock::new();
-    CLUSTER.get_or_init(start)
+    CLUSTER.get_or_init(|| start(false))
+}
+
+/// A cluster with PostgreSQL's default durability (every commit waits for the disk), for
+/// benchmarks.
+pub fn durable_cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| start(true))
 }
 
 impl Cluster {
@@ -74,7 +84,8 @@ impl Cluster {
     }
 
     fn options(&self) -> String {
-        format!("-k {} -p {} -c listen_addresses='' -c fsync=off", self.socket_dir.display(), self.port)
+        let fsync = if self.durable { "" } else { " -c fsync=off" };
+        format!("-k {} -p {} -c listen_addresses=''{fsync}", self.socket_dir.display(), self.port)
     }
 
     fn pg_ctl(&self, args: &[&str]) {
@@ -84,13 +95,14 @@ impl Cluster {
     }
 }
 
-fn start() -> Cluster {
+fn start(durable: bool) -> Cluster {
     let bin = find_bin().unwrap_or_else(|| panic!("the PostgreSQL tests need initdb and pg_ctl: {INSTALL}"));
     let as_postgres = output("id", &["-u"]).trim() == "0";
     if as_postgres && output("id", &["-u", "postgres"]).trim().is_empty() {
         panic!("the PostgreSQL server refuses to run as root, and there is no user `postgres` to run it: {INSTALL}");
     }
-    let dir = std::env::temp_dir().join(format!("dynalease-pg-{}", std::process::id()));
+    let kind = if durable { "durable" } else { "fast" };
+    let dir = std::env::temp_dir().join(format!("dynalease-pg-{}-{kind}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create the cluster's directory");
     if as_postgres {
@@ -143,6 +155,7 @@ fn start() -> Cluster {
         bin,
         data,
         as_postgres,
+        durable,
         _watchdog: Mutex::new(stdin),
     };
     cluster.start();
