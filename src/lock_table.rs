@@ -151,8 +151,8 @@ pub(crate) fn record_error(span: &tracing::Span, err: &Error) {
 /// The locks of one table, each a named item (or row), and the leases on them.
 ///
 /// The table is a DynamoDB table ([`LockTable::new`]), or with the features `sqlite` and
-/// `postgres` a SQL table ([`LockTable::sqlite`](crate::SqliteTable),
-/// [`LockTable::postgres`](crate::PostgresTable)): the same algorithm over each.
+/// `postgres` a SQL table (`LockTable::sqlite`, `LockTable::postgres`): the same algorithm over
+/// each.
 ///
 /// Hold one `LockTable` per table in a process, and clone it where it is needed: it remembers
 /// the holders it has seen, which a takeover depends on. Two instances in one process contend
