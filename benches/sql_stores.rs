@@ -63,7 +63,7 @@ async fn bench(store: &str, locks: LockTable, rounds: usize, ops: usize) {
         }
     })
     .await;
-    println!("{store:<32} acquire+release  best {:>9.1?}  median {:>9.1?}", best, median);
+    println!("{store:<34} acquire+release  best {:>9.1?}  median {:>9.1?}", best, median);
 
     let lease = locks.acquire("renewed", LEASE).await.expect("acquire");
     let (best, median) = time_rounds(rounds, ops, |_| {
@@ -73,7 +73,7 @@ async fn bench(store: &str, locks: LockTable, rounds: usize, ops: usize) {
         }
     })
     .await;
-    println!("{store:<32} renew            best {:>9.1?}  median {:>9.1?}", best, median);
+    println!("{store:<34} renew            best {:>9.1?}  median {:>9.1?}", best, median);
     lease.release().await.expect("release");
 }
 
