@@ -159,6 +159,8 @@ pub struct FaultBounds {
     pub deletions: u32,
     /// Steps of a wall clock.
     pub clock_steps: u32,
+    /// Faults timed by the protocol's moments ([`crate::triggers`]).
+    pub triggers: u32,
     /// The highest rate of lost answers to writes, in millionths.
     pub loss_ppm_max: u32,
 }
@@ -176,6 +178,7 @@ impl Default for FaultBounds {
             table_outages: 1,
             deletions: 2,
             clock_steps: 2,
+            triggers: 8,
             loss_ppm_max: 50_000,
         }
     }
@@ -194,7 +197,30 @@ impl FaultBounds {
             table_outages: 0,
             deletions: 0,
             clock_steps: 0,
+            triggers: 0,
             loss_ppm_max: 0,
+        }
+    }
+
+    /// These bounds with each kind of fault switched off with probability one half, as swarm
+    /// testing does: some runs then meet only one or two kinds of trouble, which a mix of
+    /// every kind would drown.
+    pub fn swarm(&self, rng: &mut SimRng) -> FaultBounds {
+        fn keep(rng: &mut SimRng, bound: u32) -> u32 {
+            if rng.chance_ppm(500_000) { bound } else { 0 }
+        }
+        FaultBounds {
+            crashes: keep(rng, self.crashes),
+            pauses: keep(rng, self.pauses),
+            suspends: keep(rng, self.suspends),
+            partitions: keep(rng, self.partitions),
+            latency_spikes: keep(rng, self.latency_spikes),
+            throttle_bursts: keep(rng, self.throttle_bursts),
+            table_outages: keep(rng, self.table_outages),
+            deletions: keep(rng, self.deletions),
+            clock_steps: keep(rng, self.clock_steps),
+            triggers: if rng.chance_ppm(750_000) { self.triggers } else { 0 },
+            loss_ppm_max: keep(rng, self.loss_ppm_max),
         }
     }
 

@@ -6,9 +6,11 @@
 //!   (it happened), `Fail` (it certainly did not) or `Info` (nobody knows: a lost response, a
 //!   timeout, a crash). Beside them: the beliefs of processes ([`Held`](Event::Held) /
 //!   [`Unheld`](Event::Unheld)), the faults of the nemesis, and what DynamoDB and the external
-//!   store observed when they applied a request ([`Granted`](Event::Granted),
+//!   store observed when they applied a request ([`Applied`](Event::Applied) and
+//!   [`Refused`](Event::Refused) with the lock item before and after,
 //!   [`Committed`](Event::Committed), [`StoreAccepted`](Event::StoreAccepted)), which is the
 //!   ground truth the checker compares beliefs with.
+//! - [`LockState`], [`LockRecord`]: a lock item as DynamoDB held it at one instant.
 //! - [`Recorder`]: how a process's code adds operations, for workloads of your own.
 
 use std::collections::BTreeMap;
@@ -68,6 +70,13 @@ pub enum Call {
     },
     /// Release a lease.
     Release {
+        /// The lock.
+        lock: LockId,
+        /// The fencing token of the lease.
+        token: u64,
+    },
+    /// Renew a lease now.
+    Renew {
         /// The lock.
         lock: LockId,
         /// The fencing token of the lease.
@@ -189,6 +198,17 @@ pub enum Nemesis {
         /// By how much, either way.
         delta_ms: i64,
     },
+    /// A trigger fired at a moment of the protocol; what it does follows.
+    Triggered {
+        /// The process of the moment.
+        process: ProcessRef,
+        /// The lock of the moment.
+        lock: LockId,
+        /// The moment.
+        moment: crate::triggers::Moment,
+        /// What the nemesis does.
+        reaction: crate::triggers::Reaction,
+    },
 }
 
 /// A step of the run itself.
@@ -209,6 +229,95 @@ pub enum Phase {
     },
     /// The run ended.
     End,
+}
+
+/// A lock item as DynamoDB held it at one instant, read by the world right after it applied a
+/// write (or refused one). Owner ids and record versions are interned per run
+/// ([`History::id_text`]), so the same owner is the same number throughout a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LockState {
+    /// There is no item.
+    #[default]
+    Absent,
+    /// An item without an owner: a released lock, with its fencing token.
+    Free {
+        /// The fencing token the item keeps.
+        fence: u64,
+    },
+    /// An item with an owner.
+    Held(LockRecord),
+}
+
+impl LockState {
+    /// The record, if the item has an owner.
+    pub fn held(&self) -> Option<&LockRecord> {
+        match self {
+            LockState::Held(record) => Some(record),
+            _ => None,
+        }
+    }
+
+    /// The fencing token the item carries; 0 for no item.
+    pub fn fence(&self) -> u64 {
+        match self {
+            LockState::Absent => 0,
+            LockState::Free { fence } => *fence,
+            LockState::Held(record) => record.fence,
+        }
+    }
+
+    /// The owner, if the item has one.
+    pub fn owner(&self) -> Option<u32> {
+        self.held().map(|r| r.owner)
+    }
+}
+
+/// The attributes of a lock item that has an owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LockRecord {
+    /// The owner id of the lease, interned.
+    pub owner: u32,
+    /// The record version (for the naive lock: its expiry), interned; 0 when the item has none.
+    pub version: u32,
+    /// The fencing token.
+    pub fence: u64,
+    /// The lease written with it, in milliseconds; 0 when the item says none.
+    pub lease_ms: u64,
+}
+
+/// What a write applied to a lock item did, told apart by the item before and after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteEffect {
+    /// A new owner, or the same owner with a raised fencing token (an acquire that a client
+    /// retried after its answer was lost).
+    Grant,
+    /// The same owner with a new record version.
+    Renewal,
+    /// The owner was removed, or the item deleted.
+    Release,
+    /// Nothing a lock protocol reads changed.
+    Unchanged,
+}
+
+impl WriteEffect {
+    /// The effect of a write that turned `before` into `after`.
+    pub fn of(before: &LockState, after: &LockState) -> WriteEffect {
+        match (before, after) {
+            (LockState::Held(old), LockState::Held(new)) if old.owner == new.owner => {
+                if new.fence > old.fence {
+                    WriteEffect::Grant
+                } else if new.version != old.version {
+                    WriteEffect::Renewal
+                } else {
+                    WriteEffect::Unchanged
+                }
+            }
+            (_, LockState::Held(_)) => WriteEffect::Grant,
+            (LockState::Held(_), _) => WriteEffect::Release,
+            (LockState::Free { .. }, LockState::Absent) => WriteEffect::Release,
+            _ => WriteEffect::Unchanged,
+        }
+    }
 }
 
 /// What one entry of the history records.
@@ -249,14 +358,32 @@ pub enum Event {
     },
     /// A fault.
     Nemesis(Nemesis),
-    /// DynamoDB applied an acquire: a lease on the lock with this token, to this process.
-    Granted {
+    /// DynamoDB applied a write to a lock item: an acquire, a renewal, a release, or whatever
+    /// else a process wrote there.
+    Applied {
         /// The lock.
         lock: LockId,
-        /// The fencing token the item now has.
-        token: u64,
         /// The incarnation whose request it was.
-        to: ProcessRef,
+        by: ProcessRef,
+        /// When the request left the process, in global time.
+        sent: Duration,
+        /// The request, interned: the retries of one request by the client share it.
+        request: u32,
+        /// The item before the write.
+        before: LockState,
+        /// The item after it.
+        after: LockState,
+    },
+    /// DynamoDB refused a conditional write to a lock item.
+    Refused {
+        /// The lock.
+        lock: LockId,
+        /// The incarnation whose request it was.
+        by: ProcessRef,
+        /// The request, interned as for [`Event::Applied`].
+        request: u32,
+        /// The item as the refusal found it.
+        state: LockState,
     },
     /// DynamoDB applied a fenced write.
     Committed {
@@ -274,6 +401,21 @@ pub enum Event {
     },
     /// A step of the run.
     Phase(Phase),
+}
+
+impl Event {
+    /// The lock, fencing token and incarnation of a grant: an applied write that gave a lock
+    /// to a new owner, or raised the token of its owner.
+    pub fn grant(&self) -> Option<(LockId, u64, ProcessRef)> {
+        match self {
+            Event::Applied { lock, by, before, after: after @ LockState::Held(record), .. }
+                if WriteEffect::of(before, after) == WriteEffect::Grant =>
+            {
+                Some((*lock, record.fence, *by))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Who recorded an entry.
@@ -319,13 +461,14 @@ pub struct Entry {
 pub struct History {
     entries: Vec<Entry>,
     locks: Vec<String>,
+    ids: Vec<String>,
 }
 
 impl History {
     /// A history of `entries`, whose locks are named by `locks` (`LockId(i)` is `locks[i]`).
     /// For checking histories that were not recorded by the world, such as in tests of the checker.
     pub fn from_entries(entries: Vec<Entry>, locks: Vec<String>) -> Self {
-        History { entries, locks }
+        History { entries, locks, ids: Vec::new() }
     }
 
     /// The entries, in the order they happened.
@@ -336,6 +479,12 @@ impl History {
     /// The name of a lock.
     pub fn lock_name(&self, lock: LockId) -> &str {
         self.locks.get(usize::from(lock.0)).map_or("?", String::as_str)
+    }
+
+    /// The text of an interned owner id or record version ([`LockRecord`]); `?` for an
+    /// unknown one.
+    pub fn id_text(&self, id: u32) -> &str {
+        id.checked_sub(1).and_then(|i| self.ids.get(i as usize)).map_or("?", String::as_str)
     }
 
     /// The lock of this name, if the history has one.
@@ -349,6 +498,9 @@ impl History {
         let mut digest = Digest::default();
         for name in &self.locks {
             digest.str(name);
+        }
+        for id in &self.ids {
+            digest.str(id);
         }
         for entry in &self.entries {
             entry.feed(&mut digest);
@@ -385,6 +537,22 @@ impl Digest {
 
     fn process(&mut self, process: ProcessRef) {
         self.u64(u64::from(process.id) << 16 | u64::from(process.incarnation));
+    }
+
+    fn state(&mut self, state: &LockState) {
+        match state {
+            LockState::Absent => self.u64(0),
+            LockState::Free { fence } => {
+                self.u64(1);
+                self.u64(*fence);
+            }
+            LockState::Held(record) => {
+                self.u64(2);
+                self.u64(u64::from(record.owner) << 32 | u64::from(record.version));
+                self.u64(record.fence);
+                self.u64(record.lease_ms);
+            }
+        }
     }
 }
 
@@ -424,6 +592,10 @@ impl Entry {
                         d.u64(600);
                         d.str(name);
                     }
+                    Call::Renew { lock, token } => {
+                        d.u64(700 + u64::from(lock.0));
+                        d.u64(*token);
+                    }
                 }
             }
             Event::Complete { op, outcome, value } => {
@@ -462,11 +634,21 @@ impl Entry {
                 d.u64(14);
                 d.str(&format!("{nemesis:?}"));
             }
-            Event::Granted { lock, token, to } => {
+            Event::Applied { lock, by, sent, request, before, after } => {
                 d.u64(15);
                 d.u64(u64::from(lock.0));
-                d.u64(*token);
-                d.process(*to);
+                d.process(*by);
+                d.u64(sent.as_micros() as u64);
+                d.u64(u64::from(*request));
+                d.state(before);
+                d.state(after);
+            }
+            Event::Refused { lock, by, request, state } => {
+                d.u64(19);
+                d.u64(u64::from(lock.0));
+                d.process(*by);
+                d.u64(u64::from(*request));
+                d.state(state);
             }
             Event::Committed { op } => {
                 d.u64(16);
@@ -504,6 +686,8 @@ struct Builder {
     entries: Vec<Entry>,
     locks: Vec<String>,
     lock_ids: BTreeMap<String, LockId>,
+    ids: Vec<String>,
+    id_numbers: BTreeMap<String, u32>,
     next_op: u32,
     next_belief: u32,
     open_ops: BTreeMap<OpId, Open>,
@@ -543,6 +727,18 @@ impl Recorder {
         let id = LockId(inner.locks.len() as u16);
         inner.locks.push(name.to_owned());
         inner.lock_ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// The number of an owner id, record version or request, interned on first use, from 1.
+    pub(crate) fn intern(&self, text: &str) -> u32 {
+        let mut inner = self.inner();
+        if let Some(id) = inner.id_numbers.get(text) {
+            return *id;
+        }
+        inner.ids.push(text.to_owned());
+        let id = inner.ids.len() as u32;
+        inner.id_numbers.insert(text.to_owned(), id);
         id
     }
 
@@ -594,8 +790,8 @@ impl Recorder {
 
     /// The incarnation that DynamoDB last granted `lock` to.
     pub(crate) fn last_grant(&self, lock: LockId) -> Option<ProcessRef> {
-        self.inner().entries.iter().rev().find_map(|e| match e.event {
-            Event::Granted { lock: l, to, .. } if l == lock => Some(to),
+        self.inner().entries.iter().rev().find_map(|e| match e.event.grant() {
+            Some((l, _, to)) if l == lock => Some(to),
             _ => None,
         })
     }
@@ -640,6 +836,10 @@ impl Recorder {
         self.close(None, "run ended", || Unheld::RunEnded);
         self.record(Actor::World, Event::Phase(Phase::End));
         let mut inner = self.inner();
-        History { entries: std::mem::take(&mut inner.entries), locks: inner.locks.clone() }
+        History {
+            entries: std::mem::take(&mut inner.entries),
+            locks: inner.locks.clone(),
+            ids: std::mem::take(&mut inner.ids),
+        }
     }
 }

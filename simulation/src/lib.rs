@@ -85,6 +85,8 @@ mod report;
 mod rng;
 mod roles;
 pub mod scenario;
+pub mod triggers;
+mod truth;
 pub mod sweep;
 pub mod timeline;
 pub mod workload;

@@ -8,8 +8,9 @@
 //!   sends nothing, a crashed one never again), crosses the network, is applied at the far end
 //!   and comes back, or does not.
 //! - `SimConnector`: the SDK's HTTP client of a process: a `Link` in front of the fake. When
-//!   the fake applies a request, it records what DynamoDB granted or committed, the ground truth
-//!   of the checker.
+//!   the fake applies a request, the world records what it did to a lock item (see
+//!   [`crate::truth`]) and which fenced writes it committed, the ground truth of the checker,
+//!   and tells the triggers of the nemesis ([`crate::triggers`]) the moments of the protocol.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -25,8 +26,10 @@ use dynalease_fake::FakeHttpClient;
 
 use crate::clock::WorldClock;
 use crate::gate::Gate;
-use crate::history::{Actor, Event, OpId, ProcessRef, Recorder};
+use crate::history::{Actor, Event, OpId, ProcessRef, Recorder, WriteEffect};
 use crate::rng::SimRng;
+use crate::triggers::{Moment, Reaction, Triggers};
+use crate::truth::{LockTarget, Truth};
 
 /// How long a client waits for an answer that the network dropped.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
@@ -133,6 +136,14 @@ impl Network {
     }
 }
 
+/// What the far end adds to a request's way back: a delay, a loss, and what the request did.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Extra {
+    delay: Duration,
+    lose: bool,
+    renewed: bool,
+}
+
 /// The network of one incarnation of a process.
 #[derive(Debug)]
 pub(crate) struct Link {
@@ -141,76 +152,149 @@ pub(crate) struct Link {
     network: Arc<Network>,
     clock: WorldClock,
     recorder: Recorder,
-    partition_key: Arc<str>,
+    truth: Arc<Truth>,
+    triggers: Arc<Triggers>,
+    /// The longest a write is held in the network for a trigger.
+    hold_max: Duration,
 }
 
 impl Link {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         process: ProcessRef,
         gate: Gate,
         network: Arc<Network>,
         clock: WorldClock,
         recorder: Recorder,
-        partition_key: Arc<str>,
+        truth: Arc<Truth>,
+        triggers: Arc<Triggers>,
+        hold_max: Duration,
     ) -> Self {
-        Link { process, gate, network, clock, recorder, partition_key }
+        Link { process, gate, network, clock, recorder, truth, triggers, hold_max }
     }
 
     /// Sends a request: waits while the process is stopped, crosses the network, lets `apply`
-    /// answer it at the far end, and brings the answer back through the gate. The answer to a
-    /// write may be lost on the way; a partition drops the request or its answer, and the
-    /// client times out.
-    pub(crate) async fn round_trip<T, F, Fut>(&self, write: bool, apply: F) -> Result<T, NetError>
+    /// answer it at the far end (given when the request left), and brings the answer back
+    /// through the gate. A write that left the process is delivered even if the process stops
+    /// waiting for it, crashes or is cut off: only its answer can be lost. The answer to a write
+    /// may be lost on the way; a partition drops the request or its answer, and the client
+    /// times out. `lock` names the lock item a write is for, which the triggers may hold.
+    pub(crate) async fn round_trip<T, F, Fut>(
+        self: &Arc<Self>,
+        write: bool,
+        lock: Option<&str>,
+        apply: F,
+    ) -> Result<T, NetError>
     where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = T>,
+        F: FnOnce(Duration) -> Fut + Send + 'static,
+        Fut: Future<Output = (T, Extra)> + Send + 'static,
+        T: Send + 'static,
     {
         self.gate.open().await;
+        let sent = self.clock.now();
         let draw = self.network.draw(write);
         if draw.partitioned {
             self.clock.sleep(REQUEST_TIMEOUT).await;
             self.gate.open().await;
             return Err(NetError::Timeout);
         }
-        if !draw.there.is_zero() {
-            self.clock.sleep(draw.there).await;
-        }
-        let answer = apply().await;
-        if !draw.back.is_zero() {
-            self.clock.sleep(draw.back).await;
-        }
+        let hold = match lock {
+            Some(lock) => match self.triggers.moment(Moment::LockWriteSent, self.process, lock) {
+                Some(Reaction::HoldUntilRead { min_ms }) => Some((lock.to_owned(), Duration::from_millis(min_ms))),
+                _ => None,
+            },
+            None => None,
+        };
+        let (there, back) = (draw.there, draw.back);
+        let link = self.clone();
+        let deliver = async move {
+            if !there.is_zero() {
+                link.clock.sleep(there).await;
+            }
+            if let Some((lock, min)) = hold {
+                link.triggers.next_read_after(&lock, min, link.hold_max).await;
+            }
+            let (answer, extra) = apply(sent).await;
+            let back = back + extra.delay;
+            if !back.is_zero() {
+                link.clock.sleep(back).await;
+            }
+            (answer, extra)
+        };
+        let (answer, extra) = if write {
+            // The write travels on its own: dropping the client's future does not recall it.
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            tokio::spawn(async move {
+                let _ = tx.send(deliver.await);
+            });
+            match rx.await {
+                Ok(delivered) => delivered,
+                Err(_) => return Err(NetError::Lost),
+            }
+        } else {
+            deliver.await
+        };
         if self.network.partitioned() {
-            self.clock.sleep(REQUEST_TIMEOUT.saturating_sub(draw.there + draw.back)).await;
+            let spent = self.clock.now().saturating_sub(sent);
+            self.clock.sleep(REQUEST_TIMEOUT.saturating_sub(spent)).await;
             self.gate.open().await;
             return Err(NetError::Timeout);
         }
         self.gate.open().await;
-        if draw.lost {
+        if draw.lost || extra.lose {
             return Err(NetError::Lost);
+        }
+        if extra.renewed
+            && let Some(lock) = lock
+        {
+            self.triggers.moment(Moment::RenewalAnswered, self.process, lock);
         }
         Ok(answer)
     }
 
-    /// Records what DynamoDB did with a request it answered: a lease it granted, a fenced
-    /// write it committed.
-    fn observe(&self, operation: &str, op: Option<OpId>, response: &HttpResponse) {
-        if response.status().as_u16() != 200 {
-            return;
-        }
-        if let Some(op) = op {
+    /// Records what DynamoDB did with a request it answered: the writes to lock items it
+    /// applied or refused, the fenced writes it committed; and reports the moments of the
+    /// protocol to the triggers. Returns what the triggers add to the answer's way back.
+    fn observe(&self, request: &Observing, sent: Duration, response: &HttpResponse) -> Extra {
+        self.truth.count_request();
+        let status = response.status().as_u16();
+        let mut extra = Extra::default();
+        if status == 200
+            && let Some(op) = request.op
+        {
             self.recorder.record(Actor::Db, Event::Committed { op });
         }
-        if operation != "UpdateItem" {
-            return;
+        let Some(target) = &request.target else { return extra };
+        if !request.writes_lock {
+            if status == 200 {
+                self.triggers.read_applied(&target.name);
+                if self.triggers.is_active()
+                    && let Some((holder, record)) = self.truth.holder(&target.name)
+                    && holder != self.process
+                {
+                    self.triggers.read_held(self.process, &target.name, record);
+                    self.triggers.moment(Moment::Waiting, self.process, &target.name);
+                }
+            }
+            return extra;
         }
-        let Some(body) = response.body().bytes() else { return };
-        if !contains(body, b"\"fence\"") {
-            return;
+        if status == 200 {
+            let observed = self.truth.applied(target, self.process, sent, request.hash);
+            let moment = match observed.effect {
+                WriteEffect::Grant => Some(Moment::Granted),
+                WriteEffect::Renewal => Some(Moment::Renewed),
+                _ => None,
+            };
+            extra.renewed = observed.effect == WriteEffect::Renewal;
+            match moment.and_then(|moment| self.triggers.moment(moment, self.process, &target.name)) {
+                Some(Reaction::DelayAnswer { extra_ms }) => extra.delay = Duration::from_millis(extra_ms),
+                Some(Reaction::LoseAnswer) => extra.lose = true,
+                _ => {}
+            }
+        } else if response.body().bytes().is_some_and(|body| contains(body, b"ConditionalCheckFailed")) {
+            self.truth.refused(target, self.process, request.hash);
         }
-        if let Some((name, token)) = granted_lock(body, &self.partition_key) {
-            let lock = self.recorder.lock(&name);
-            self.recorder.record(Actor::Db, Event::Granted { lock, token, to: self.process });
-        }
+        extra
     }
 }
 
@@ -218,21 +302,34 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// The lock and fencing token of an acquire's answer (`ReturnValues` `ALL_NEW` on a lock item
-/// that has an owner), if the body is one.
-fn granted_lock(body: &[u8], partition_key: &str) -> Option<(String, u64)> {
-    let json: serde_json::Value = serde_json::from_slice(body).ok()?;
-    let item = json.get("Attributes")?;
-    item.get("owner")?.get("S")?;
-    let key = item.get(partition_key)?.get("S")?.as_str()?;
-    let name = key.strip_prefix(LIBRARY_PREFIX).or_else(|| key.strip_prefix(NAIVE_PREFIX))?;
-    let token = item.get("fence")?.get("N")?.as_str()?.parse().ok()?;
-    Some((name.to_owned(), token))
-}
-
 /// Whether an operation of DynamoDB writes.
 fn is_write(operation: &str) -> bool {
     matches!(operation, "UpdateItem" | "PutItem" | "DeleteItem" | "TransactWriteItems" | "BatchWriteItem")
+}
+
+/// What the world watches for in one request.
+#[derive(Debug)]
+struct Observing {
+    /// The operation of a fenced write, from [`OP_HEADER`].
+    op: Option<OpId>,
+    /// The lock item the request reads or writes, if it is about one.
+    target: Option<LockTarget>,
+    /// Whether it writes the lock item.
+    writes_lock: bool,
+    /// The identity of its body, which the client's retries share.
+    hash: u64,
+}
+
+impl Observing {
+    fn of(operation: &str, request: &HttpRequest) -> Observing {
+        let op = request.headers().get(OP_HEADER).and_then(|v| v.parse().ok()).map(OpId);
+        let body = request.body().bytes().unwrap_or_default();
+        let single = matches!(operation, "UpdateItem" | "PutItem" | "DeleteItem" | "GetItem");
+        let target = if single { LockTarget::find(body, &[LIBRARY_PREFIX, NAIVE_PREFIX]) } else { None };
+        let writes_lock = target.is_some() && operation != "GetItem";
+        let hash = if writes_lock { crate::truth::fnv(body) } else { 0 };
+        Observing { op, target, writes_lock, hash }
+    }
 }
 
 /// The SDK's HTTP client of one incarnation: its [`Link`] in front of the fake.
@@ -252,18 +349,21 @@ impl HttpConnector for SimConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let target = request.headers().get("x-amz-target").unwrap_or("");
         let operation = target.strip_prefix("DynamoDB_20120810.").unwrap_or(target).to_owned();
-        let op = request.headers().get(OP_HEADER).and_then(|v| v.parse().ok()).map(OpId);
+        let observing = Observing::of(&operation, &request);
         let fake = self.fake.clone();
         let link = self.link.clone();
         HttpConnectorFuture::new(async move {
             let write = is_write(&operation);
+            let lock = observing.target.as_ref().filter(|_| observing.writes_lock).map(|t| t.name.clone());
+            let far = link.clone();
             let sent = link
-                .round_trip(write, || async {
+                .round_trip(write, lock.as_deref(), move |sent| async move {
                     let answer = fake.call(request).await;
-                    if let Ok(response) = &answer {
-                        link.observe(&operation, op, response);
-                    }
-                    answer
+                    let extra = match &answer {
+                        Ok(response) => far.observe(&observing, sent, response),
+                        Err(_) => Extra::default(),
+                    };
+                    (answer, extra)
                 })
                 .await;
             match sent {
@@ -281,21 +381,5 @@ impl HttpConnector for SimConnector {
 impl HttpClient for SimConnector {
     fn http_connector(&self, _: &HttpConnectorSettings, _: &RuntimeComponents) -> SharedHttpConnector {
         SharedHttpConnector::new(self.clone())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_acquire_answer_names_its_lock_and_token() {
-        let body =
-            br#"{"Attributes":{"pk":{"S":"LOCK#leader"},"sk":{"S":"LOCK"},"owner":{"S":"o"},"fence":{"N":"12"}}}"#;
-        assert_eq!(granted_lock(body, "pk"), Some((String::from("leader"), 12)));
-        let naive = br#"{"Attributes":{"pk":{"S":"NAIVE#job"},"owner":{"S":"o"},"fence":{"N":"3"}}}"#;
-        assert_eq!(granted_lock(naive, "pk"), Some((String::from("job"), 3)));
-        let released = br#"{"Attributes":{"pk":{"S":"LOCK#leader"},"fence":{"N":"12"}}}"#;
-        assert_eq!(granted_lock(released, "pk"), None);
     }
 }

@@ -21,6 +21,8 @@ use crate::naive::NaiveLocks;
 use crate::net::{Link, Network, SimConnector};
 use crate::rng::SimRng;
 use crate::scenario::{LockKind, ProcessSpec};
+use crate::triggers::Triggers;
+use crate::truth::Truth;
 use crate::workload::{Incarnation, Locks, ProcessCtx, Tasks};
 use crate::world::{PARTITION_KEY, SORT_KEY, TABLE};
 
@@ -31,6 +33,8 @@ pub(crate) struct Shared {
     pub(crate) recorder: Recorder,
     pub(crate) fake: FakeDynamoDb,
     pub(crate) store: Arc<ExternalStore>,
+    pub(crate) truth: Arc<Truth>,
+    pub(crate) triggers: Arc<Triggers>,
     pub(crate) lock: LockKind,
     pub(crate) lease: Duration,
     pub(crate) seed: u64,
@@ -74,18 +78,26 @@ impl Process {
         self.gate.state()
     }
 
+    /// The lease of the process's locks.
+    pub(crate) fn lease(&self, shared: &Shared) -> Duration {
+        self.spec.lease_ms.map_or(shared.lease, Duration::from_millis)
+    }
+
     /// Starts the workloads of the current incarnation, with a new client and `LockTable`.
     fn boot(&mut self, shared: &Shared) {
         let process = self.current();
         let path = |stream: u64| [stream, u64::from(self.id), u64::from(self.incarnation)];
         let clock = ProcessClock::new(self.machine.clone(), self.gate.clone());
+        let lease = self.lease(shared);
         let link = Arc::new(Link::new(
             process,
             self.gate.clone(),
             self.network.clone(),
             shared.clock,
             shared.recorder.clone(),
-            Arc::from(PARTITION_KEY),
+            shared.truth.clone(),
+            shared.triggers.clone(),
+            2 * lease,
         ));
         let http = SimConnector::new(shared.fake.http_client_named(&format!("p{}", self.id)), link.clone());
         // The fake's configuration retries without jitter, with a token bucket of the client's
@@ -116,7 +128,7 @@ impl Process {
             recorder: shared.recorder.clone(),
             store: shared.store.clone(),
             tasks: self.tasks.clone(),
-            lease: shared.lease,
+            lease,
             seed: shared.seed,
         });
         for (index, workload) in self.spec.workloads().into_iter().enumerate() {

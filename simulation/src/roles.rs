@@ -5,7 +5,7 @@
 //! - a store writer tries its lock now and then, and while it holds it writes to the external
 //!   store with its fencing token;
 //! - a one-shot job wakes now and then, waits for its lock at most a little longer than a lease,
-//!   writes, and releases;
+//!   renews before each step, writes, and releases;
 //! - a try-loop tries its lock on its own schedule and writes when it gets it.
 
 use std::time::Duration;
@@ -139,7 +139,9 @@ async fn job(ctx: ProcessCtx, lock: &str, every_ms_max: u64, timeout_ms: u64, wr
         let Some(held) = ctx.acquire(lock, Some(Duration::from_millis(timeout_ms))).await else { continue };
         let ended = held.ended();
         for _ in 0..writes {
-            if ended.is_cancelled() {
+            // Each step starts on a lease renewed just now, as a step that must not start on a
+            // lease about to run out does.
+            if ended.is_cancelled() || !ctx.renew(&held).await {
                 break;
             }
             ctx.fenced_write(&held).await;

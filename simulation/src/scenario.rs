@@ -19,6 +19,7 @@ use crate::faults::{Fault, FaultBounds, ScheduledFault};
 use crate::net::NetSpec;
 use crate::rng::SimRng;
 use crate::roles::Role;
+use crate::triggers::{Moment, Reaction, Trigger};
 use crate::workload::Workload;
 
 /// Which lock the world runs.
@@ -80,6 +81,9 @@ pub struct Config {
     pub latency_ms_max: u64,
     /// The bounds of the faults of the safety phase.
     pub faults: FaultBounds,
+    /// Whether each seed switches off a random part of the kinds of faults and draws its own
+    /// mix of leases (swarm testing), instead of drawing every kind up to its bound.
+    pub swarm: bool,
 }
 
 impl Default for Config {
@@ -95,6 +99,7 @@ impl Default for Config {
             drift_ppm_max: 500,
             latency_ms_max: 20,
             faults: FaultBounds::default(),
+            swarm: true,
         }
     }
 }
@@ -110,12 +115,20 @@ pub struct ProcessSpec {
     pub roles: Vec<Role>,
     /// Workloads of your own.
     pub custom: Vec<Arc<dyn Workload>>,
+    /// The lease of its locks, if not the scenario's.
+    pub lease_ms: Option<u64>,
 }
 
 impl ProcessSpec {
     /// A process with a nominal clock, the default network and no workload.
     pub fn new() -> Self {
-        ProcessSpec { clock: ClockSpec::default(), net: NetSpec::default(), roles: Vec::new(), custom: Vec::new() }
+        ProcessSpec {
+            clock: ClockSpec::default(),
+            net: NetSpec::default(),
+            roles: Vec::new(),
+            custom: Vec::new(),
+            lease_ms: None,
+        }
     }
 
     /// Every workload of the process, built-in first.
@@ -152,12 +165,16 @@ pub struct Scenario {
     pub loss_ppm: u32,
     /// The faults of the safety phase, by time.
     pub faults: Vec<ScheduledFault>,
+    /// The faults of the safety phase timed by the protocol's moments.
+    pub triggers: Vec<Trigger>,
 }
 
 /// Streams of the seed, so that one kind of draw does not shift another.
 const STREAM_SCENARIO: u64 = 1;
 const STREAM_PROCESS: u64 = 2;
 const STREAM_FAULTS: u64 = 3;
+const STREAM_SWARM: u64 = 4;
+const STREAM_TRIGGERS: u64 = 5;
 
 impl Scenario {
     /// The scenario of `seed` in the shape of `config`.
@@ -176,6 +193,12 @@ impl Scenario {
         let lease_ms = rng.range(config.lease_ms_min / 1000, config.lease_ms_max / 1000).max(1) * 1000;
         let n = config.processes.max(1);
         let drift = rng.chance_ppm(500_000);
+        let mut swarm = SimRng::derive(seed, &[STREAM_SWARM]);
+        let (bounds, mixed_leases) = if config.swarm {
+            (config.faults.swarm(&mut swarm), swarm.chance_ppm(333_333))
+        } else {
+            (config.faults.clone(), false)
+        };
         let processes: Vec<ProcessSpec> = (0..n)
             .map(|id| {
                 let mut rng = SimRng::derive(seed, &[STREAM_PROCESS, u64::from(id)]);
@@ -188,11 +211,13 @@ impl Scenario {
                 let uptime_ms = rng.range(3_600_000, 30 * 24 * 3_600_000);
                 let min = rng.range(1, 3.min(config.latency_ms_max.max(1)));
                 let max = rng.range(min, config.latency_ms_max.max(min));
+                let own_lease_ms = rng.range(config.lease_ms_min / 1000, config.lease_ms_max / 1000).max(1) * 1000;
                 ProcessSpec {
                     clock: ClockSpec { offset_ms, drift_ppm, uptime_ms },
                     net: NetSpec { latency_ms_min: min, latency_ms_max: max },
                     roles: Vec::new(),
                     custom: Vec::new(),
+                    lease_ms: mixed_leases.then_some(own_lease_ms),
                 }
             })
             .collect();
@@ -200,16 +225,18 @@ impl Scenario {
             seed,
             lock: config.lock,
             duration_ms: config.duration_ms,
-            safety_ms: safety_ms(config.duration_ms, lease_ms),
+            safety_ms: 0,
             lease_ms,
             processes,
             loss_ppm: 0,
             faults: Vec::new(),
+            triggers: Vec::new(),
         };
+        scenario.safety_ms = safety_ms(config.duration_ms, scenario.longest_lease_ms());
         scenario.assign_default_roles(&mut rng);
         let mut faults = SimRng::derive(seed, &[STREAM_FAULTS]);
-        scenario.loss_ppm = faults.range(0, u64::from(config.faults.loss_ppm_max)) as u32;
-        scenario.faults = config.faults.schedule(
+        scenario.loss_ppm = faults.range(0, u64::from(bounds.loss_ppm_max)) as u32;
+        scenario.faults = bounds.schedule(
             &mut faults,
             scenario.safety_ms,
             n,
@@ -217,7 +244,19 @@ impl Scenario {
             config.skew_ms_max,
             &scenario.deletable_locks(),
         );
+        let mut triggers = SimRng::derive(seed, &[STREAM_TRIGGERS]);
+        scenario.triggers = crate::triggers::draw(&mut triggers, bounds.triggers, scenario.safety_ms, n, lease_ms);
         scenario
+    }
+
+    /// The longest lease of any process.
+    pub fn longest_lease_ms(&self) -> u64 {
+        self.processes.iter().filter_map(|p| p.lease_ms).fold(self.lease_ms, u64::max)
+    }
+
+    /// The lease of process `id`.
+    pub fn lease_ms_of(&self, id: u16) -> u64 {
+        self.processes.get(usize::from(id)).and_then(|p| p.lease_ms).unwrap_or(self.lease_ms)
     }
 
     /// Gives the processes the default mix of workloads: two leaders on distinct processes,
@@ -239,8 +278,9 @@ impl Scenario {
             RoleKind::Job,
             RoleKind::TryLoop,
         ];
-        for (slot, kind) in kinds.iter().enumerate() {
-            let role = kind.role(self.lease_ms);
+        // Eight workloads, or one for every process where there are more.
+        for slot in 0..kinds.len().max(n) {
+            let role = kinds[slot % kinds.len()].role(self.lease_ms);
             self.processes[order[slot % n]].roles.push(role);
         }
     }
@@ -271,7 +311,7 @@ impl Scenario {
     /// When the liveness phase crashes the holder of the leader lock: two leases after the
     /// heal, time enough for every restarted process to settle.
     pub fn liveness_crash_ms(&self) -> u64 {
-        self.safety_ms + 2 * self.lease_ms
+        self.safety_ms + 2 * self.longest_lease_ms()
     }
 
     /// Whether the run is long enough for the liveness test after the heal: two leases to
@@ -298,7 +338,9 @@ impl Scenario {
     pub fn takeover_bound(&self) -> Duration {
         let slowest = self.processes.iter().map(|p| p.clock).min_by_key(|c| c.drift_ppm).unwrap_or_default();
         let latency = self.processes.iter().map(|p| p.net.latency_ms_max).max().unwrap_or(0);
-        slowest.unscale(self.lease() + self.poll()) + Duration::from_millis(4 * latency + 10)
+        let lease = Duration::from_millis(self.longest_lease_ms());
+        let poll = (lease / 3).min(Duration::from_secs(10));
+        slowest.unscale(lease + poll) + Duration::from_millis(4 * latency + 10)
     }
 
     /// The parameters of the run, as the summary lists them.
@@ -317,9 +359,10 @@ impl Scenario {
         );
         for (id, p) in self.processes.iter().enumerate() {
             let workloads: Vec<String> = p.workloads().iter().map(|w| w.name()).collect();
+            let lease = p.lease_ms.map(|ms| format!(", lease {} s", ms / 1000)).unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  p{id}: offset {:+} ms, drift {:+} ppm, latency {}..{} ms, {}",
+                "  p{id}: offset {:+} ms, drift {:+} ppm, latency {}..{} ms{lease}, {}",
                 p.clock.offset_ms,
                 p.clock.drift_ppm,
                 p.net.latency_ms_min,
@@ -333,6 +376,14 @@ impl Scenario {
         }
         let counts: Vec<String> = kinds.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
         let _ = writeln!(out, "  faults: {}", if counts.is_empty() { String::from("none") } else { counts.join(", ") });
+        let mut timed: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        for trigger in &self.triggers {
+            *timed.entry(format!("{:?} -> {}", trigger.moment, trigger.reaction.kind())).or_default() += 1;
+        }
+        if !timed.is_empty() {
+            let counts: Vec<String> = timed.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
+            let _ = writeln!(out, "  triggers: {}", counts.join(", "));
+        }
         out
     }
 }
@@ -426,8 +477,9 @@ pub fn strategy(config: Config) -> impl Strategy<Value = Scenario> {
     let max_processes = usize::from(config.processes.max(2));
     let mixes = prop::collection::vec(prop::collection::vec(kinds, 1..=2), 2..=max_processes);
     let faults = prop::collection::vec(fault_strategy(), 0..=16);
+    let triggers = prop::collection::vec(trigger_strategy(), 0..=6);
     let loss = 0..=config.faults.loss_ppm_max;
-    (any::<u64>(), mixes, faults, loss).prop_map(move |(seed, mixes, faults, loss_ppm)| {
+    (any::<u64>(), mixes, faults, triggers, loss).prop_map(move |(seed, mixes, faults, triggers, loss_ppm)| {
         let config = Config { processes: mixes.len() as u16, faults: FaultBounds::none(), ..config.clone() };
         let mut scenario = Scenario::from_seed(seed, &config);
         for (process, mix) in scenario.processes.iter_mut().zip(&mixes) {
@@ -443,8 +495,45 @@ pub fn strategy(config: Config) -> impl Strategy<Value = Scenario> {
             })
             .collect();
         scenario.faults.sort_by_key(|f| f.at_ms);
+        scenario.triggers = triggers
+            .into_iter()
+            .map(|(at, mut trigger)| {
+                trigger.after_ms = scenario.safety_ms * u64::from(at) / 1_000;
+                trigger.process = trigger.process.map(|p| p % n.max(1));
+                trigger
+            })
+            .collect();
+        scenario.triggers.sort_by_key(|t| t.after_ms);
         scenario
     })
+}
+
+/// A strategy of one trigger: its time as a fraction of the safety phase, its moment and
+/// reaction. Process numbers are taken modulo the number of processes.
+fn trigger_strategy() -> impl Strategy<Value = (u32, Trigger)> {
+    let moment = prop::sample::select(vec![
+        Moment::LockWriteSent,
+        Moment::Granted,
+        Moment::Renewed,
+        Moment::RenewalAnswered,
+        Moment::Waiting,
+    ]);
+    let reaction = prop_oneof![
+        (1_000u64..60_000).prop_map(|for_ms| Reaction::Pause { for_ms }),
+        (1_000u64..60_000).prop_map(|for_ms| Reaction::Suspend { for_ms }),
+        (1_000u64..60_000).prop_map(|restart_after_ms| Reaction::Crash { restart_after_ms }),
+        (1_000u64..60_000).prop_map(|for_ms| Reaction::Partition { for_ms }),
+        (900_000u32..1_000_000, 2_000u64..40_000)
+            .prop_map(|(per_million, for_ms)| Reaction::Throttle { per_million, for_ms }),
+        (-15_000i64..15_000).prop_map(|delta_ms| Reaction::ClockStep { delta_ms }),
+        (100u64..60_000).prop_map(|extra_ms| Reaction::DelayAnswer { extra_ms }),
+        Just(Reaction::LoseAnswer),
+        (1_000u64..60_000).prop_map(|min_ms| Reaction::HoldUntilRead { min_ms }),
+        Just(Reaction::DeleteItem),
+        (0u64..20_000, any::<bool>()).prop_map(|(lead_ms, suspend)| Reaction::StopUntilTakeover { lead_ms, suspend }),
+    ];
+    (0u32..1_000, proptest::option::of(0u16..64), moment, reaction)
+        .prop_map(|(at, process, moment, reaction)| (at, Trigger { after_ms: 0, process, moment, reaction }))
 }
 
 /// `fault` with its process number taken modulo `n`.

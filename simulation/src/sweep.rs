@@ -1,7 +1,13 @@
-//! [`sweep`]: many seeds of one [`Config`], one after the other, and what they add up to.
+//! [`sweep`]: many seeds of one [`Config`], and what they add up to.
+//!
+//! [`sweep_with`] runs them on several threads, each world on a runtime of its own; the runs
+//! are handed back in the order of their seeds, so whatever the number of threads a sweep
+//! reports the same runs, the same failures and the same summary.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::check::ViolationKind;
@@ -23,6 +29,8 @@ pub struct SweepReport {
     pub violations: BTreeMap<ViolationKind, u64>,
     /// Grants checked, over all runs.
     pub grants: u64,
+    /// Writes to lock items checked against the item as it was.
+    pub writes: u64,
     /// Beliefs checked.
     pub beliefs: u64,
     /// Fenced commits checked.
@@ -35,6 +43,42 @@ pub struct SweepReport {
     pub slowest_takeover: Duration,
     /// DynamoDB requests, over all runs.
     pub requests: u64,
+    /// The seed the sweep stopped at, if it stopped early ([`SweepOptions::until`]).
+    pub stopped_at: Option<u64>,
+    /// The invariants the run it stopped at broke.
+    pub stopped_for: Vec<ViolationKind>,
+}
+
+/// Which failing run stops a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Until {
+    /// The first run that breaks any invariant.
+    Any,
+    /// The first run that breaks an invariant of safety.
+    Safety,
+}
+
+impl Until {
+    /// Whether `run` stops the sweep.
+    pub fn stops(self, run: &RunReport) -> bool {
+        run.violations().iter().any(|v| self == Until::Any || v.kind.is_safety())
+    }
+}
+
+/// How a sweep runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SweepOptions {
+    /// How many threads run seeds at once.
+    pub jobs: usize,
+    /// Stop at the first run of this kind, instead of running every seed.
+    pub until: Option<Until>,
+}
+
+impl Default for SweepOptions {
+    /// One thread, every seed.
+    fn default() -> Self {
+        SweepOptions { jobs: 1, until: None }
+    }
 }
 
 impl SweepReport {
@@ -53,8 +97,9 @@ impl SweepReport {
         let _ = writeln!(out, "  DynamoDB requests: {} ({} per run)", self.requests, self.requests / self.seeds.max(1));
         let _ = writeln!(
             out,
-            "  checked: {} grants, {} beliefs, {} fenced commits, {} store writes, {} takeovers (slowest {})",
+            "  checked: {} grants, {} lock writes, {} beliefs, {} fenced commits, {} store writes, {} takeovers (slowest {})",
             self.grants,
+            self.writes,
             self.beliefs,
             self.commits,
             self.store_writes,
@@ -76,7 +121,8 @@ impl SweepReport {
     }
 }
 
-/// Runs `seeds` seeds of `config` from `from`, and calls `each` with every run.
+/// Runs `seeds` seeds of `config` from `from`, one after the other, and calls `each` with every
+/// run.
 ///
 /// # Examples
 ///
@@ -88,13 +134,91 @@ impl SweepReport {
 /// assert_eq!(report.seeds, 2);
 /// assert!(report.failed.is_empty());
 /// ```
-pub fn sweep(config: &Config, from: u64, seeds: u64, mut each: impl FnMut(&RunReport)) -> SweepReport {
+pub fn sweep(config: &Config, from: u64, seeds: u64, each: impl FnMut(&RunReport)) -> SweepReport {
+    sweep_with(config, from, seeds, SweepOptions::default(), each)
+}
+
+/// Runs `seeds` seeds of `config` from `from` on `options.jobs` threads, and calls `each` with
+/// every run in the order of the seeds, on the calling thread. With `options.until`, stops after
+/// the first run that breaks an invariant of that kind; the runs of later seeds that other
+/// threads finished meanwhile are not reported.
+///
+/// # Examples
+///
+/// ```
+/// use dynalease_sim::{Config, sweep::{self, SweepOptions}};
+///
+/// let config = Config { duration_ms: 60_000, ..Config::default() };
+/// let mut seeds = Vec::new();
+/// let options = SweepOptions { jobs: 2, ..SweepOptions::default() };
+/// let report = sweep::sweep_with(&config, 10, 4, options, |run| seeds.push(run.scenario().seed));
+/// assert_eq!(seeds, [10, 11, 12, 13]);
+/// assert_eq!(report, sweep::sweep(&config, 10, 4, |_| {}));
+/// ```
+pub fn sweep_with(
+    config: &Config,
+    from: u64,
+    seeds: u64,
+    options: SweepOptions,
+    mut each: impl FnMut(&RunReport),
+) -> SweepReport {
     let mut report = SweepReport { from, ..SweepReport::default() };
-    for seed in from..from.saturating_add(seeds) {
-        let run = World::new(Scenario::from_seed(seed, config)).run();
+    let end = from.saturating_add(seeds);
+    let mut accept = |run: RunReport, report: &mut SweepReport| -> bool {
         report.add(&run);
         each(&run);
+        let stop = options.until.is_some_and(|until| until.stops(&run));
+        if stop {
+            report.stopped_at = Some(run.scenario().seed);
+            report.stopped_for = run.violations().iter().map(|v| v.kind).collect();
+            report.stopped_for.sort_unstable();
+            report.stopped_for.dedup();
+        }
+        stop
+    };
+    if options.jobs <= 1 {
+        for seed in from..end {
+            if accept(World::new(Scenario::from_seed(seed, config)).run(), &mut report) {
+                break;
+            }
+        }
+        return report;
     }
+    let next = AtomicU64::new(from);
+    // The workers stop claiming seeds past this one once a run has stopped the sweep.
+    let limit = AtomicU64::new(end);
+    std::thread::scope(|scope| {
+        let (sender, runs) = mpsc::channel::<RunReport>();
+        for _ in 0..options.jobs {
+            let sender = sender.clone();
+            let (next, limit) = (&next, &limit);
+            scope.spawn(move || {
+                loop {
+                    let seed = next.fetch_add(1, Ordering::Relaxed);
+                    if seed >= limit.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let run = World::new(Scenario::from_seed(seed, config)).run();
+                    if sender.send(run).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut waiting: BTreeMap<u64, RunReport> = BTreeMap::new();
+        let mut expected = from;
+        for run in runs {
+            waiting.insert(run.scenario().seed, run);
+            while let Some(run) = waiting.remove(&expected) {
+                expected += 1;
+                if accept(run, &mut report) {
+                    limit.store(expected, Ordering::Relaxed);
+                    return;
+                }
+            }
+        }
+    });
     report
 }
 
@@ -104,6 +228,7 @@ impl SweepReport {
         self.requests += run.requests() as u64;
         let stats = &run.check().stats;
         self.grants += stats.grants as u64;
+        self.writes += stats.writes as u64;
         self.beliefs += stats.beliefs as u64;
         self.commits += stats.commits as u64;
         self.store_writes += stats.store_writes as u64;

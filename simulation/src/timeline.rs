@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::history::{
-    Actor, BeliefId, Call, Entry, Event, History, LockId, Nemesis, OpId, Phase, ProcessRef, Unheld, Value,
+    Actor, BeliefId, Call, Entry, Event, History, LockId, LockState, Nemesis, OpId, Phase, ProcessRef, Unheld, Value,
+    WriteEffect,
 };
 
 /// Renders the entries of a history, with what each operation and belief refers to.
@@ -73,6 +74,7 @@ impl<'h> Timeline<'h> {
             Call::Acquire { lock } => format!("acquire {}", self.lock(*lock)),
             Call::TryAcquire { lock } => format!("try-acquire {}", self.lock(*lock)),
             Call::Release { lock, token } => format!("release {} token {token}", self.lock(*lock)),
+            Call::Renew { lock, token } => format!("renew {} token {token}", self.lock(*lock)),
             Call::FencedWrite { lock, token } => format!("fenced-write {} token {token}", self.lock(*lock)),
             Call::StoreWrite { lock, token } => format!("store-write {} token {token}", self.lock(*lock)),
             Call::Custom { name } => name.clone(),
@@ -106,7 +108,18 @@ impl<'h> Timeline<'h> {
                 format!("unheld {what}: {why}")
             }
             Event::Nemesis(nemesis) => self.nemesis(nemesis),
-            Event::Granted { lock, token, to } => format!("granted {} token {token} to {to}", self.lock(*lock)),
+            Event::Applied { lock, by, before, after, .. } => {
+                let lock = self.lock(*lock);
+                match WriteEffect::of(before, after) {
+                    WriteEffect::Grant => format!("granted {lock} token {} to {by} ({})", after.fence(), self.state(after)),
+                    WriteEffect::Renewal => format!("renewed {lock} for {by} ({})", self.state(after)),
+                    WriteEffect::Release => format!("released {lock} by {by} (was {})", self.state(before)),
+                    WriteEffect::Unchanged => format!("wrote {lock} for {by}, unchanged ({})", self.state(after)),
+                }
+            }
+            Event::Refused { lock, by, state, .. } => {
+                format!("refused {by}'s write to {} ({})", self.lock(*lock), self.state(state))
+            }
             Event::Committed { op } => {
                 let by = self.invoker(*op).map(|p| format!(" by {p}")).unwrap_or_default();
                 format!("committed {}{by}", self.op(*op))
@@ -126,6 +139,20 @@ impl<'h> Timeline<'h> {
                 }
                 Phase::End => String::from("--- end ---"),
             },
+        }
+    }
+
+    /// A lock item in a few words: `owner o3 version v7 token 4`, `free, token 4`, `no item`.
+    fn state(&self, state: &LockState) -> String {
+        match state {
+            LockState::Absent => String::from("no item"),
+            LockState::Free { fence } => format!("free, token {fence}"),
+            LockState::Held(record) => format!(
+                "owner {} version {} token {}",
+                short(self.history.id_text(record.owner)),
+                short(self.history.id_text(record.version)),
+                record.fence
+            ),
         }
     }
 
@@ -151,6 +178,9 @@ impl<'h> Timeline<'h> {
             Nemesis::TableBack => String::from("table back"),
             Nemesis::DeleteItem(lock) => format!("delete the item of lock {}", self.lock(*lock)),
             Nemesis::ClockStep { process, delta_ms } => format!("wall clock of p{process} steps {delta_ms:+} ms"),
+            Nemesis::Triggered { process, lock, moment, reaction } => {
+                format!("trigger: {process} {} {}: {reaction:?}", moment.describe(), self.lock(*lock))
+            }
         }
     }
 
@@ -173,7 +203,11 @@ impl<'h> Timeline<'h> {
         match &entry.event {
             Event::Invoke { call, .. } => call_lock(call),
             Event::Complete { op, .. } | Event::Committed { op } => self.call_of(*op).and_then(call_lock),
-            Event::Held { lock, .. } | Event::Granted { lock, .. } | Event::StoreAccepted { lock, .. } => Some(*lock),
+            Event::Held { lock, .. }
+            | Event::Applied { lock, .. }
+            | Event::Refused { lock, .. }
+            | Event::StoreAccepted { lock, .. } => Some(*lock),
+            Event::Nemesis(Nemesis::Triggered { lock, .. }) => Some(*lock),
             Event::Unheld { belief, .. } => self.belief(*belief).map(|(lock, _)| lock),
             Event::Nemesis(Nemesis::DeleteItem(lock)) => Some(*lock),
             Event::Phase(Phase::LivenessCrash { lock, .. }) => Some(*lock),
@@ -188,10 +222,16 @@ pub(crate) fn call_lock(call: &Call) -> Option<LockId> {
         Call::Acquire { lock }
         | Call::TryAcquire { lock }
         | Call::Release { lock, .. }
+        | Call::Renew { lock, .. }
         | Call::FencedWrite { lock, .. }
         | Call::StoreWrite { lock, .. } => Some(*lock),
         Call::Custom { .. } => None,
     }
+}
+
+/// The first eight characters of an id: enough to tell the ids of a run apart.
+fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
 }
 
 /// A global time as `12.345 s`.

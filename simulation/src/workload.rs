@@ -29,7 +29,7 @@ use crate::clock::ProcessClock;
 use crate::external::ExternalStore;
 use crate::history::{BeliefId, Call, LockId, OpId, Outcome, ProcessRef, Recorder, Unheld, Value};
 use crate::naive::{NaiveLease, NaiveLocks};
-use crate::net::{Link, OP_HEADER};
+use crate::net::{Extra, Link, OP_HEADER};
 use crate::rng::SimRng;
 use crate::world::{PARTITION_KEY, SORT_KEY, TABLE};
 
@@ -154,8 +154,9 @@ pub struct Held {
     lock: LockId,
     name: String,
     token: u64,
-    belief: BeliefId,
     lease: HeldLease,
+    /// The token whose cancellation ends the belief.
+    ended: CancellationToken,
     _dropped: DropGuard,
 }
 
@@ -188,10 +189,7 @@ impl Held {
 
     /// Cancelled once the lease has ended, as far as this process knows.
     pub fn ended(&self) -> CancellationToken {
-        match &self.lease {
-            HeldLease::Library(lease) => lease.ended(),
-            HeldLease::Naive(lease) => lease.ended(),
-        }
+        self.ended.child_token()
     }
 
     /// The lease of the library, unless the world runs the naive lock.
@@ -283,15 +281,24 @@ impl ProcessCtx {
     /// Records that this process holds `lease` from now until it learns that the lease ended
     /// (or drops the returned [`Held`]), and returns it as a [`Held`].
     pub fn hold(&self, lease: Lease) -> Held {
+        let ended = lease.ended();
+        self.hold_until(lease, ended)
+    }
+
+    /// Records that this process holds `lease` from now until `ended` is cancelled (or it
+    /// drops the returned [`Held`]): for work that is told to stop by a token of its own, such
+    /// as the token of a term of [`LockTable::run_as_leader`].
+    pub fn hold_until(&self, lease: Lease, ended: CancellationToken) -> Held {
         let lock = self.lock_id(lease.name());
         let token = lease.fencing_token();
         let belief = self.inner.recorder.held(self.inner.process, lock, token);
         let watched = lease.clone();
-        let dropped = self.watch(belief, lease.ended(), move || match watched.loss_reason() {
+        let dropped = self.watch(belief, ended.clone(), move || match watched.loss_reason() {
             Some(reason) => Unheld::Lost(reason.as_str().to_owned()),
             None => Unheld::Released,
         });
-        Held { lock, name: lease.name().to_owned(), token, belief, lease: HeldLease::Library(lease), _dropped: dropped }
+        let name = lease.name().to_owned();
+        Held { lock, name, token, lease: HeldLease::Library(lease), ended, _dropped: dropped }
     }
 
     fn hold_naive(&self, name: &str, lease: NaiveLease) -> Held {
@@ -303,7 +310,8 @@ impl ProcessCtx {
             Some("released") | None => Unheld::Released,
             Some(reason) => Unheld::Lost(reason.to_owned()),
         });
-        Held { lock, name: name.to_owned(), token, belief, lease: HeldLease::Naive(lease), _dropped: dropped }
+        let ended = lease.ended();
+        Held { lock, name: name.to_owned(), token, lease: HeldLease::Naive(lease), ended, _dropped: dropped }
     }
 
     /// Records the end of `belief` when `ended` is cancelled or the `Held` is dropped.
@@ -409,17 +417,41 @@ impl ProcessCtx {
         }
     }
 
-    /// Ends the belief in `held` and releases it. Records the operation.
+    /// Releases `held`. Records the operation; the belief ends when the lock tells that the
+    /// lease has ended, or at the latest when the release returns.
     pub async fn release(&self, held: Held) {
-        self.inner.recorder.unheld(held.belief, Unheld::Released);
         let op = self.invoke(Call::Release { lock: held.lock, token: held.token });
-        let released = match held.lease {
+        let Held { lease, _dropped: belief, .. } = held;
+        let released = match lease {
             HeldLease::Library(lease) => lease.release().await.map_err(|err| err.to_string()),
             HeldLease::Naive(lease) => lease.release().await,
         };
+        drop(belief);
         match released {
             Ok(()) => self.complete(op, Outcome::Ok, Value::None),
             Err(err) => self.complete(op, Outcome::Info, Value::Text(err)),
+        }
+    }
+
+    /// Renews `held` now, as a step that must not start on a lease about to run out does.
+    /// Records the operation: `Ok` if the lease was renewed, `Fail` if it had ended. Returns
+    /// whether the lease is still held.
+    pub async fn renew(&self, held: &Held) -> bool {
+        let HeldLease::Library(lease) = &held.lease else { return !held.ended.is_cancelled() };
+        let op = self.invoke(Call::Renew { lock: held.lock, token: held.token });
+        match lease.renew().await {
+            Ok(true) => {
+                self.complete(op, Outcome::Ok, Value::None);
+                true
+            }
+            Ok(false) => {
+                self.complete(op, Outcome::Fail, Value::Text(String::from("ended")));
+                false
+            }
+            Err(err) => {
+                self.complete(op, Outcome::Info, Value::Text(err.to_string()));
+                !held.ended.is_cancelled()
+            }
         }
     }
 
@@ -499,7 +531,11 @@ impl ProcessCtx {
         }
         let op = self.invoke(Call::StoreWrite { lock, token });
         let store = self.inner.store.clone();
-        let answer = self.inner.link.round_trip(true, || async move { store.apply(op, lock, token) }).await;
+        let answer = self
+            .inner
+            .link
+            .round_trip(true, None, move |_| async move { (store.apply(op, lock, token), Extra::default()) })
+            .await;
         let (outcome, value) = match answer {
             Ok(true) => (Outcome::Ok, Value::None),
             Ok(false) => (Outcome::Fail, Value::Text(String::from("stale token"))),
@@ -527,13 +563,14 @@ impl ProcessCtx {
                     *lock_pending(&pending) = Some(self.invoke(Call::Acquire { lock }));
                     let election = self.inner.lock_table.run_as_leader(name, lease, CancellationToken::new(), {
                         let (ctx, pending, work) = (self.clone(), pending.clone(), work.clone());
-                        move |lease, _token| {
+                        move |lease, term| {
                             let (ctx, pending, work) = (ctx.clone(), pending.clone(), work.clone());
                             async move {
                                 if let Some(op) = lock_pending(&pending).take() {
                                     ctx.complete(op, Outcome::Ok, Value::Token(lease.fencing_token()));
                                 }
-                                let held = ctx.hold(lease);
+                                // The leader believes it leads until the election tells it to stop.
+                                let held = ctx.hold_until(lease, term);
                                 work(ctx.clone(), held).await;
                                 *lock_pending(&pending) = Some(ctx.invoke(Call::Acquire { lock }));
                                 Ok::<(), Infallible>(())
@@ -566,10 +603,17 @@ fn lock_pending(pending: &Mutex<Option<OpId>>) -> MutexGuard<'_, Option<OpId>> {
     pending.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `Fail` for errors after which nothing was written; `Info` when a write may have been
-/// applied before its answer was lost.
+/// `Fail` for errors of a call that sent nothing; `Info` when DynamoDB answered with an error
+/// or not at all, since a write may have been applied before (its answer lost, the retry
+/// refused).
 fn library_outcome(err: &dynalease::Error) -> Outcome {
-    if err.is_transient() { Outcome::Info } else { Outcome::Fail }
+    use dynalease::Error;
+    match err {
+        Error::InvalidLeaseDuration { .. } | Error::InvalidLockName { .. } | Error::InvalidOptions { .. } => {
+            Outcome::Fail
+        }
+        _ => Outcome::Info,
+    }
 }
 
 /// The error code of an SDK error, or its kind when DynamoDB did not answer.

@@ -18,11 +18,13 @@ use crate::check::{CheckContext, check};
 use crate::clock::WorldClock;
 use crate::external::ExternalStore;
 use crate::faults::{Fault, ServerFaults};
-use crate::history::{Actor, Event, History, Nemesis, Phase, Recorder};
+use crate::history::{Actor, Event, History, Nemesis, Phase, ProcessRef, Recorder};
 use crate::process::{Process, Shared};
 use crate::report::RunReport;
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
+use crate::triggers::{Order, Reaction, Triggers};
+use crate::truth::Truth;
 
 /// The table of the locks and of the data the processes write.
 pub const TABLE: &str = "Sim";
@@ -101,8 +103,13 @@ async fn drive(scenario: &Scenario) -> (History, usize) {
     let clock = WorldClock::start();
     let recorder = Recorder::new(clock);
     let start_time = start_time();
-    let fake =
-        FakeDynamoDb::builder().seed(scenario.seed).start_time(start_time).ttl_sweep_interval(Duration::ZERO).build();
+    // No request log: the world counts requests itself, and reads lock items past the log.
+    let fake = FakeDynamoDb::builder()
+        .seed(scenario.seed)
+        .start_time(start_time)
+        .ttl_sweep_interval(Duration::ZERO)
+        .request_log_limit(0)
+        .build();
     fake.create_table(crate::world::TABLE, PARTITION_KEY, Some(SORT_KEY));
     let mut locks: Vec<&str> = scenario.processes.iter().flat_map(|p| p.roles.iter().map(|r| r.lock())).collect();
     locks.sort_unstable();
@@ -110,11 +117,14 @@ async fn drive(scenario: &Scenario) -> (History, usize) {
     for lock in locks {
         recorder.lock(lock);
     }
+    let triggers = Arc::new(Triggers::new(clock, recorder.clone(), scenario.triggers.clone()));
     let shared = Shared {
         clock,
         recorder: recorder.clone(),
         fake: fake.clone(),
         store: Arc::new(ExternalStore::new(recorder.clone())),
+        truth: Arc::new(Truth::new(fake.clone(), recorder.clone())),
+        triggers: triggers.clone(),
         lock: scenario.lock,
         lease: scenario.lease(),
         seed: scenario.seed,
@@ -149,18 +159,30 @@ async fn drive(scenario: &Scenario) -> (History, usize) {
     }
     nemesis.schedule(scenario.duration_ms, Action::End);
 
-    while let Some(((at_ms, _), action)) = nemesis.queue.pop_first() {
-        clock.sleep_until(Duration::from_millis(at_ms)).await;
-        if let Action::End = action {
-            break;
+    loop {
+        let Some(((at_ms, _), _)) = nemesis.queue.first_key_value() else { break };
+        let at_ms = *at_ms;
+        tokio::select! {
+            biased;
+            () = triggers.orders.notified() => {
+                let now_ms = clock.now().as_millis() as u64;
+                while let Some(order) = triggers.next_order() {
+                    nemesis.order(now_ms, order, scenario);
+                }
+            }
+            () = clock.sleep_until(Duration::from_millis(at_ms)) => {
+                let Some((_, action)) = nemesis.queue.pop_first() else { break };
+                if let Action::End = action {
+                    break;
+                }
+                nemesis.apply(at_ms, action, scenario);
+            }
         }
-        nemesis.apply(at_ms, action, scenario);
     }
     for process in &mut nemesis.processes {
         process.stop();
     }
-    let requests = nemesis.shared.fake.request_log().len();
-    (recorder.finish(), requests)
+    (recorder.finish(), nemesis.shared.truth.requests())
 }
 
 impl Driver {
@@ -228,6 +250,63 @@ impl Driver {
         }
     }
 
+    /// Carries out an order of the triggers.
+    fn order(&mut self, now_ms: u64, order: Order, scenario: &Scenario) {
+        if self.healed {
+            return;
+        }
+        match order {
+            Order::ResumeAt { process, at_ms } => {
+                self.schedule(at_ms.max(now_ms), Action::Resume { process: process.id, incarnation: process.incarnation });
+            }
+            Order::React { process, lock, reaction } => {
+                let id = process.id;
+                let fault = match reaction {
+                    Reaction::Pause { for_ms } => Fault::Pause { process: id, for_ms },
+                    Reaction::Suspend { for_ms } => Fault::Suspend { process: id, for_ms },
+                    Reaction::Crash { restart_after_ms } => Fault::Crash { process: id, restart_after_ms },
+                    Reaction::Partition { for_ms } => Fault::Partition { process: id, for_ms },
+                    Reaction::Throttle { per_million, for_ms } => {
+                        Fault::Throttle { process: Some(id), per_million, for_ms }
+                    }
+                    Reaction::ClockStep { delta_ms } => Fault::ClockStep { process: id, delta_ms },
+                    Reaction::DeleteItem if scenario.deletable_locks().contains(&lock) => Fault::DeleteItem { lock },
+                    Reaction::StopUntilTakeover { lead_ms, suspend } => {
+                        self.stop_until_takeover(now_ms, process, &lock, lead_ms, suspend, scenario);
+                        return;
+                    }
+                    _ => return,
+                };
+                self.start(now_ms, fault);
+            }
+        }
+    }
+
+    /// Stops `process` and resumes it `lead_ms` before a takeover of `lock` is due, or after
+    /// two leases if nobody waits for the lock.
+    fn stop_until_takeover(
+        &mut self,
+        now_ms: u64,
+        process: ProcessRef,
+        lock: &str,
+        lead_ms: u64,
+        suspend: bool,
+        scenario: &Scenario,
+    ) {
+        let recorder = self.shared.recorder.clone();
+        let Some(p) = self.processes.get_mut(usize::from(process.id)) else { return };
+        if p.current() != process || !p.pause(&recorder, suspend) {
+            return;
+        }
+        let longest = 2 * scenario.lease_ms_of(process.id);
+        self.schedule(now_ms + longest, Action::Resume { process: process.id, incarnation: process.incarnation });
+        if let Some((holder, record)) = self.shared.truth.holder(lock)
+            && holder == process
+        {
+            self.shared.triggers.stopped_until_takeover(process, lock, record, lead_ms);
+        }
+    }
+
     fn start(&mut self, now_ms: u64, fault: Fault) {
         let n = self.processes.len() as u16;
         if fault.process().is_some_and(|p| p >= n) {
@@ -288,6 +367,7 @@ impl Driver {
                 });
                 let (status, _) = self.server_fake().handle_json("DeleteItem", key.to_string().as_bytes());
                 if status == 200 {
+                    self.shared.truth.deleted(&lock);
                     let id = recorder.lock(&lock);
                     self.record(Nemesis::DeleteItem(id));
                 }
@@ -313,6 +393,7 @@ impl Driver {
     /// paused processes and restarts crashed ones.
     fn heal(&mut self) {
         self.healed = true;
+        self.shared.triggers.disarm();
         self.server.clear();
         let recorder = self.shared.recorder.clone();
         for p in &mut self.processes {

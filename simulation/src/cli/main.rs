@@ -3,7 +3,8 @@
 //! ```text
 //! dynalease-sim                          # the default sweep, with a summary
 //! dynalease-sim run --seed 42            # one seed; the last line is `digest: <hex>`
-//! dynalease-sim sweep --seeds 300 --from 1000
+//! dynalease-sim sweep --seeds 300 --from 1000 --jobs 2
+//! dynalease-sim sweep --seeds 200 --until safety   # stops at the first run that breaks safety
 //! dynalease-sim --lock naive sweep --seeds 200
 //! dynalease-sim run --seed 42 --timeline
 //! ```
@@ -20,7 +21,8 @@ use std::process::ExitCode;
 static ALLOCATOR: dynalease_fake::Allocator = dynalease_fake::Allocator;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use dynalease_sim::{Config, LockKind, Scenario, World, sweep};
+use dynalease_sim::sweep::{self, SweepOptions, Until};
+use dynalease_sim::{Config, LockKind, Scenario, World};
 
 /// The seeds of the default sweep.
 const DEFAULT_SEEDS: u64 = 1_000;
@@ -64,7 +66,37 @@ enum Command {
         /// The first seed.
         #[arg(long, default_value_t = 0)]
         from: u64,
+        #[command(flatten)]
+        parallel: Parallel,
+        /// Stop at the first run that breaks an invariant (`any`) or one of safety (`safety`),
+        /// and end with the line `caught: seed S (N seeds, T s): kinds`, or `caught: none (..)`.
+        #[arg(long, value_enum)]
+        until: Option<UntilArg>,
     },
+}
+
+/// How many threads run seeds.
+#[derive(Debug, clap::Args)]
+struct Parallel {
+    /// How many seeds run at once, each on a thread of its own; the output is the same for any
+    /// number. Default: the machine's cores.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
+}
+
+impl Parallel {
+    fn jobs(&self) -> usize {
+        match self.jobs {
+            Some(jobs) => usize::from(jobs),
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum UntilArg {
+    Any,
+    Safety,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -92,8 +124,17 @@ fn main() -> ExitCode {
     };
     let failed = match cli.command {
         Some(Command::Run { seed }) => run(&config, seed, cli.timeline),
-        Some(Command::Sweep { seeds, from }) => run_sweep(&config, from, seeds, cli.timeline),
-        None => run_sweep(&config, 0, DEFAULT_SEEDS, cli.timeline),
+        Some(Command::Sweep { seeds, from, parallel, until }) => {
+            let until = until.map(|until| match until {
+                UntilArg::Any => Until::Any,
+                UntilArg::Safety => Until::Safety,
+            });
+            run_sweep(&config, from, seeds, SweepOptions { jobs: parallel.jobs(), until }, cli.timeline)
+        }
+        None => {
+            let jobs = Parallel { jobs: None }.jobs();
+            run_sweep(&config, 0, DEFAULT_SEEDS, SweepOptions { jobs, until: None }, cli.timeline)
+        }
     };
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
@@ -109,10 +150,10 @@ fn run(config: &Config, seed: u64, timeline: bool) -> bool {
     !report.violations().is_empty()
 }
 
-fn run_sweep(config: &Config, from: u64, seeds: u64, timeline: bool) -> bool {
+fn run_sweep(config: &Config, from: u64, seeds: u64, options: SweepOptions, timeline: bool) -> bool {
     #[allow(clippy::disallowed_methods)] // The speed of the sweep itself, never part of a run.
     let started = std::time::Instant::now();
-    let report = sweep::sweep(config, from, seeds, |run| {
+    let report = sweep::sweep_with(config, from, seeds, options, |run| {
         if run.violations().is_empty() {
             return;
         }
@@ -132,5 +173,21 @@ fn run_sweep(config: &Config, from: u64, seeds: u64, timeline: bool) -> bool {
         report.failed.len(),
         report.seeds as f64 / elapsed
     );
+    if options.until.is_some() {
+        match report.stopped_at {
+            Some(seed) => {
+                let kinds: Vec<&str> = report.stopped_for.iter().map(|kind| kind.name()).collect();
+                let _ = writeln!(
+                    out,
+                    "caught: seed {seed} ({} seeds, {elapsed:.1} s): {}",
+                    report.seeds,
+                    kinds.join(", ")
+                );
+            }
+            None => {
+                let _ = writeln!(out, "caught: none ({} seeds, {elapsed:.1} s)", report.seeds);
+            }
+        }
+    }
     !report.failed.is_empty()
 }

@@ -41,7 +41,7 @@ pub fn leader() -> Role {
 
 /// A process with a nominal clock and the default network.
 pub fn process(roles: Vec<Role>, custom: Vec<Arc<dyn Workload>>) -> ProcessSpec {
-    ProcessSpec { clock: ClockSpec::default(), net: NetSpec::default(), roles, custom }
+    ProcessSpec { clock: ClockSpec::default(), net: NetSpec::default(), roles, custom, lease_ms: None }
 }
 
 /// Two leaders of the lock "leader": p0 from the start, p1 five seconds later, so that p0
@@ -59,6 +59,7 @@ pub fn two_leaders(seed: u64, duration_ms: u64, faults: Vec<ScheduledFault>) -> 
         ],
         loss_ppm: 0,
         faults,
+        triggers: Vec::new(),
     }
 }
 
@@ -104,8 +105,8 @@ pub fn grants(history: &History) -> Vec<(Duration, u64, u16)> {
     history
         .entries()
         .iter()
-        .filter_map(|e| match &e.event {
-            Event::Granted { lock: l, token, to } if Some(*l) == lock => Some((e.at, *token, to.id)),
+        .filter_map(|e| match e.event.grant() {
+            Some((l, token, to)) if Some(l) == lock => Some((e.at, token, to.id)),
             _ => None,
         })
         .collect()

@@ -1,0 +1,201 @@
+//! Beliefs, held against the ground truth: each is in a lease DynamoDB granted, ends with its
+//! lease on the believer's own clock, and no two overlap but where the protocol cannot help it.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::index::Belief;
+use super::truth::{LeaseEnd, TrueLease};
+use super::writes::drift_allowance;
+use super::{CheckReport, Checked, ViolationKind};
+use crate::history::LockId;
+use crate::timeline::seconds;
+
+/// How late a process may learn that its lease ran out: the timer that tells it fires on the
+/// next millisecond.
+const LATE: Duration = Duration::from_micros(1_001);
+
+impl Checked<'_> {
+    /// The lease DynamoDB granted for `belief`, if any.
+    pub(super) fn lease_of(&self, belief: &Belief) -> Option<&TrueLease> {
+        self.truth.lease_granted(belief.lock, belief.process, belief.token, belief.start_idx)
+    }
+}
+
+/// Every belief is in a lease DynamoDB granted the believer, and ends once the lease has run out
+/// on the believer's clock (when it resumes, if it was stopped then), and before its own
+/// release is applied.
+pub(super) fn granted_and_timely(checked: &Checked<'_>, report: &mut CheckReport) {
+    for belief in checked.index.beliefs.values() {
+        let Some(lease) = checked.lease_of(belief) else {
+            report.violations.push(checked.violation(
+                ViolationKind::UngrantedBelief,
+                belief.lock,
+                format!(
+                    "{} believed it held token {} from {}, which DynamoDB never granted it",
+                    belief.process,
+                    belief.token,
+                    seconds(belief.start)
+                ),
+                checked.index.belief_entries(belief),
+                Vec::new(),
+                Vec::new(),
+            ));
+            continue;
+        };
+        if let Some(message) = overrun(checked, belief, lease) {
+            let last = lease.versions.iter().filter(|v| v.applied <= belief.end).map(|v| v.idx).max();
+            report.violations.push(checked.violation(
+                ViolationKind::BeliefPastLease,
+                belief.lock,
+                message,
+                checked.index.belief_entries(belief),
+                last.into_iter().chain(lease.end.map(|(_, idx, _)| idx)).collect(),
+                checked.grant_entries(lease.granted_idx()),
+            ));
+        }
+    }
+}
+
+/// Why `belief` lasted longer than `lease` allowed, if it did.
+fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<String> {
+    if belief.end <= belief.start {
+        return None;
+    }
+    let process = belief.process;
+    if let Some((released, _, LeaseEnd::Released { by })) = lease.end
+        && by == process
+        && belief.end > released
+    {
+        return Some(format!(
+            "{process} believed in token {} until {}, after its own release was applied at {}",
+            belief.token,
+            seconds(belief.end),
+            seconds(released)
+        ));
+    }
+    let machines = &checked.machines;
+    let mut versions: Vec<_> = lease.versions.iter().copied().collect();
+    versions.sort_by_key(|v| v.idx);
+    let mut next = 0;
+    let mut deadline = Duration::ZERO;
+    // Walks the belief from its start: the lease is extended by every version DynamoDB applies
+    // before it runs out, and ends where none came in time.
+    let mut from = belief.start;
+    loop {
+        while next < versions.len() && versions[next].applied <= from {
+            let version = versions[next];
+            deadline = deadline.max(machines.monotonic(process.id, version.sent) + version.lease);
+            next += 1;
+        }
+        let lapse = machines.when(process.id, deadline, from);
+        if let Some(version) = versions.get(next)
+            && version.applied <= lapse
+        {
+            from = version.applied;
+            continue;
+        }
+        // The lease ran out at `lapse`: a running process learns it then, a stopped one when it
+        // resumes, unless a write applied meanwhile extended it.
+        let learns = match machines.stopped_at(process.id, lapse) {
+            Some(resumed) => {
+                if let Some(version) = versions.get(next)
+                    && version.applied <= resumed
+                {
+                    from = resumed.max(version.applied);
+                    continue;
+                }
+                resumed
+            }
+            None => lapse,
+        };
+        if belief.end <= learns + LATE {
+            return None;
+        }
+        let when = if learns == lapse {
+            String::from("while it ran")
+        } else {
+            format!("while it was stopped; it ran again at {}", seconds(learns))
+        };
+        return Some(format!(
+            "{process} believed in token {} until {}, but its lease ran out on its own clock at {} ({when})",
+            belief.token,
+            seconds(belief.end),
+            seconds(lapse)
+        ));
+    }
+}
+
+/// No two beliefs in one lock overlap, but where the protocol cannot help it: the item was
+/// deleted after the earlier lease was granted and before the later one, the earlier holder was
+/// stopped since the last write DynamoDB applied for it, or the clocks' drift allows it.
+pub(super) fn exclusive(checked: &Checked<'_>, report: &mut CheckReport) {
+    let index = &checked.index;
+    let mut by_lock: BTreeMap<LockId, Vec<&Belief>> = BTreeMap::new();
+    for belief in index.beliefs.values() {
+        by_lock.entry(belief.lock).or_default().push(belief);
+    }
+    for (lock, mut beliefs) in by_lock {
+        beliefs.sort_by_key(|b| (b.start, b.start_idx));
+        for (j, later) in beliefs.iter().enumerate() {
+            for earlier in &beliefs[..j] {
+                if earlier.end <= later.start || later.end <= later.start || earlier.end <= earlier.start {
+                    continue;
+                }
+                if exempt(checked, earlier, later) {
+                    report.stats.overlaps_exempt += 1;
+                    continue;
+                }
+                let last_good = beliefs[..j]
+                    .iter()
+                    .filter(|g| g.end <= earlier.start && g.end > g.start)
+                    .max_by_key(|g| (g.end, g.start_idx))
+                    .map(|g| index.belief_entries(g))
+                    .unwrap_or_default();
+                report.violations.push(checked.violation(
+                    ViolationKind::OverlappingBeliefs,
+                    lock,
+                    format!(
+                        "{} held token {} until {}, but {} held token {} from {}",
+                        earlier.process,
+                        earlier.token,
+                        seconds(earlier.end),
+                        later.process,
+                        later.token,
+                        seconds(later.start),
+                    ),
+                    index.belief_entries(earlier),
+                    index.belief_entries(later),
+                    last_good,
+                ));
+            }
+        }
+    }
+}
+
+/// Whether the overlap of `earlier` and `later` is one the protocol cannot prevent. Which of
+/// the two is stale goes by when DynamoDB granted their leases, not by when their answers came.
+fn exempt(checked: &Checked<'_>, earlier: &Belief, later: &Belief) -> bool {
+    let (Some(a), Some(b)) = (checked.lease_of(earlier), checked.lease_of(later)) else {
+        // A belief in nothing DynamoDB granted is reported as such.
+        return true;
+    };
+    let ((old, old_belief), (new, new_belief)) =
+        if a.granted_idx() <= b.granted_idx() { ((a, earlier), (b, later)) } else { ((b, later), (a, earlier)) };
+    let granted = |lease: &TrueLease| checked.index.entries[lease.granted_idx()].at;
+    let (old_at, new_at) = (granted(old), granted(new));
+    if checked.index.deleted_within(earlier.lock, old_at, new_at) {
+        return true;
+    }
+    let confirmed = old.deadline(&checked.machines, new.granted_idx()).map(|(_, v)| v);
+    if let Some(version) = confirmed
+        && checked.machines.stopped_within(old_belief.process.id, version.sent, new_at.max(new_belief.start))
+    {
+        return true;
+    }
+    let lease = confirmed.map_or(checked.context.lease, |v| v.lease);
+    let overlap = earlier.end.min(later.end).saturating_sub(later.start);
+    let allowance = drift_allowance(checked, earlier.process.id, later.process.id, lease)
+        .max(drift_allowance(checked, later.process.id, earlier.process.id, lease));
+    overlap <= allowance
+}

@@ -1,0 +1,82 @@
+//! Liveness, in the healed phase: the lock of a crashed holder is taken over in time, and a
+//! lease acquired once nothing fails any more is not lost.
+
+use super::{CheckReport, Checked, ViolationKind};
+use crate::history::{Event, Phase, Unheld};
+use crate::timeline::seconds;
+
+/// The lock of the holder crashed in the liveness phase is taken over within the bound.
+pub(super) fn takeover_in_time(checked: &Checked<'_>, report: &mut CheckReport) {
+    let index = &checked.index;
+    let crash = index.entries.iter().enumerate().find_map(|(idx, e)| match &e.event {
+        Event::Phase(Phase::LivenessCrash { lock, victim: Some(victim) }) => Some((idx, e.at, *lock, *victim)),
+        _ => None,
+    });
+    let Some((crash_idx, crashed_at, lock, victim)) = crash else { return };
+    let victim_grant = index.entries[..crash_idx]
+        .iter()
+        .rposition(|e| e.event.grant().is_some_and(|(l, _, to)| l == lock && to == victim));
+    let takeover = index.entries[crash_idx..].iter().enumerate().find_map(|(offset, e)| match e.event.grant() {
+        Some((l, _, to)) if l == lock && to.id != victim.id => Some((crash_idx + offset, e.at)),
+        _ => None,
+    });
+    let bound = checked.context.takeover_bound;
+    let late = match takeover {
+        Some((_, at)) => {
+            let took = at - crashed_at;
+            report.stats.takeover = Some(took);
+            took > bound
+        }
+        None => true,
+    };
+    if !late {
+        return;
+    }
+    let message = match takeover {
+        Some((_, at)) => format!(
+            "the lock was taken over {} after its holder {victim} crashed; the bound is {}",
+            seconds(at - crashed_at),
+            seconds(bound)
+        ),
+        None => format!(
+            "nobody took the lock over in the {} after its holder {victim} crashed",
+            seconds(index.end.saturating_sub(crashed_at))
+        ),
+    };
+    report.violations.push(checked.violation(
+        ViolationKind::SlowTakeover,
+        lock,
+        message,
+        vec![crash_idx],
+        takeover.map(|(idx, _)| checked.grant_entries(idx)).unwrap_or_default(),
+        victim_grant.map(|g| checked.grant_entries(g)).unwrap_or_default(),
+    ));
+}
+
+/// A lease acquired after the heal is not lost: nothing fails any more, so its renewals
+/// succeed and nobody takes it over.
+pub(super) fn healthy_leases_hold(checked: &Checked<'_>, report: &mut CheckReport) {
+    let Some(healed) = checked.index.healed else { return };
+    for belief in checked.index.beliefs.values() {
+        let Some(Unheld::Lost(reason)) = &belief.why else { continue };
+        // A lease asked for before the heal may come back after it, late and already run out.
+        let asked = checked.lease_of(belief).and_then(|lease| lease.versions.first()).map(|v| v.sent);
+        if belief.start < healed || asked.is_none_or(|at| at < healed) {
+            continue;
+        }
+        report.violations.push(checked.violation(
+            ViolationKind::LostWhileHealthy,
+            belief.lock,
+            format!(
+                "{} lost its lease (token {}, {reason}) at {}, acquired at {} after every fault was healed",
+                belief.process,
+                belief.token,
+                seconds(belief.end),
+                seconds(belief.start)
+            ),
+            checked.index.belief_entries(belief),
+            Vec::new(),
+            Vec::new(),
+        ));
+    }
+}

@@ -1,0 +1,167 @@
+//! The ground truth of the locks, rebuilt from the writes DynamoDB applied: every lease as
+//! DynamoDB knew it (an owner id, granted to one incarnation), the record versions written for
+//! it and when each was sent, how it ended, and what each lock item held at every instant.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::clocks::Machines;
+use super::index::Index;
+use crate::history::{Event, LockId, LockState, Nemesis, ProcessRef, WriteEffect};
+
+/// A record version written for a lease: the first write that DynamoDB applied with it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Version {
+    pub(super) value: u32,
+    /// When that write left its process, in global time.
+    pub(super) sent: Duration,
+    pub(super) applied: Duration,
+    pub(super) idx: usize,
+    pub(super) lease: Duration,
+}
+
+/// How a lease left its lock item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LeaseEnd {
+    /// A write removed its owner, or the item: a release, by this incarnation.
+    Released { by: ProcessRef },
+    /// A write gave the lock to another owner.
+    Replaced,
+    /// The nemesis deleted the item.
+    Deleted,
+}
+
+/// One lease as DynamoDB knew it.
+#[derive(Clone, Debug)]
+pub(super) struct TrueLease {
+    pub(super) lock: LockId,
+    /// The incarnation whose write granted it.
+    pub(super) to: ProcessRef,
+    /// The grants of the lease: its fencing tokens, with their entries (more than one when the
+    /// client retried an acquire whose answer was lost).
+    pub(super) grants: Vec<(u64, usize)>,
+    pub(super) versions: Vec<Version>,
+    /// When and how it left the item: (time, entry, how).
+    pub(super) end: Option<(Duration, usize, LeaseEnd)>,
+}
+
+impl TrueLease {
+    /// The entry of its first grant.
+    pub(super) fn granted_idx(&self) -> usize {
+        self.grants.first().map_or(0, |(_, idx)| *idx)
+    }
+
+    /// The latest end of the lease on its holder's monotonic clock, by the versions DynamoDB had
+    /// applied up to entry `idx`, and the version that sets it.
+    pub(super) fn deadline(&self, machines: &Machines, idx: usize) -> Option<(Duration, Version)> {
+        self.versions
+            .iter()
+            .filter(|v| v.idx <= idx)
+            .map(|v| (machines.monotonic(self.to.id, v.sent) + v.lease, *v))
+            .max_by_key(|(deadline, v)| (*deadline, v.idx))
+    }
+}
+
+/// The ground truth of a run.
+#[derive(Debug, Default)]
+pub(super) struct Truth {
+    pub(super) leases: Vec<TrueLease>,
+    by_owner: BTreeMap<(LockId, u32), usize>,
+    /// What each lock item held after each change: (entry, state), in order.
+    states: BTreeMap<LockId, Vec<(usize, LockState)>>,
+    /// Writes DynamoDB applied to lock items.
+    pub(super) writes: usize,
+}
+
+impl Truth {
+    pub(super) fn new(index: &Index<'_>, default_lease: Duration) -> Self {
+        let mut truth = Truth::default();
+        for (idx, entry) in index.entries.iter().enumerate() {
+            match &entry.event {
+                Event::Applied { lock, by, sent, before, after, .. } => {
+                    truth.writes += 1;
+                    truth.change(*lock, idx, *after);
+                    let effect = WriteEffect::of(before, after);
+                    if let Some(old) = before.held()
+                        && after.owner() != Some(old.owner)
+                        && let Some(&i) = truth.by_owner.get(&(*lock, old.owner))
+                        && truth.leases[i].end.is_none()
+                    {
+                        let how = if after.held().is_some() { LeaseEnd::Replaced } else { LeaseEnd::Released { by: *by } };
+                        truth.leases[i].end = Some((entry.at, idx, how));
+                    }
+                    let Some(record) = after.held() else { continue };
+                    let i = match truth.by_owner.get(&(*lock, record.owner)) {
+                        Some(&i) => i,
+                        None => {
+                            truth.leases.push(TrueLease {
+                                lock: *lock,
+                                to: *by,
+                                grants: Vec::new(),
+                                versions: Vec::new(),
+                                end: None,
+                            });
+                            truth.by_owner.insert((*lock, record.owner), truth.leases.len() - 1);
+                            truth.leases.len() - 1
+                        }
+                    };
+                    let lease = &mut truth.leases[i];
+                    if effect == WriteEffect::Grant {
+                        lease.grants.push((record.fence, idx));
+                    }
+                    if !lease.versions.iter().any(|v| v.value == record.version) {
+                        let duration =
+                            if record.lease_ms > 0 { Duration::from_millis(record.lease_ms) } else { default_lease };
+                        lease.versions.push(Version {
+                            value: record.version,
+                            sent: *sent,
+                            applied: entry.at,
+                            idx,
+                            lease: duration,
+                        });
+                    }
+                }
+                Event::Refused { lock, state, .. } => truth.change(*lock, idx, *state),
+                Event::Nemesis(Nemesis::DeleteItem(lock)) => {
+                    if let Some(owner) = truth.state_at(*lock, idx).owner()
+                        && let Some(&i) = truth.by_owner.get(&(*lock, owner))
+                        && truth.leases[i].end.is_none()
+                    {
+                        truth.leases[i].end = Some((entry.at, idx, LeaseEnd::Deleted));
+                    }
+                    truth.change(*lock, idx, LockState::Absent);
+                }
+                _ => {}
+            }
+        }
+        truth
+    }
+
+    fn change(&mut self, lock: LockId, idx: usize, state: LockState) {
+        let states = self.states.entry(lock).or_default();
+        if states.last().is_none_or(|(_, last)| *last != state) {
+            states.push((idx, state));
+        }
+    }
+
+    /// What the item of `lock` held right after entry `idx`.
+    pub(super) fn state_at(&self, lock: LockId, idx: usize) -> LockState {
+        let Some(states) = self.states.get(&lock) else { return LockState::Absent };
+        let at = states.partition_point(|(i, _)| *i <= idx);
+        at.checked_sub(1).map_or(LockState::Absent, |i| states[i].1)
+    }
+
+    /// The lease of `owner` on `lock`.
+    pub(super) fn lease_of_owner(&self, lock: LockId, owner: u32) -> Option<&TrueLease> {
+        self.by_owner.get(&(lock, owner)).map(|&i| &self.leases[i])
+    }
+
+    /// The lease that DynamoDB granted `to` on `lock` with `token`, last before entry `idx`.
+    pub(super) fn lease_granted(&self, lock: LockId, to: ProcessRef, token: u64, idx: usize) -> Option<&TrueLease> {
+        self.leases
+            .iter()
+            .filter(|l| l.lock == lock && l.to == to)
+            .filter(|l| l.grants.iter().any(|&(fence, at)| fence == token && at <= idx))
+            .max_by_key(|l| l.granted_idx())
+    }
+}

@@ -1,0 +1,466 @@
+//! Faults timed by the protocol's own moments, as well as by the clock.
+//!
+//! A lock protocol breaks in narrow windows: between a renewal's send and its answer, right
+//! after a holder renewed, just before a contender's takeover is due, while a contender waits.
+//! A fault at a random time rarely lands in one. A [`Trigger`] waits for a [`Moment`] of a
+//! process (its write to a lock item left it; DynamoDB granted or renewed its lease; the answer
+//! of a renewal reached it; it read a lock another process holds) and then applies its
+//! [`Reaction`] at that very instant: pause or suspend the process, delay or lose the answer
+//! that is on its way, hold the write in the network until another process has read the lock,
+//! partition or throttle it, step its clock, delete the lock item, or stop the holder until just
+//! before a contender may take its lock over.
+//!
+//! Each trigger fires once, at the first matching moment after its time, so a scenario's
+//! triggers are a list that a person can read, edit and shrink.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use std::sync::Arc;
+
+use crate::clock::WorldClock;
+use crate::history::{Actor, Event, LockRecord, Nemesis, ProcessRef, Recorder};
+use crate::rng::SimRng;
+
+/// A moment of the protocol of one process, seen from the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Moment {
+    /// A write of the process to a lock item left it: an acquire, a renewal or a release.
+    LockWriteSent,
+    /// DynamoDB granted the process a lock; its answer is on the way back.
+    Granted,
+    /// DynamoDB applied a renewal of the process's lease; its answer is on the way back.
+    Renewed,
+    /// The answer of a renewal that DynamoDB applied reached the process.
+    RenewalAnswered,
+    /// The process read a lock that another process holds: it is waiting for it.
+    Waiting,
+}
+
+impl Moment {
+    /// The moment in words, for the timeline.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Moment::LockWriteSent => "sent a write to the item of",
+            Moment::Granted => "was granted",
+            Moment::Renewed => "had its renewal applied to",
+            Moment::RenewalAnswered => "heard its renewal of",
+            Moment::Waiting => "waits for",
+        }
+    }
+}
+
+/// What the nemesis does at a trigger's moment, to the process of the moment.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reaction {
+    /// Pauses the process (its clock runs on).
+    Pause {
+        /// For how long.
+        for_ms: u64,
+    },
+    /// Suspends its machine (its monotonic clock stops).
+    Suspend {
+        /// For how long.
+        for_ms: u64,
+    },
+    /// Crashes it.
+    Crash {
+        /// How long until it restarts.
+        restart_after_ms: u64,
+    },
+    /// Cuts it off the network.
+    Partition {
+        /// For how long.
+        for_ms: u64,
+    },
+    /// Has DynamoDB throttle its requests.
+    Throttle {
+        /// The probability of each request, in millionths.
+        per_million: u32,
+        /// For how long.
+        for_ms: u64,
+    },
+    /// Steps its wall clock.
+    ClockStep {
+        /// By how much, either way.
+        delta_ms: i64,
+    },
+    /// The answer of the write of the moment ([`Moment::Granted`], [`Moment::Renewed`]) comes
+    /// back this much later.
+    DelayAnswer {
+        /// Added to the way back.
+        extra_ms: u64,
+    },
+    /// The answer of the write of the moment is lost, though DynamoDB applied it.
+    LoseAnswer,
+    /// The write of the moment ([`Moment::LockWriteSent`]) is held in the network for at least
+    /// `min_ms`, then delivered right after another process's next read of the same lock, so
+    /// that it lands between that read and whatever the reader writes next.
+    HoldUntilRead {
+        /// The shortest hold.
+        min_ms: u64,
+    },
+    /// Deletes the lock item of the moment.
+    DeleteItem,
+    /// Pauses (or suspends) the holder of the lock of the moment, and resumes it `lead_ms`
+    /// before the first process that waits for the lock may take it over: a whole lease after
+    /// that process first read the holder's record.
+    StopUntilTakeover {
+        /// How long before the takeover is due the holder resumes.
+        lead_ms: u64,
+        /// Whether its machine is suspended instead of paused.
+        suspend: bool,
+    },
+}
+
+impl Reaction {
+    /// Whether the network applies it to the request of the moment, rather than the world.
+    pub(crate) fn is_inline(&self) -> bool {
+        matches!(self, Reaction::DelayAnswer { .. } | Reaction::LoseAnswer | Reaction::HoldUntilRead { .. })
+    }
+
+    /// The kind of reaction, for counts.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Reaction::Pause { .. } => "pause",
+            Reaction::Suspend { .. } => "suspend",
+            Reaction::Crash { .. } => "crash",
+            Reaction::Partition { .. } => "partition",
+            Reaction::Throttle { .. } => "throttle",
+            Reaction::ClockStep { .. } => "clock-step",
+            Reaction::DelayAnswer { .. } => "delayed-answer",
+            Reaction::LoseAnswer => "lost-answer",
+            Reaction::HoldUntilRead { .. } => "held-write",
+            Reaction::DeleteItem => "delete-item",
+            Reaction::StopUntilTakeover { .. } => "stop-until-takeover",
+        }
+    }
+}
+
+/// A fault that waits for a moment of the protocol.
+///
+/// # Examples
+///
+/// Right after the first renewal that p0 hears from 60 s on, cut it off for a minute:
+///
+/// ```
+/// use dynalease_sim::triggers::{Moment, Reaction, Trigger};
+///
+/// let trigger = Trigger {
+///     after_ms: 60_000,
+///     process: Some(0),
+///     moment: Moment::RenewalAnswered,
+///     reaction: Reaction::Partition { for_ms: 60_000 },
+/// };
+/// # let _ = trigger;
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Trigger {
+    /// From when the trigger waits for its moment, since the start of the run.
+    pub after_ms: u64,
+    /// The process whose moment it is; `None` for any process.
+    pub process: Option<u16>,
+    /// The moment.
+    pub moment: Moment,
+    /// What happens then.
+    pub reaction: Reaction,
+}
+
+/// A reaction for the world to carry out now.
+#[derive(Clone, Debug)]
+pub(crate) enum Order {
+    /// The reaction of a trigger that fired at a moment of `process` on `lock`.
+    React { process: ProcessRef, lock: String, reaction: Reaction },
+    /// Resume the stopped `process` at `at_ms`.
+    ResumeAt { process: ProcessRef, at_ms: u64 },
+}
+
+/// A holder stopped until a takeover of its lock is due.
+#[derive(Clone, Debug)]
+struct Stopped {
+    process: ProcessRef,
+    lock: String,
+    record: LockRecord,
+    lead_ms: u64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The triggers by time, and whether each has fired.
+    armed: Vec<(Trigger, bool)>,
+    orders: VecDeque<Order>,
+    /// Since when each waiting process has read the same record of each lock, in global time.
+    watching: BTreeMap<(u16, String), (LockRecord, Duration)>,
+    stopped: Vec<Stopped>,
+}
+
+/// The triggers of a run while it goes on.
+#[derive(Debug)]
+pub(crate) struct Triggers {
+    clock: WorldClock,
+    recorder: Recorder,
+    state: Mutex<State>,
+    /// Wakes the world when an order is waiting.
+    pub(crate) orders: Notify,
+    /// Wake the writes held until a read of their lock, by lock.
+    reads: Mutex<BTreeMap<String, Arc<Notify>>>,
+    /// Wakes every held write at the heal.
+    healed: Notify,
+    active: AtomicBool,
+}
+
+impl Triggers {
+    pub(crate) fn new(clock: WorldClock, recorder: Recorder, mut triggers: Vec<Trigger>) -> Self {
+        triggers.sort_by_key(|t| t.after_ms);
+        let active = AtomicBool::new(!triggers.is_empty());
+        let state = State { armed: triggers.into_iter().map(|t| (t, false)).collect(), ..State::default() };
+        Triggers {
+            clock,
+            recorder,
+            state: Mutex::new(state),
+            orders: Notify::new(),
+            reads: Mutex::new(BTreeMap::new()),
+            healed: Notify::new(),
+            active,
+        }
+    }
+
+    /// Whether the run has triggers that may still fire.
+    pub(crate) fn is_active(&self) -> bool {
+        self.active.load(Ordering::Relaxed)
+    }
+
+    /// Fires no trigger from now on, and delivers the writes held in the network: the faults
+    /// are healed.
+    pub(crate) fn disarm(&self) {
+        self.active.store(false, Ordering::Relaxed);
+        self.healed.notify_waiters();
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The moment `moment` of `process` on `lock` happens now. Returns the reaction that the
+    /// network applies to the request of the moment, if a trigger with one fired; the others
+    /// go to the world as orders.
+    pub(crate) fn moment(&self, moment: Moment, process: ProcessRef, lock: &str) -> Option<Reaction> {
+        if !self.is_active() {
+            return None;
+        }
+        let now_ms = self.clock.now().as_millis() as u64;
+        let mut state = self.state();
+        let (trigger, fired) = state.armed.iter_mut().find(|(t, fired)| {
+            !*fired
+                && t.after_ms <= now_ms
+                && t.moment == moment
+                && t.process.is_none_or(|p| p == process.id)
+                && fits(moment, &t.reaction)
+        })?;
+        *fired = true;
+        let reaction = trigger.reaction.clone();
+        let inline = reaction.is_inline();
+        if !inline {
+            state.orders.push_back(Order::React { process, lock: lock.to_owned(), reaction: reaction.clone() });
+        }
+        drop(state);
+        let lock_id = self.recorder.lock(lock);
+        let fired = Nemesis::Triggered { process, lock: lock_id, moment, reaction: reaction.clone() };
+        self.recorder.record(Actor::Nemesis, Event::Nemesis(fired));
+        if inline {
+            return Some(reaction);
+        }
+        self.orders.notify_one();
+        None
+    }
+
+    /// The next order for the world, if any.
+    pub(crate) fn next_order(&self) -> Option<Order> {
+        self.state().orders.pop_front()
+    }
+
+    /// `reader` read `lock` while `holder` held it with `record`: it waits for the lock.
+    pub(crate) fn read_held(&self, reader: ProcessRef, lock: &str, record: LockRecord) {
+        if !self.is_active() {
+            return;
+        }
+        let now = self.clock.now();
+        let mut state = self.state();
+        let key = (reader.id, lock.to_owned());
+        let since = match state.watching.get(&key) {
+            Some((seen, since)) if *seen == record => *since,
+            _ => {
+                state.watching.insert(key, (record, now));
+                now
+            }
+        };
+        let due_ms = (since + Duration::from_millis(record.lease_ms)).as_millis() as u64;
+        let mut woken = Vec::new();
+        state.stopped.retain(|s| {
+            let wake = s.lock == lock && s.record == record && s.process.id != reader.id;
+            if wake {
+                woken.push(Order::ResumeAt { process: s.process, at_ms: due_ms.saturating_sub(s.lead_ms) });
+            }
+            !wake
+        });
+        let any = !woken.is_empty();
+        state.orders.extend(woken);
+        drop(state);
+        if any {
+            self.orders.notify_one();
+        }
+    }
+
+    fn read_notify(&self, lock: &str) -> Arc<Notify> {
+        let mut reads = self.reads.lock().unwrap_or_else(|e| e.into_inner());
+        reads.entry(lock.to_owned()).or_default().clone()
+    }
+
+    /// A read of `lock` was applied: delivers the writes held until then.
+    pub(crate) fn read_applied(&self, lock: &str) {
+        if self.is_active() {
+            self.read_notify(lock).notify_waiters();
+        }
+    }
+
+    /// Waits `min`, then until a read of `lock` is applied, at most `longest` more; no longer
+    /// than the heal.
+    pub(crate) async fn next_read_after(&self, lock: &str, min: Duration, longest: Duration) {
+        let healed = self.healed.notified();
+        if !self.is_active() {
+            return;
+        }
+        tokio::select! {
+            biased;
+            () = healed => return,
+            () = self.clock.sleep(min) => {}
+        }
+        self.next_read(lock, longest).await;
+    }
+
+    /// Waits until a read of `lock` is applied, at most `longest` and no longer than the heal.
+    async fn next_read(&self, lock: &str, longest: Duration) {
+        let notify = self.read_notify(lock);
+        let read = notify.notified();
+        let healed = self.healed.notified();
+        if !self.is_active() {
+            return;
+        }
+        tokio::select! {
+            biased;
+            () = healed => {}
+            () = read => {}
+            () = self.clock.sleep(longest) => {}
+        }
+    }
+
+    /// `process` was stopped while it held `lock` with `record`: the next reader of that
+    /// record decides when it resumes.
+    pub(crate) fn stopped_until_takeover(&self, process: ProcessRef, lock: &str, record: LockRecord, lead_ms: u64) {
+        self.state().stopped.push(Stopped { process, lock: lock.to_owned(), record, lead_ms });
+    }
+}
+
+/// Whether a reaction means anything at a moment: the network's reactions need the request
+/// of the moment.
+fn fits(moment: Moment, reaction: &Reaction) -> bool {
+    match reaction {
+        Reaction::DelayAnswer { .. } | Reaction::LoseAnswer => matches!(moment, Moment::Granted | Moment::Renewed),
+        Reaction::HoldUntilRead { .. } => moment == Moment::LockWriteSent,
+        _ => true,
+    }
+}
+
+/// The moments and reactions a seed draws its triggers from: each a window where a lock
+/// protocol is known to break, and the fault that opens it.
+const MENU: [(Moment, ReactionKind); 17] = [
+    (Moment::LockWriteSent, ReactionKind::Pause),
+    (Moment::LockWriteSent, ReactionKind::Suspend),
+    (Moment::LockWriteSent, ReactionKind::Crash),
+    (Moment::LockWriteSent, ReactionKind::HoldUntilRead),
+    (Moment::Granted, ReactionKind::DelayAnswer),
+    (Moment::Granted, ReactionKind::LoseAnswer),
+    (Moment::Granted, ReactionKind::DeleteItem),
+    (Moment::Renewed, ReactionKind::DelayAnswer),
+    (Moment::Renewed, ReactionKind::LoseAnswer),
+    (Moment::Renewed, ReactionKind::Pause),
+    (Moment::RenewalAnswered, ReactionKind::Partition),
+    (Moment::RenewalAnswered, ReactionKind::Throttle),
+    (Moment::RenewalAnswered, ReactionKind::StopUntilTakeover),
+    (Moment::RenewalAnswered, ReactionKind::DeleteItem),
+    (Moment::RenewalAnswered, ReactionKind::Pause),
+    (Moment::Waiting, ReactionKind::ClockStep),
+    (Moment::Waiting, ReactionKind::Pause),
+];
+
+#[derive(Clone, Copy, Debug)]
+enum ReactionKind {
+    Pause,
+    Suspend,
+    Crash,
+    Partition,
+    Throttle,
+    ClockStep,
+    DelayAnswer,
+    LoseAnswer,
+    HoldUntilRead,
+    DeleteItem,
+    StopUntilTakeover,
+}
+
+impl ReactionKind {
+    fn draw(self, rng: &mut SimRng, lease_ms: u64) -> Reaction {
+        let lease = lease_ms.max(1_000);
+        match self {
+            ReactionKind::Pause => Reaction::Pause { for_ms: rng.range(lease / 4, 2 * lease) },
+            ReactionKind::Suspend => Reaction::Suspend { for_ms: rng.range(lease / 4, 2 * lease) },
+            ReactionKind::Crash => Reaction::Crash { restart_after_ms: rng.range(1_000, 2 * lease) },
+            ReactionKind::Partition => Reaction::Partition { for_ms: rng.range(lease / 2, 2 * lease) },
+            ReactionKind::Throttle => Reaction::Throttle {
+                per_million: rng.range(900_000, 1_000_000) as u32,
+                for_ms: rng.range(lease / 3, 3 * lease / 2),
+            },
+            ReactionKind::ClockStep => Reaction::ClockStep { delta_ms: rng.signed(lease / 2) },
+            ReactionKind::DelayAnswer => Reaction::DelayAnswer { extra_ms: rng.range(100, 3 * lease / 2) },
+            ReactionKind::LoseAnswer => Reaction::LoseAnswer,
+            ReactionKind::HoldUntilRead => Reaction::HoldUntilRead { min_ms: rng.range(lease / 2, 4 * lease / 3) },
+            ReactionKind::DeleteItem => Reaction::DeleteItem,
+            ReactionKind::StopUntilTakeover => {
+                Reaction::StopUntilTakeover { lead_ms: rng.range(0, lease / 2), suspend: rng.chance_ppm(500_000) }
+            }
+        }
+    }
+}
+
+/// Draws up to `count_max` triggers for a safety phase of `safety_ms` among `processes`
+/// processes with leases of `lease_ms`, from a part of the menu that the seed draws too (swarm
+/// testing again: some runs meet one kind of timed trouble many times).
+pub(crate) fn draw(rng: &mut SimRng, count_max: u32, safety_ms: u64, processes: u16, lease_ms: u64) -> Vec<Trigger> {
+    if count_max == 0 || safety_ms == 0 || processes == 0 {
+        return Vec::new();
+    }
+    let mut menu: Vec<(Moment, ReactionKind)> = MENU.iter().copied().filter(|_| rng.chance_ppm(400_000)).collect();
+    if menu.is_empty() {
+        menu.extend(rng.pick(&MENU).copied());
+    }
+    let count = rng.range(1, u64::from(count_max));
+    let mut triggers: Vec<Trigger> = (0..count)
+        .filter_map(|_| {
+            let (moment, kind) = *rng.pick(&menu)?;
+            let process = if rng.chance_ppm(500_000) { None } else { Some(rng.below(u64::from(processes)) as u16) };
+            Some(Trigger {
+                after_ms: rng.range(0, safety_ms.saturating_sub(1)),
+                process,
+                moment,
+                reaction: kind.draw(rng, lease_ms),
+            })
+        })
+        .collect();
+    triggers.sort_by_key(|t| t.after_ms);
+    triggers
+}
