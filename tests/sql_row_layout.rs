@@ -1,5 +1,6 @@
 //! The row of a lock in a SQL table: what an acquire, a renewal and a release write, and the
-//! expiry column with a time to live in the options.
+//! expiry column with a time to live in the options; a table dropped while in use is created
+//! again by the next call.
 #![cfg(any(feature = "sqlite", feature = "postgres"))]
 
 mod support;
@@ -57,5 +58,17 @@ sql_store_contract! {
         support::advance(Duration::from_secs(5)).await;
         lease.release().await.unwrap();
         assert_eq!(store.column("job", "expires_at").await, Some(expires(15)), "and released");
+    }
+
+    async fn a_table_dropped_while_in_use_is_created_again_by_the_next_call(store) {
+        let locks = store.locks();
+        let lease = locks.acquire("job", LEASE).await.unwrap();
+        store.drop_table().await;
+        assert!(!lease.renew().await.unwrap(), "the renewal finds no table");
+
+        let again = locks.acquire("job", LEASE).await.unwrap();
+
+        assert_eq!(again.fencing_token(), 1, "a new table: the tokens start again");
+        assert!(again.renew().await.unwrap());
     }
 }
