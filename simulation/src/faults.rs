@@ -178,7 +178,7 @@ impl Default for FaultBounds {
             table_outages: 1,
             deletions: 2,
             clock_steps: 2,
-            triggers: 8,
+            triggers: 16,
             loss_ppm_max: 50_000,
         }
     }
@@ -279,8 +279,11 @@ impl FaultBounds {
         });
         add(rng, self.table_outages, &mut |rng| Some(Fault::TableOutage { for_ms: rng.range(500, 5_000) }));
         add(rng, self.deletions, &mut |rng| rng.pick(deletable).map(|lock| Fault::DeleteItem { lock: lock.clone() }));
+        // Small steps, as NTP slews a clock back into line, and large ones, as a clock set by
+        // hand or a virtual machine resumed with the time of its host: longer than any wait.
         add(rng, self.clock_steps, &mut |rng| {
-            Some(Fault::ClockStep { process: rng.below(n) as u16, delta_ms: rng.signed(skew_ms_max.max(1) / 2) })
+            let largest = if rng.chance_ppm(500_000) { skew_ms_max.max(1) / 2 } else { 2 * lease_ms };
+            Some(Fault::ClockStep { process: rng.below(n) as u16, delta_ms: rng.signed(largest) })
         });
         faults.sort_by_key(|f| f.at_ms);
         faults

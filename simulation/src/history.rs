@@ -384,6 +384,17 @@ pub enum Event {
         request: u32,
         /// The item as the refusal found it.
         state: LockState,
+        /// The owner of a lease of `by` that the request names (its renewal or its release, say),
+        /// interned; 0 if it names none.
+        names: u32,
+    },
+    /// The answer of a refused write to a lock item ([`Event::Refused`]), with the item as it
+    /// was, reached its process: it knows who holds the lock.
+    Heard {
+        /// The lock.
+        lock: LockId,
+        /// The request.
+        request: u32,
     },
     /// DynamoDB applied a fenced write.
     Committed {
@@ -643,12 +654,18 @@ impl Entry {
                 d.state(before);
                 d.state(after);
             }
-            Event::Refused { lock, by, request, state } => {
+            Event::Refused { lock, by, request, state, names } => {
                 d.u64(19);
                 d.u64(u64::from(lock.0));
                 d.process(*by);
                 d.u64(u64::from(*request));
                 d.state(state);
+                d.u64(u64::from(*names));
+            }
+            Event::Heard { lock, request } => {
+                d.u64(20);
+                d.u64(u64::from(lock.0));
+                d.u64(u64::from(*request));
             }
             Event::Committed { op } => {
                 d.u64(16);

@@ -85,10 +85,10 @@ mod report;
 mod rng;
 mod roles;
 pub mod scenario;
-pub mod triggers;
-mod truth;
 pub mod sweep;
 pub mod timeline;
+pub mod triggers;
+mod truth;
 pub mod workload;
 mod world;
 

@@ -9,7 +9,7 @@
 //!   and comes back, or does not.
 //! - `SimConnector`: the SDK's HTTP client of a process: a `Link` in front of the fake. When
 //!   the fake applies a request, the world records what it did to a lock item (see
-//!   [`crate::truth`]) and which fenced writes it committed, the ground truth of the checker,
+//!   `Event::Applied`) and which fenced writes it committed, the ground truth of the checker,
 //!   and tells the triggers of the nemesis ([`crate::triggers`]) the moments of the protocol.
 
 use std::future::Future;
@@ -142,6 +142,8 @@ pub(crate) struct Extra {
     delay: Duration,
     lose: bool,
     renewed: bool,
+    /// The request, if DynamoDB refused it as a write to a lock item.
+    refused: Option<u32>,
 }
 
 /// The network of one incarnation of a process.
@@ -182,7 +184,7 @@ impl Link {
     pub(crate) async fn round_trip<T, F, Fut>(
         self: &Arc<Self>,
         write: bool,
-        lock: Option<&str>,
+        target: Option<&LockTarget>,
         apply: F,
     ) -> Result<T, NetError>
     where
@@ -198,14 +200,18 @@ impl Link {
             self.gate.open().await;
             return Err(NetError::Timeout);
         }
-        let hold = match lock {
-            Some(lock) => match self.triggers.moment(Moment::LockWriteSent, self.process, lock) {
-                Some(Reaction::HoldUntilRead { min_ms }) => Some((lock.to_owned(), Duration::from_millis(min_ms))),
-                _ => None,
-            },
-            None => None,
+        let (mut there, back) = (draw.there, draw.back);
+        let reaction = target.and_then(|t| self.triggers.moment(Moment::LockWriteSent, self.process, &t.name));
+        let hold = match (reaction, target) {
+            (Some(Reaction::HoldUntilRead { min_ms }), Some(target)) => {
+                Some((target.name.clone(), Duration::from_millis(min_ms)))
+            }
+            (Some(Reaction::DelayRequest { extra_ms }), _) => {
+                there += Duration::from_millis(extra_ms);
+                None
+            }
+            _ => None,
         };
-        let (there, back) = (draw.there, draw.back);
         let link = self.clone();
         let deliver = async move {
             if !there.is_zero() {
@@ -244,10 +250,15 @@ impl Link {
         if draw.lost || extra.lose {
             return Err(NetError::Lost);
         }
-        if extra.renewed
-            && let Some(lock) = lock
+        if let Some(request) = extra.refused
+            && let Some(target) = target
         {
-            self.triggers.moment(Moment::RenewalAnswered, self.process, lock);
+            self.truth.heard(target, request);
+        }
+        if extra.renewed
+            && let Some(target) = target
+        {
+            self.triggers.moment(Moment::RenewalAnswered, self.process, &target.name);
         }
         Ok(answer)
     }
@@ -291,8 +302,15 @@ impl Link {
                 Some(Reaction::LoseAnswer) => extra.lose = true,
                 _ => {}
             }
-        } else if response.body().bytes().is_some_and(|body| contains(body, b"ConditionalCheckFailed")) {
-            self.truth.refused(target, self.process, request.hash);
+        } else if let Some(body) = response.body().bytes()
+            && contains(body, b"ConditionalCheckFailed")
+        {
+            let refused = self.truth.refused(target, self.process, request.hash, &request.body);
+            // Only an answer that shows the item tells the process who holds the lock; without it
+            // the process must read the item again to know.
+            if contains(body, b"\"Item\"") {
+                extra.refused = Some(refused);
+            }
         }
         extra
     }
@@ -318,6 +336,8 @@ struct Observing {
     writes_lock: bool,
     /// The identity of its body, which the client's retries share.
     hash: u64,
+    /// The body of a write to a lock item.
+    body: Vec<u8>,
 }
 
 impl Observing {
@@ -328,7 +348,8 @@ impl Observing {
         let target = if single { LockTarget::find(body, &[LIBRARY_PREFIX, NAIVE_PREFIX]) } else { None };
         let writes_lock = target.is_some() && operation != "GetItem";
         let hash = if writes_lock { crate::truth::fnv(body) } else { 0 };
-        Observing { op, target, writes_lock, hash }
+        let body = if writes_lock { body.to_vec() } else { Vec::new() };
+        Observing { op, target, writes_lock, hash, body }
     }
 }
 
@@ -354,10 +375,10 @@ impl HttpConnector for SimConnector {
         let link = self.link.clone();
         HttpConnectorFuture::new(async move {
             let write = is_write(&operation);
-            let lock = observing.target.as_ref().filter(|_| observing.writes_lock).map(|t| t.name.clone());
+            let target = observing.target.clone().filter(|_| observing.writes_lock);
             let far = link.clone();
             let sent = link
-                .round_trip(write, lock.as_deref(), move |sent| async move {
+                .round_trip(write, target.as_ref(), move |sent| async move {
                     let answer = fake.call(request).await;
                     let extra = match &answer {
                         Ok(response) => far.observe(&observing, sent, response),

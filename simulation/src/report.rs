@@ -96,18 +96,41 @@ impl RunReport {
         let verdict = |kind| if failed(kind) { "VIOLATED" } else { "ok" };
         use crate::check::ViolationKind as K;
         let _ = writeln!(out, "checks:");
-        let _ = writeln!(out, "  tokens rise        {} ({} grants)", verdict(K::TokenNotRising), stats.grants);
+        let _ = writeln!(out, "  tokens rise            {} ({} grants)", verdict(K::TokenNotRising), stats.grants);
         let _ = writeln!(
             out,
-            "  exclusive beliefs  {} ({} leases believed, {} overlaps exempt: drift, pause or deletion)",
+            "  takeover after expiry  {} ({} lock writes held against the item)",
+            verdict(K::TakeoverBeforeExpiry),
+            stats.writes
+        );
+        let _ = writeln!(out, "  own writes             {}", verdict(K::ForeignWrite));
+        let _ = writeln!(
+            out,
+            "  granted beliefs        {} ({} leases believed)",
+            verdict(K::UngrantedBelief),
+            stats.beliefs
+        );
+        let _ = writeln!(out, "  beliefs end in time    {}", verdict(K::BeliefPastLease));
+        let _ = writeln!(
+            out,
+            "  exclusive beliefs      {} ({} overlaps exempt: deletion, stopped holder or drift)",
             verdict(K::OverlappingBeliefs),
-            stats.beliefs,
             stats.overlaps_exempt
         );
-        let _ =
-            writeln!(out, "  fencing            {} ({} fenced commits)", verdict(K::StaleFencedWrite), stats.commits);
-        let _ =
-            writeln!(out, "  external store     {} ({} writes)", verdict(K::StoreAcceptedLower), stats.store_writes);
+        let _ = writeln!(
+            out,
+            "  fencing                {} ({} fenced commits)",
+            verdict(K::StaleFencedWrite),
+            stats.commits
+        );
+        let _ = writeln!(
+            out,
+            "  external store         {} ({} writes)",
+            verdict(K::StoreAcceptedLower),
+            stats.store_writes
+        );
+        let _ = writeln!(out, "  retries find their own {}", verdict(K::RetryRefusedByItself));
+        let _ = writeln!(out, "  healthy leases hold    {}", verdict(K::LostWhileHealthy));
         let liveness = match (stats.takeover, self.crashed_for_liveness()) {
             (Some(took), _) => format!(
                 "{} (taken over {} after the crash, bound {})",
@@ -118,7 +141,7 @@ impl RunReport {
             (None, true) => format!("{} (no takeover)", verdict(K::SlowTakeover)),
             (None, false) => String::from("not checked (no live holder of a lock with two leaders)"),
         };
-        let _ = writeln!(out, "  liveness           {liveness}");
+        let _ = writeln!(out, "  liveness               {liveness}");
         let _ = writeln!(out, "violations: {}", self.violations().len());
         let _ = writeln!(out, "digest: {}", self.digest());
         out

@@ -111,7 +111,9 @@ impl<'h> Timeline<'h> {
             Event::Applied { lock, by, before, after, .. } => {
                 let lock = self.lock(*lock);
                 match WriteEffect::of(before, after) {
-                    WriteEffect::Grant => format!("granted {lock} token {} to {by} ({})", after.fence(), self.state(after)),
+                    WriteEffect::Grant => {
+                        format!("granted {lock} token {} to {by} ({})", after.fence(), self.state(after))
+                    }
                     WriteEffect::Renewal => format!("renewed {lock} for {by} ({})", self.state(after)),
                     WriteEffect::Release => format!("released {lock} by {by} (was {})", self.state(before)),
                     WriteEffect::Unchanged => format!("wrote {lock} for {by}, unchanged ({})", self.state(after)),
@@ -119,6 +121,9 @@ impl<'h> Timeline<'h> {
             }
             Event::Refused { lock, by, state, .. } => {
                 format!("refused {by}'s write to {} ({})", self.lock(*lock), self.state(state))
+            }
+            Event::Heard { lock, .. } => {
+                format!("the refusal of the write to {} reached its process", self.lock(*lock))
             }
             Event::Committed { op } => {
                 let by = self.invoker(*op).map(|p| format!(" by {p}")).unwrap_or_default();
@@ -206,6 +211,7 @@ impl<'h> Timeline<'h> {
             Event::Held { lock, .. }
             | Event::Applied { lock, .. }
             | Event::Refused { lock, .. }
+            | Event::Heard { lock, .. }
             | Event::StoreAccepted { lock, .. } => Some(*lock),
             Event::Nemesis(Nemesis::Triggered { lock, .. }) => Some(*lock),
             Event::Unheld { belief, .. } => self.belief(*belief).map(|(lock, _)| lock),

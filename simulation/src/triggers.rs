@@ -98,6 +98,12 @@ pub enum Reaction {
     },
     /// The answer of the write of the moment is lost, though DynamoDB applied it.
     LoseAnswer,
+    /// The write of the moment ([`Moment::LockWriteSent`]) takes this much longer on its way
+    /// to DynamoDB, so that whatever else is written meanwhile lands first.
+    DelayRequest {
+        /// Added to the way there.
+        extra_ms: u64,
+    },
     /// The write of the moment ([`Moment::LockWriteSent`]) is held in the network for at least
     /// `min_ms`, then delivered right after another process's next read of the same lock, so
     /// that it lands between that read and whatever the reader writes next.
@@ -121,7 +127,13 @@ pub enum Reaction {
 impl Reaction {
     /// Whether the network applies it to the request of the moment, rather than the world.
     pub(crate) fn is_inline(&self) -> bool {
-        matches!(self, Reaction::DelayAnswer { .. } | Reaction::LoseAnswer | Reaction::HoldUntilRead { .. })
+        matches!(
+            self,
+            Reaction::DelayAnswer { .. }
+                | Reaction::LoseAnswer
+                | Reaction::DelayRequest { .. }
+                | Reaction::HoldUntilRead { .. }
+        )
     }
 
     /// The kind of reaction, for counts.
@@ -135,6 +147,7 @@ impl Reaction {
             Reaction::ClockStep { .. } => "clock-step",
             Reaction::DelayAnswer { .. } => "delayed-answer",
             Reaction::LoseAnswer => "lost-answer",
+            Reaction::DelayRequest { .. } => "delayed-write",
             Reaction::HoldUntilRead { .. } => "held-write",
             Reaction::DeleteItem => "delete-item",
             Reaction::StopUntilTakeover { .. } => "stop-until-takeover",
@@ -371,14 +384,15 @@ impl Triggers {
 fn fits(moment: Moment, reaction: &Reaction) -> bool {
     match reaction {
         Reaction::DelayAnswer { .. } | Reaction::LoseAnswer => matches!(moment, Moment::Granted | Moment::Renewed),
-        Reaction::HoldUntilRead { .. } => moment == Moment::LockWriteSent,
+        Reaction::DelayRequest { .. } | Reaction::HoldUntilRead { .. } => moment == Moment::LockWriteSent,
         _ => true,
     }
 }
 
 /// The moments and reactions a seed draws its triggers from: each a window where a lock
 /// protocol is known to break, and the fault that opens it.
-const MENU: [(Moment, ReactionKind); 17] = [
+const MENU: [(Moment, ReactionKind); 18] = [
+    (Moment::LockWriteSent, ReactionKind::DelayRequest),
     (Moment::LockWriteSent, ReactionKind::Pause),
     (Moment::LockWriteSent, ReactionKind::Suspend),
     (Moment::LockWriteSent, ReactionKind::Crash),
@@ -408,6 +422,7 @@ enum ReactionKind {
     ClockStep,
     DelayAnswer,
     LoseAnswer,
+    DelayRequest,
     HoldUntilRead,
     DeleteItem,
     StopUntilTakeover,
@@ -425,10 +440,16 @@ impl ReactionKind {
                 per_million: rng.range(900_000, 1_000_000) as u32,
                 for_ms: rng.range(lease / 3, 3 * lease / 2),
             },
-            ReactionKind::ClockStep => Reaction::ClockStep { delta_ms: rng.signed(lease / 2) },
+            // As a machine whose clock NTP corrects by much, or a virtual machine that resumes:
+            // larger than any wait, either way.
+            ReactionKind::ClockStep => {
+                let step = rng.range(lease / 2, 2 * lease) as i64;
+                Reaction::ClockStep { delta_ms: if rng.chance_ppm(500_000) { step } else { -step } }
+            }
             ReactionKind::DelayAnswer => Reaction::DelayAnswer { extra_ms: rng.range(100, 3 * lease / 2) },
             ReactionKind::LoseAnswer => Reaction::LoseAnswer,
-            ReactionKind::HoldUntilRead => Reaction::HoldUntilRead { min_ms: rng.range(lease / 2, 4 * lease / 3) },
+            ReactionKind::DelayRequest => Reaction::DelayRequest { extra_ms: rng.range(1, lease / 3) },
+            ReactionKind::HoldUntilRead => Reaction::HoldUntilRead { min_ms: rng.range(lease / 2, lease) },
             ReactionKind::DeleteItem => Reaction::DeleteItem,
             ReactionKind::StopUntilTakeover => {
                 Reaction::StopUntilTakeover { lead_ms: rng.range(0, lease / 2), suspend: rng.chance_ppm(500_000) }

@@ -40,7 +40,7 @@ impl LockTarget {
     }
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
@@ -55,6 +55,8 @@ struct LockTruth {
 #[derive(Debug, Default)]
 struct State {
     locks: BTreeMap<String, LockTruth>,
+    /// The owner ids of the leases granted to each incarnation, by lock.
+    granted: BTreeMap<(String, ProcessRef), Vec<String>>,
     /// Requests the processes sent to DynamoDB.
     sent: usize,
     /// Request bodies by hash, numbered in the order they first reached DynamoDB.
@@ -96,7 +98,7 @@ impl Truth {
     /// hashes to `hash`.
     pub(crate) fn applied(&self, target: &LockTarget, by: ProcessRef, sent: Duration, hash: u64) -> Observed {
         let request = self.request(hash);
-        let after = self.peek(target);
+        let (after, owner) = self.peek(target);
         let lock = self.recorder.lock(&target.name);
         let before = {
             let mut state = self.state();
@@ -109,20 +111,43 @@ impl Truth {
                 WriteEffect::Release => truth.holder = None,
                 WriteEffect::Renewal | WriteEffect::Unchanged => {}
             }
+            if effect == WriteEffect::Grant
+                && let Some(owner) = owner
+            {
+                let granted = state.granted.entry((target.name.clone(), by)).or_default();
+                if !granted.contains(&owner) {
+                    granted.push(owner);
+                }
+            }
             before
         };
         self.recorder.record(Actor::Db, Event::Applied { lock, by, sent, request, before, after });
         Observed { effect: WriteEffect::of(&before, &after) }
     }
 
-    /// Records that DynamoDB refused the conditional write of `by` to `target`, whose body
-    /// hashes to `hash`.
-    pub(crate) fn refused(&self, target: &LockTarget, by: ProcessRef, hash: u64) {
+    /// Records that DynamoDB refused the conditional write `body` of `by` to `target`, whose
+    /// body hashes to `hash`. Returns the number of the request.
+    pub(crate) fn refused(&self, target: &LockTarget, by: ProcessRef, hash: u64, body: &[u8]) -> u32 {
         let request = self.request(hash);
-        let state = self.peek(target);
+        let (state, _) = self.peek(target);
         let lock = self.recorder.lock(&target.name);
-        self.state().locks.entry(target.name.clone()).or_default().state = state;
-        self.recorder.record(Actor::Db, Event::Refused { lock, by, request, state });
+        let named = {
+            let mut inner = self.state();
+            inner.locks.entry(target.name.clone()).or_default().state = state;
+            let key = (target.name.clone(), by);
+            inner.granted.get(&key).and_then(|owners| {
+                owners.iter().rev().find(|owner| crate::truth::find(body, owner.as_bytes()).is_some()).cloned()
+            })
+        };
+        let names = named.map_or(0, |owner| self.recorder.intern(&owner));
+        self.recorder.record(Actor::Db, Event::Refused { lock, by, request, state, names });
+        request
+    }
+
+    /// The answer of the refused request `request` to `target` reached its process.
+    pub(crate) fn heard(&self, target: &LockTarget, request: u32) {
+        let lock = self.recorder.lock(&target.name);
+        self.recorder.record(Actor::Db, Event::Heard { lock, request });
     }
 
     /// A process sent a request to DynamoDB.
@@ -147,34 +172,63 @@ impl Truth {
         Some((truth.holder?, *truth.state.held()?))
     }
 
-    /// Reads the item of `target` from the engine.
-    fn peek(&self, target: &LockTarget) -> LockState {
+    /// Reads the item of `target` from the engine: its state, and its owner id.
+    fn peek(&self, target: &LockTarget) -> (LockState, Option<String>) {
         let body = format!(
             r#"{{"TableName":"{TABLE}","Key":{{"{PARTITION_KEY}":{{"S":{}}},"{SORT_KEY}":{{"S":"LOCK"}}}},"ConsistentRead":true}}"#,
             serde_json::Value::String(target.key.clone())
         );
         let (status, answer) = self.fake.handle_json("GetItem", body.as_bytes());
-        if status != 200 {
-            return LockState::Absent;
-        }
-        let Ok(json) = serde_json::from_slice::<serde_json::Value>(&answer) else { return LockState::Absent };
-        let Some(item) = json.get("Item") else { return LockState::Absent };
-        let string = |name: &str| item.get(name).and_then(|v| v.get("S")).and_then(|v| v.as_str());
-        let number_text = |name: &str| item.get(name).and_then(|v| v.get("N")).and_then(|v| v.as_str());
-        let number = |name: &str| number_text(name).and_then(|n| n.parse::<u64>().ok());
-        let fence = number("fence").unwrap_or(0);
-        match string("owner") {
+        let item = match serde_json::from_slice::<Answer<'_>>(&answer) {
+            Ok(Answer { item: Some(item) }) if status == 200 => item,
+            _ => return (LockState::Absent, None),
+        };
+        let fence = item.fence.and_then(|n| n.n.parse().ok()).unwrap_or(0);
+        let state = match item.owner {
             None => LockState::Free { fence },
             Some(owner) => LockState::Held(LockRecord {
-                owner: self.recorder.intern(owner),
-                version: string("rvn")
-                    .or_else(|| number_text("expiresAtMs"))
-                    .map_or(0, |version| self.recorder.intern(version)),
+                owner: self.recorder.intern(owner.s),
+                version: item.rvn.map(|v| v.s).or(item.expires.map(|v| v.n)).map_or(0, |v| self.recorder.intern(v)),
                 fence,
-                lease_ms: number("leaseMs").unwrap_or(0),
+                lease_ms: item.lease_ms.and_then(|n| n.n.parse().ok()).unwrap_or(0),
             }),
-        }
+        };
+        (state, item.owner.map(|owner| owner.s.to_owned()))
     }
+}
+
+/// The answer of a GetItem of a lock item, as far as the world reads it. (Typed, so that reading
+/// it builds no maps: the world reads an item after every write to a lock.)
+#[derive(serde::Deserialize)]
+struct Answer<'a> {
+    #[serde(rename = "Item", borrow)]
+    item: Option<LockItem<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct LockItem<'a> {
+    #[serde(borrow)]
+    owner: Option<Text<'a>>,
+    #[serde(borrow)]
+    rvn: Option<Text<'a>>,
+    #[serde(borrow)]
+    fence: Option<Number<'a>>,
+    #[serde(rename = "leaseMs", borrow)]
+    lease_ms: Option<Number<'a>>,
+    #[serde(rename = "expiresAtMs", borrow)]
+    expires: Option<Number<'a>>,
+}
+
+#[derive(Clone, Copy, serde::Deserialize)]
+struct Text<'a> {
+    #[serde(rename = "S")]
+    s: &'a str,
+}
+
+#[derive(Clone, Copy, serde::Deserialize)]
+struct Number<'a> {
+    #[serde(rename = "N")]
+    n: &'a str,
 }
 
 /// FNV-1a, 64 bits: the identity of a request body.

@@ -27,7 +27,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::clock::ProcessClock;
 use crate::external::ExternalStore;
-use crate::history::{BeliefId, Call, LockId, OpId, Outcome, ProcessRef, Recorder, Unheld, Value};
+use crate::history::{Call, LockId, OpId, Outcome, ProcessRef, Recorder, Unheld, Value};
 use crate::naive::{NaiveLease, NaiveLocks};
 use crate::net::{Extra, Link, OP_HEADER};
 use crate::rng::SimRng;
@@ -291,9 +291,8 @@ impl ProcessCtx {
     pub fn hold_until(&self, lease: Lease, ended: CancellationToken) -> Held {
         let lock = self.lock_id(lease.name());
         let token = lease.fencing_token();
-        let belief = self.inner.recorder.held(self.inner.process, lock, token);
         let watched = lease.clone();
-        let dropped = self.watch(belief, ended.clone(), move || match watched.loss_reason() {
+        let dropped = self.believe(lock, token, ended.clone(), move || match watched.loss_reason() {
             Some(reason) => Unheld::Lost(reason.as_str().to_owned()),
             None => Unheld::Released,
         });
@@ -304,9 +303,8 @@ impl ProcessCtx {
     fn hold_naive(&self, name: &str, lease: NaiveLease) -> Held {
         let lock = self.lock_id(name);
         let token = lease.token();
-        let belief = self.inner.recorder.held(self.inner.process, lock, token);
         let watched = lease.clone();
-        let dropped = self.watch(belief, lease.ended(), move || match watched.loss_reason() {
+        let dropped = self.believe(lock, token, lease.ended(), move || match watched.loss_reason() {
             Some("released") | None => Unheld::Released,
             Some(reason) => Unheld::Lost(reason.to_owned()),
         });
@@ -314,14 +312,21 @@ impl ProcessCtx {
         Held { lock, name: name.to_owned(), token, lease: HeldLease::Naive(lease), ended, _dropped: dropped }
     }
 
-    /// Records the end of `belief` when `ended` is cancelled or the `Held` is dropped.
-    fn watch(
+    /// Records that the process believes it holds `lock` with `token` until `ended` is
+    /// cancelled or the returned guard is dropped. A lease that has ended already when it is
+    /// handed out is no belief at all.
+    fn believe(
         &self,
-        belief: BeliefId,
+        lock: LockId,
+        token: u64,
         ended: CancellationToken,
         why: impl FnOnce() -> Unheld + Send + 'static,
     ) -> DropGuard {
         let dropped = CancellationToken::new();
+        if ended.is_cancelled() {
+            return dropped.drop_guard();
+        }
+        let belief = self.inner.recorder.held(self.inner.process, lock, token);
         let recorder = self.inner.recorder.clone();
         let on_drop = dropped.clone();
         self.spawn(async move {

@@ -159,8 +159,7 @@ async fn drive(scenario: &Scenario) -> (History, usize) {
     }
     nemesis.schedule(scenario.duration_ms, Action::End);
 
-    loop {
-        let Some(((at_ms, _), _)) = nemesis.queue.first_key_value() else { break };
+    while let Some(((at_ms, _), _)) = nemesis.queue.first_key_value() {
         let at_ms = *at_ms;
         tokio::select! {
             biased;
@@ -257,7 +256,10 @@ impl Driver {
         }
         match order {
             Order::ResumeAt { process, at_ms } => {
-                self.schedule(at_ms.max(now_ms), Action::Resume { process: process.id, incarnation: process.incarnation });
+                self.schedule(
+                    at_ms.max(now_ms),
+                    Action::Resume { process: process.id, incarnation: process.incarnation },
+                );
             }
             Order::React { process, lock, reaction } => {
                 let id = process.id;

@@ -52,11 +52,8 @@ fn committed(ms: u64, op: u32) -> Entry {
 
 fn run(entries: Vec<Entry>, drift_ppm: Vec<i32>) -> CheckReport {
     let history = History::from_entries(entries, vec![String::from("leader")]);
-    let context = CheckContext {
-        drift_ppm,
-        takeover_bound: Duration::from_secs(40),
-        lease: Duration::from_millis(LEASE_MS),
-    };
+    let context =
+        CheckContext { drift_ppm, takeover_bound: Duration::from_secs(40), lease: Duration::from_millis(LEASE_MS) };
     check(&history, &context)
 }
 
@@ -87,7 +84,10 @@ fn a_token_that_does_not_rise_is_a_violation() {
     );
     assert_eq!(kinds(&report), [ViolationKind::TokenNotRising]);
     let violation = &report.violations[0];
-    assert_eq!((violation.first.clone(), violation.second.clone(), violation.last_good.clone()), (vec![2], vec![4], vec![0]));
+    assert_eq!(
+        (violation.first.clone(), violation.second.clone(), violation.last_good.clone()),
+        (vec![2], vec![4], vec![0])
+    );
 }
 
 #[test]
@@ -107,7 +107,11 @@ fn tokens_start_again_only_after_the_nemesis_deletes_the_item() {
 fn a_takeover_before_the_holders_lease_ran_out_is_a_violation() {
     let early = run(handover(20_000), vec![0, 0]);
     assert_eq!(kinds(&early), [ViolationKind::TakeoverBeforeExpiry]);
-    assert!(early.violations[0].message.contains("p1.0 took the lock over from p0.0"), "{}", early.violations[0].message);
+    assert!(
+        early.violations[0].message.contains("p1.0 took the lock over from p0.0"),
+        "{}",
+        early.violations[0].message
+    );
 
     assert_eq!(kinds(&run(handover(30_001), vec![0, 0])), []);
 
@@ -152,7 +156,11 @@ fn a_renewal_or_release_of_another_process_is_a_foreign_write() {
     ];
     let report = run(renewal, vec![0, 0]);
     assert_eq!(kinds(&report), [ViolationKind::ForeignWrite]);
-    assert!(report.violations[0].message.contains("p1.0 renewed the lease of p0.0"), "{}", report.violations[0].message);
+    assert!(
+        report.violations[0].message.contains("p1.0 renewed the lease of p0.0"),
+        "{}",
+        report.violations[0].message
+    );
 
     let release = vec![
         write(0, 0, 0, LockState::Absent, held_by(1, 1, 1)),
@@ -328,7 +336,7 @@ fn a_retry_refused_by_its_own_first_attempt_is_a_violation() {
         },
     );
     let refused = |request| {
-        at(1_000, Actor::Db, Event::Refused { lock: LOCK, by: p(0), request, state: held_by(1, 1, 1) })
+        at(1_000, Actor::Db, Event::Refused { lock: LOCK, by: p(0), request, state: held_by(1, 1, 1), names: 0 })
     };
     let report = run(vec![applied.clone(), refused(7)], vec![0]);
     assert_eq!(kinds(&report), [ViolationKind::RetryRefusedByItself]);

@@ -59,9 +59,6 @@ pub(super) fn granted_and_timely(checked: &Checked<'_>, report: &mut CheckReport
 
 /// Why `belief` lasted longer than `lease` allowed, if it did.
 fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<String> {
-    if belief.end <= belief.start {
-        return None;
-    }
     let process = belief.process;
     if let Some((released, _, LeaseEnd::Released { by })) = lease.end
         && by == process
@@ -74,8 +71,22 @@ fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<
             seconds(released)
         ));
     }
+    if let Some(told) = checked
+        .truth
+        .told
+        .iter()
+        .find(|t| t.by == process && t.names == lease.owner && t.at >= belief.start && t.at + LATE < belief.end)
+    {
+        return Some(format!(
+            "{process} believed in token {} until {}, though DynamoDB had refused its write naming that lease \
+             at {}: the item no longer held it",
+            belief.token,
+            seconds(belief.end),
+            seconds(told.at)
+        ));
+    }
     let machines = &checked.machines;
-    let mut versions: Vec<_> = lease.versions.iter().copied().collect();
+    let mut versions = lease.versions.to_vec();
     versions.sort_by_key(|v| v.idx);
     let mut next = 0;
     let mut deadline = Duration::ZERO;
@@ -88,7 +99,7 @@ fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<
             deadline = deadline.max(machines.monotonic(process.id, version.sent) + version.lease);
             next += 1;
         }
-        let lapse = machines.when(process.id, deadline, from);
+        let lapse = machines.when(process.id, deadline, Duration::ZERO);
         if let Some(version) = versions.get(next)
             && version.applied <= lapse
         {
@@ -142,8 +153,11 @@ pub(super) fn exclusive(checked: &Checked<'_>, report: &mut CheckReport) {
                 if earlier.end <= later.start || later.end <= later.start || earlier.end <= earlier.start {
                     continue;
                 }
-                if exempt(checked, earlier, later) {
+                if let Some(why) = exempt(checked, earlier, later) {
                     report.stats.overlaps_exempt += 1;
+                    if why == Exempt::Deleted {
+                        report.stats.overlaps_after_deletion += 1;
+                    }
                     continue;
                 }
                 let last_good = beliefs[..j]
@@ -173,29 +187,46 @@ pub(super) fn exclusive(checked: &Checked<'_>, report: &mut CheckReport) {
     }
 }
 
-/// Whether the overlap of `earlier` and `later` is one the protocol cannot prevent. Which of
-/// the two is stale goes by when DynamoDB granted their leases, not by when their answers came.
-fn exempt(checked: &Checked<'_>, earlier: &Belief, later: &Belief) -> bool {
+/// Why an overlap of beliefs is one the protocol cannot prevent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exempt {
+    /// A belief in nothing DynamoDB granted, which is reported as such.
+    Ungranted,
+    /// The item was deleted after the older lease was granted, before the newer one.
+    Deleted,
+    /// The older holder was stopped since its last write that DynamoDB applied.
+    Stopped,
+    /// The clocks' drift allows that much.
+    Drift,
+}
+
+/// Whether the overlap of `earlier` and `later` is one the protocol cannot prevent, and why.
+/// Which of the two is stale goes by when DynamoDB granted their leases, not by when their
+/// answers came.
+fn exempt(checked: &Checked<'_>, earlier: &Belief, later: &Belief) -> Option<Exempt> {
     let (Some(a), Some(b)) = (checked.lease_of(earlier), checked.lease_of(later)) else {
-        // A belief in nothing DynamoDB granted is reported as such.
-        return true;
+        return Some(Exempt::Ungranted);
     };
     let ((old, old_belief), (new, new_belief)) =
         if a.granted_idx() <= b.granted_idx() { ((a, earlier), (b, later)) } else { ((b, later), (a, earlier)) };
     let granted = |lease: &TrueLease| checked.index.entries[lease.granted_idx()].at;
     let (old_at, new_at) = (granted(old), granted(new));
     if checked.index.deleted_within(earlier.lock, old_at, new_at) {
-        return true;
+        return Some(Exempt::Deleted);
     }
     let confirmed = old.deadline(&checked.machines, new.granted_idx()).map(|(_, v)| v);
     if let Some(version) = confirmed
         && checked.machines.stopped_within(old_belief.process.id, version.sent, new_at.max(new_belief.start))
     {
-        return true;
+        return Some(Exempt::Stopped);
     }
     let lease = confirmed.map_or(checked.context.lease, |v| v.lease);
     let overlap = earlier.end.min(later.end).saturating_sub(later.start);
-    let allowance = drift_allowance(checked, earlier.process.id, later.process.id, lease)
-        .max(drift_allowance(checked, later.process.id, earlier.process.id, lease));
-    overlap <= allowance
+    let allowance = drift_allowance(checked, earlier.process.id, later.process.id, lease).max(drift_allowance(
+        checked,
+        later.process.id,
+        earlier.process.id,
+        lease,
+    ));
+    (overlap <= allowance).then_some(Exempt::Drift)
 }

@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::history::{Actor, BeliefId, Call, Entry, Event, History, LockId, Nemesis, OpId, Phase, ProcessRef, Unheld, Value};
+use crate::history::{
+    Actor, BeliefId, Call, Entry, Event, History, LockId, Nemesis, OpId, Phase, ProcessRef, Unheld, Value,
+};
 
 /// An operation of a process, with its entries.
 #[derive(Clone, Debug)]

@@ -114,7 +114,10 @@ impl ViolationKind {
     /// Whether the invariant is one of safety (something bad happened), rather than of
     /// liveness (something good did not).
     pub fn is_safety(self) -> bool {
-        !matches!(self, ViolationKind::SlowTakeover | ViolationKind::LostWhileHealthy | ViolationKind::RetryRefusedByItself)
+        !matches!(
+            self,
+            ViolationKind::SlowTakeover | ViolationKind::LostWhileHealthy | ViolationKind::RetryRefusedByItself
+        )
     }
 
     /// A short name, for tables and command lines: `overlapping-beliefs`.
@@ -186,6 +189,9 @@ pub struct CheckStats {
     /// Pairs of beliefs that overlapped but were exempt: a deletion, a stopped holder, or the
     /// clocks' drift.
     pub overlaps_exempt: usize,
+    /// Of those, the pairs whose lock item was deleted after the earlier lease was granted and
+    /// before the later one.
+    pub overlaps_after_deletion: usize,
     /// Fenced writes that committed.
     pub commits: usize,
     /// Writes the external store accepted.

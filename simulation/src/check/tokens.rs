@@ -37,7 +37,11 @@ pub(super) fn tokens_rise(checked: &Checked<'_>, report: &mut CheckReport) {
                             "{by}'s write deleted the lock item, whose token was {}: the next acquire gets token 1",
                             before.fence()
                         ),
-                        _ => format!("{by}'s write lowered the token of the lock item from {} to {}", before.fence(), after.fence()),
+                        _ => format!(
+                            "{by}'s write lowered the token of the lock item from {} to {}",
+                            before.fence(),
+                            after.fence()
+                        ),
                     };
                     let granted = last.get(lock).map(|&(_, i, _)| checked.grant_entries(i)).unwrap_or_default();
                     report.violations.push(checked.violation(
@@ -116,7 +120,12 @@ pub(super) fn fencing(checked: &Checked<'_>, report: &mut CheckReport) {
         };
         let other = match lease {
             Some(lease) => checked.grant_entries(lease.granted_idx()),
-            None => index.deletions.get(lock).and_then(|d| d.iter().rev().find(|(_, i)| *i < idx)).map(|(_, i)| vec![*i]).unwrap_or_default(),
+            None => index
+                .deletions
+                .get(lock)
+                .and_then(|d| d.iter().rev().find(|(_, i)| *i < idx))
+                .map(|(_, i)| vec![*i])
+                .unwrap_or_default(),
         };
         report.violations.push(checked.violation(
             ViolationKind::StaleFencedWrite,

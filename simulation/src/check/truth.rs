@@ -35,6 +35,8 @@ pub(super) enum LeaseEnd {
 #[derive(Clone, Debug)]
 pub(super) struct TrueLease {
     pub(super) lock: LockId,
+    /// The owner id, interned.
+    pub(super) owner: u32,
     /// The incarnation whose write granted it.
     pub(super) to: ProcessRef,
     /// The grants of the lease: its fencing tokens, with their entries (more than one when the
@@ -62,10 +64,22 @@ impl TrueLease {
     }
 }
 
+/// A refusal whose answer reached its process: DynamoDB told it the item did not hold the
+/// lease its request named.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Told {
+    pub(super) at: Duration,
+    pub(super) by: ProcessRef,
+    /// The owner of the lease the refused request named.
+    pub(super) names: u32,
+}
+
 /// The ground truth of a run.
 #[derive(Debug, Default)]
 pub(super) struct Truth {
     pub(super) leases: Vec<TrueLease>,
+    /// Refusals heard by their processes, in order.
+    pub(super) told: Vec<Told>,
     by_owner: BTreeMap<(LockId, u32), usize>,
     /// What each lock item held after each change: (entry, state), in order.
     states: BTreeMap<LockId, Vec<(usize, LockState)>>,
@@ -76,6 +90,7 @@ pub(super) struct Truth {
 impl Truth {
     pub(super) fn new(index: &Index<'_>, default_lease: Duration) -> Self {
         let mut truth = Truth::default();
+        let mut refusals: BTreeMap<u32, (ProcessRef, u32)> = BTreeMap::new();
         for (idx, entry) in index.entries.iter().enumerate() {
             match &entry.event {
                 Event::Applied { lock, by, sent, before, after, .. } => {
@@ -87,7 +102,8 @@ impl Truth {
                         && let Some(&i) = truth.by_owner.get(&(*lock, old.owner))
                         && truth.leases[i].end.is_none()
                     {
-                        let how = if after.held().is_some() { LeaseEnd::Replaced } else { LeaseEnd::Released { by: *by } };
+                        let how =
+                            if after.held().is_some() { LeaseEnd::Replaced } else { LeaseEnd::Released { by: *by } };
                         truth.leases[i].end = Some((entry.at, idx, how));
                     }
                     let Some(record) = after.held() else { continue };
@@ -96,6 +112,7 @@ impl Truth {
                         None => {
                             truth.leases.push(TrueLease {
                                 lock: *lock,
+                                owner: record.owner,
                                 to: *by,
                                 grants: Vec::new(),
                                 versions: Vec::new(),
@@ -121,7 +138,17 @@ impl Truth {
                         });
                     }
                 }
-                Event::Refused { lock, state, .. } => truth.change(*lock, idx, *state),
+                Event::Refused { lock, state, by, request, names } => {
+                    truth.change(*lock, idx, *state);
+                    refusals.insert(*request, (*by, *names));
+                }
+                Event::Heard { request, .. } => {
+                    if let Some(&(by, names)) = refusals.get(request)
+                        && names != 0
+                    {
+                        truth.told.push(Told { at: entry.at, by, names });
+                    }
+                }
                 Event::Nemesis(Nemesis::DeleteItem(lock)) => {
                     if let Some(owner) = truth.state_at(*lock, idx).owner()
                         && let Some(&i) = truth.by_owner.get(&(*lock, owner))

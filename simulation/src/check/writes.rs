@@ -101,7 +101,7 @@ pub(super) fn retries(checked: &Checked<'_>, report: &mut CheckReport) {
                     left.insert(*request, (idx, *after));
                 }
             }
-            Event::Refused { lock, by, request, state } => {
+            Event::Refused { lock, by, request, state, .. } => {
                 let Some(&(first, wrote)) = left.get(request) else { continue };
                 if wrote != *state {
                     continue;

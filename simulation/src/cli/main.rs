@@ -177,12 +177,8 @@ fn run_sweep(config: &Config, from: u64, seeds: u64, options: SweepOptions, time
         match report.stopped_at {
             Some(seed) => {
                 let kinds: Vec<&str> = report.stopped_for.iter().map(|kind| kind.name()).collect();
-                let _ = writeln!(
-                    out,
-                    "caught: seed {seed} ({} seeds, {elapsed:.1} s): {}",
-                    report.seeds,
-                    kinds.join(", ")
-                );
+                let _ =
+                    writeln!(out, "caught: seed {seed} ({} seeds, {elapsed:.1} s): {}", report.seeds, kinds.join(", "));
             }
             None => {
                 let _ = writeln!(out, "caught: none ({} seeds, {elapsed:.1} s)", report.seeds);
