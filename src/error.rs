@@ -59,7 +59,9 @@ pub enum Error {
         reason: String,
     },
     /// The item at the key of the lock is not a lock item, for instance an entity whose key
-    /// happens to be `LOCK#` and the name. Give the lock another name.
+    /// happens to be `LOCK#` and the name, or in a SQL table a row at the lock's name whose
+    /// columns no lock would write (an owner without a lease, a lease out of range, a value
+    /// of the wrong type). Give the lock another name.
     #[non_exhaustive]
     NotALock {
         /// The name of the lock.
@@ -69,14 +71,18 @@ pub enum Error {
         /// Which attribute is missing or malformed.
         reason: String,
     },
-    /// DynamoDB answered that the table does not exist (ResourceNotFoundException).
+    /// DynamoDB answered that the table does not exist (ResourceNotFoundException), or a SQL
+    /// table that the store had created was dropped since (the next call creates it again).
     #[non_exhaustive]
     TableNotFound {
         /// The table.
         table: String,
     },
     /// The table's key schema is not the one of its [`TableRef`](crate::TableRef): other key
-    /// names, a sort key more or less, or keys that are not strings.
+    /// names, a sort key more or less, or keys that are not strings. For a SQL table: a table
+    /// of that name whose columns are not those of a lock table (a column missing or of
+    /// another type, another primary key, a column the locks would leave empty that must not
+    /// be).
     #[non_exhaustive]
     KeySchemaMismatch {
         /// The table.
@@ -96,6 +102,34 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A fencing check in a caller's SQL transaction found that the lease no longer holds its
+    /// lock: another owner, another fencing token, or no row. Roll the transaction back.
+    #[non_exhaustive]
+    NotHeld {
+        /// The name of the lock.
+        lock: String,
+        /// The table that holds the lock.
+        table: String,
+        /// The fencing token of the lease.
+        fencing_token: u64,
+    },
+    /// A statement to a SQL database failed (features `sqlite` and `postgres`).
+    #[non_exhaustive]
+    Sql {
+        /// What the store was doing, such as `acquire` or `renew`.
+        operation: &'static str,
+        /// The table.
+        table: String,
+        /// The code the database answered with (a SQLSTATE of PostgreSQL, such as `40001`, or
+        /// a result code of SQLite, such as `SQLITE_BUSY`); `None` when no answer came, as
+        /// with a connection that failed or dropped.
+        code: Option<String>,
+        /// Whether trying again later may succeed: a connection that failed or dropped, a
+        /// busy or locked database, a serialization failure.
+        transient: bool,
+        /// The error of the driver.
+        source: BoxError,
+    },
     /// Any other failure of a request to DynamoDB, after the retries of the client.
     #[non_exhaustive]
     DynamoDb {
@@ -114,7 +148,8 @@ pub enum Error {
 
 impl Error {
     /// Whether trying again later may succeed: throttling, a server error of DynamoDB, a
-    /// timeout or a network failure.
+    /// timeout or a network failure; for a SQL store, a connection that failed or dropped or
+    /// a database that is busy.
     ///
     /// # Examples
     ///
@@ -125,7 +160,7 @@ impl Error {
     /// }
     /// ```
     pub fn is_transient(&self) -> bool {
-        matches!(self, Error::DynamoDb { transient: true, .. })
+        matches!(self, Error::DynamoDb { transient: true, .. } | Error::Sql { transient: true, .. })
     }
 
     /// The class of the error as metrics label it (`error.type`): the error code DynamoDB
@@ -135,9 +170,12 @@ impl Error {
         match self {
             Error::DynamoDb { code: Some(code), .. } => code,
             Error::DynamoDb { code: None, source, .. } => crate::store::dynamodb::failure_kind(source.as_ref()),
+            Error::Sql { code: Some(code), .. } => code,
+            Error::Sql { code: None, .. } => "connection",
             Error::TableNotFound { .. } => "ResourceNotFoundException",
             Error::KeySchemaMismatch { .. } => "ValidationException",
             Error::NotALock { .. } => "not_a_lock",
+            Error::NotHeld { .. } => "not_held",
             Error::InvalidLeaseDuration { .. }
             | Error::InvalidLockName { .. }
             | Error::InvalidOptions { .. }
@@ -169,6 +207,14 @@ impl fmt::Display for Error {
                 "no lease is current: pass the lease to is_held, or run this code inside the work of LockTable::run_as_leader",
             ),
             Error::InvalidToken { reason } => write!(f, "invalid lock token: {reason}"),
+            Error::NotHeld { lock, table, fencing_token } => write!(
+                f,
+                "the lease on lock {lock:?} in table {table:?} with fencing token {fencing_token} no longer holds it"
+            ),
+            Error::Sql { operation, table, code, .. } => match code {
+                Some(code) => write!(f, "{operation} on table {table:?} failed with {code}"),
+                None => write!(f, "{operation} on table {table:?} failed: no answer from the database"),
+            },
             Error::DynamoDb { operation, table, code, .. } => match code {
                 Some(code) => write!(f, "{operation} on table {table:?} failed with {code}"),
                 None => write!(f, "{operation} on table {table:?} failed"),
@@ -180,7 +226,7 @@ impl fmt::Display for Error {
 impl StdError for Error {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
-            Error::DynamoDb { source, .. } => Some(source.as_ref()),
+            Error::DynamoDb { source, .. } | Error::Sql { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }

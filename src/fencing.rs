@@ -22,6 +22,10 @@ use crate::store::dynamodb::{FENCE, OWNER, lock_key};
 /// process knows. The lock item must be in the same account and region as the items of the
 /// transaction, and the transaction must not write the lock item itself.
 ///
+/// A lease of a SQL lock table has no item in DynamoDB: its check is one that no item meets,
+/// so DynamoDB refuses the transaction. Check such a lease in the SQL database's own
+/// transaction instead (`Lease::check_held_sqlite`, `Lease::check_held_postgres`).
+///
 /// # Examples
 ///
 /// ```
@@ -160,7 +164,7 @@ impl TransactWriteExt for TransactWriteItemsFluentBuilder {
 
 /// The `ConditionCheck` of `lease` on its lock item.
 fn held_check(lease: &Lease) -> TransactWriteItem {
-    let table = &lease.table().table;
+    let Some(table) = lease.table().table.dynamodb_table() else { return never_held(lease) };
     let check = ConditionCheck::builder()
         .table_name(&table.table)
         .set_key(Some(lock_key(table, lease.name())))
@@ -252,4 +256,17 @@ impl HeldCheck {
     pub fn lost_lease<R>(&self, err: &SdkError<TransactWriteItemsError, R>) -> bool {
         self.reason(err).and_then(CancellationReason::code).is_some_and(|code| code == "ConditionalCheckFailed")
     }
+}
+
+/// The check of a lease whose lock is not in DynamoDB, such as one of a SQL table: a condition
+/// that no item meets, so that DynamoDB refuses the transaction instead of committing it.
+fn never_held(lease: &Lease) -> TransactWriteItem {
+    let check = ConditionCheck::builder()
+        .table_name(&lease.table().table.table)
+        .key("name", AttributeValue::S(lease.name().to_owned()))
+        .condition_expression("attribute_exists(#owner) AND attribute_not_exists(#owner)")
+        .expression_attribute_names("#owner", OWNER)
+        .build()
+        .expect("a condition check with key, table and condition builds");
+    TransactWriteItem::builder().condition_check(check).build()
 }

@@ -1,4 +1,4 @@
-//! Leases on named locks in DynamoDB, with fencing tokens.
+//! Leases on named locks in DynamoDB (or SQLite, or PostgreSQL), with fencing tokens.
 //!
 //! A lock is one item in a table you already have. A process acquires a [`Lease`] on it, the
 //! lease renews itself in the background, and every acquire raises the lock's fencing token,
@@ -14,6 +14,10 @@
 //!   one term per lease.
 //! - [`ProcessLocks`] and [`ProcessLockScope`]: the shape of a simple process lock, held
 //!   through a token string, over the same leases.
+//! - With the features `sqlite` and `postgres`: `SqliteTable` and `PostgresTable`, the same
+//!   locks as rows of a SQL table (`LockTable::sqlite`, `LockTable::postgres`), and
+//!   `Lease::check_held_sqlite` / `Lease::check_held_postgres`, the fencing check in a caller's
+//!   own transaction.
 //! - [`Clock`] and [`IdSource`]: where time and ids come from, injected for tests and
 //!   simulations.
 //! - With the feature `testing`: `LockTable::simulate_holder` and the other helpers that act
@@ -90,9 +94,21 @@ pub use lease::{Lease, LossReason};
 pub use lock_table::LockTable;
 pub use options::LockTableOptions;
 pub use process::{ProcessLockScope, ProcessLocks};
+/// The SQLite driver the `sqlite` feature builds on, at the version
+/// [`Lease::check_held_sqlite`] takes.
+#[cfg(feature = "sqlite")]
+pub use rusqlite;
+#[cfg(feature = "postgres")]
+pub use store::postgres::PostgresTable;
+#[cfg(feature = "sqlite")]
+pub use store::sqlite::SqliteTable;
 pub use table::TableRef;
 #[cfg(feature = "testing")]
 pub use testing::LockState;
+/// The PostgreSQL client and pool the `postgres` feature builds on, at the versions
+/// [`PostgresTable`] takes.
+#[cfg(feature = "postgres")]
+pub use {deadpool_postgres, tokio_postgres};
 
 #[cfg(test)]
 mod tests {

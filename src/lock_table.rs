@@ -19,10 +19,10 @@ use crate::clock::Clock;
 use crate::error::Error;
 use crate::ids::IdSource;
 use crate::lease::Lease;
-use crate::options::LockTableOptions;
+use crate::options::{LockTableOptions, Resolved};
 use crate::store::dynamodb::DynamoStore;
 use crate::store::{AcquireOutcome, Expect, Grant, Holder, LockStore, LockView};
-use crate::table::TableRef;
+use crate::table::{Location, TableRef};
 
 pub(crate) const MIN_LEASE: Duration = Duration::from_secs(1);
 pub(crate) const MAX_LEASE: Duration = Duration::from_secs(24 * 3600);
@@ -43,7 +43,7 @@ struct Seen {
 /// The state a [`LockTable`] shares among its clones and leases.
 pub(crate) struct Shared {
     pub(crate) store: Box<dyn LockStore>,
-    pub(crate) table: TableRef,
+    pub(crate) table: Location,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) ids: Arc<dyn IdSource>,
     pub(crate) holder_label: Option<String>,
@@ -148,7 +148,11 @@ pub(crate) fn record_error(span: &tracing::Span, err: &Error) {
     span.record("error.type", err.error_type());
 }
 
-/// The locks of one DynamoDB table, each a named item, and the leases on them.
+/// The locks of one table, each a named item (or row), and the leases on them.
+///
+/// The table is a DynamoDB table ([`LockTable::new`]), or with the features `sqlite` and
+/// `postgres` a SQL table (`LockTable::sqlite`, `LockTable::postgres`): the same algorithm over
+/// each.
 ///
 /// Hold one `LockTable` per table in a process, and clone it where it is needed: it remembers
 /// the holders it has seen, which a takeover depends on. Two instances in one process contend
@@ -242,11 +246,16 @@ impl LockTable {
             _ => {}
         }
         let options = options.resolve(&table.partition_key, table.sort_key.as_deref())?;
+        let store = DynamoStore::new(table.clone(), options.time_to_live.clone(), options.clock.clone());
+        Ok(LockTable::over(Box::new(store), Location::dynamodb(table), options))
+    }
+
+    /// The locks of `store`, at `table`, with resolved `options`: what every constructor ends in.
+    pub(crate) fn over(store: Box<dyn LockStore>, table: Location, options: Resolved) -> LockTable {
         crate::telemetry::describe();
-        let store = DynamoStore::new(table.clone(), options.time_to_live, options.clock.clone());
-        Ok(LockTable {
+        LockTable {
             shared: Arc::new(Shared {
-                store: Box::new(store),
+                store,
                 table,
                 clock: options.clock,
                 ids: options.ids,
@@ -255,10 +264,15 @@ impl LockTable {
                 #[cfg(feature = "testing")]
                 refusals: tokio::sync::watch::Sender::new(BTreeMap::new()),
             }),
-        })
+        }
     }
 
-    /// The table the locks live in.
+    /// The DynamoDB table the locks live in.
+    ///
+    /// # Panics
+    ///
+    /// For a `LockTable` over a SQL table, which has none: use
+    /// [`table_name`](Self::table_name) or [`dynamodb_table`](Self::dynamodb_table) there.
     ///
     /// # Examples
     ///
@@ -268,7 +282,38 @@ impl LockTable {
     /// # }
     /// ```
     pub fn table(&self) -> &TableRef {
-        &self.shared.table
+        match self.shared.table.dynamodb_table() {
+            Some(table) => table,
+            None => panic!("LockTable::table: the locks of {:?} are not in DynamoDB", self.shared.table.table),
+        }
+    }
+
+    /// The DynamoDB table the locks live in, or `None` for a SQL table.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # fn f(locks: dynalease::LockTable) {
+    /// if let Some(table) = locks.dynamodb_table() {
+    ///     println!("locks in DynamoDB table {}", table.table_name());
+    /// }
+    /// # }
+    /// ```
+    pub fn dynamodb_table(&self) -> Option<&TableRef> {
+        self.shared.table.dynamodb_table()
+    }
+
+    /// The name of the table the locks live in, whatever the store.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # fn f(locks: dynalease::LockTable) {
+    /// println!("locks in {}", locks.table_name());
+    /// # }
+    /// ```
+    pub fn table_name(&self) -> &str {
+        &self.shared.table.table
     }
 
     /// Tries once to acquire the lock `name` for `lease`; `None` if another holder has it.

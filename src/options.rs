@@ -98,6 +98,9 @@ impl LockTableOptions {
     /// A lock whose item was deleted starts its fencing token at 1 again, so keep locks whose
     /// tokens another system checks in a table without expiry.
     ///
+    /// Over a SQL table the expiry goes to the column `expires_at` and `attribute` is not used;
+    /// no database deletes rows by it on its own, so the deleting is a job of yours.
+    ///
     /// # Examples
     ///
     /// ```

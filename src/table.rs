@@ -107,3 +107,41 @@ impl TableRef {
         self.sort_key.as_deref()
     }
 }
+
+/// Where the locks of a [`LockTable`](crate::LockTable) live: the name of the table, as spans,
+/// logs, metrics and errors give it, and what the fencing checks need of the store.
+#[derive(Clone, Debug)]
+pub(crate) struct Location {
+    /// The name of the table.
+    pub(crate) table: String,
+    pub(crate) kind: StoreKind,
+}
+
+/// The store of a [`Location`], with what a fencing check needs of it.
+#[derive(Clone, Debug)]
+pub(crate) enum StoreKind {
+    /// A DynamoDB table: `is_held` adds a condition check on its lock item.
+    DynamoDb(TableRef),
+    /// A SQLite table, with the statement that checks a lease in a caller's transaction.
+    #[cfg(feature = "sqlite")]
+    Sqlite { check_held: String },
+    /// A PostgreSQL table, with the statement that checks a lease in a caller's transaction.
+    #[cfg(feature = "postgres")]
+    Postgres { check_held: String },
+}
+
+impl Location {
+    /// The locks of a DynamoDB table.
+    pub(crate) fn dynamodb(table: TableRef) -> Self {
+        Self { table: table.table.clone(), kind: StoreKind::DynamoDb(table) }
+    }
+
+    /// The DynamoDB table, if the locks live in one.
+    pub(crate) fn dynamodb_table(&self) -> Option<&TableRef> {
+        match &self.kind {
+            StoreKind::DynamoDb(table) => Some(table),
+            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            _ => None,
+        }
+    }
+}

@@ -1,8 +1,9 @@
 //! The narrow interface between the lease algorithm and the storage of lock items.
 //!
 //! The algorithm in [`crate::lock_table`] and [`crate::lease`] reaches a lock only through
-//! [`LockStore`]: read it, acquire it on a condition, renew it, release it. [`dynamodb`] is the
-//! one implementation today; a SQL table could be another without touching the algorithm.
+//! [`LockStore`]: read it, acquire it on a condition, renew it, release it. [`dynamodb`] is one
+//! implementation; [`sqlite`] and [`postgres`] (features `sqlite`, `postgres`) keep one row per
+//! lock in a SQL table, with what they share in [`sql`].
 
 use std::fmt;
 use std::future::Future;
@@ -12,6 +13,12 @@ use std::time::Duration;
 use crate::error::Error;
 
 pub(crate) mod dynamodb;
+#[cfg(feature = "postgres")]
+pub(crate) mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod sql;
+#[cfg(feature = "sqlite")]
+pub(crate) mod sqlite;
 
 /// The future of a [`LockStore`] call.
 pub(crate) type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, Error>> + Send + 'a>>;

@@ -1,7 +1,13 @@
 //! What the integration tests share: a fake with the table `Shop`, lock tables over it, and
-//! readers of the request log and of raw items.
+//! readers of the request log and of raw items; the stores that one contract runs against
+//! (`stores`), and the PostgreSQL test cluster (`pg_cluster`, `pg_wire`).
 #![allow(dead_code)]
 
+#[cfg(feature = "postgres")]
+pub mod pg_cluster;
+#[cfg(feature = "postgres")]
+pub mod pg_wire;
+pub mod stores;
 pub mod telemetry;
 
 use std::collections::BTreeMap;
@@ -165,5 +171,88 @@ impl Stopwatch {
     pub fn elapsed(&self) -> Duration {
         use dynalease::Clock;
         self.clock.monotonic() - self.start
+    }
+}
+
+/// A clock that a test can pause, as a process that its host suspended: while paused, its
+/// monotonic reading stands still and its sleeps do not end. It runs at tokio's rate otherwise.
+/// Clones share one clock.
+#[derive(Clone, Debug)]
+pub struct PausableClock(std::sync::Arc<PausableState>);
+
+#[derive(Debug)]
+pub struct PausableState {
+    inner: dynalease::TokioClock,
+    /// Since when it is paused, on tokio's clock, and how long it was paused before.
+    state: std::sync::Mutex<(Option<Duration>, Duration)>,
+    resumed: tokio::sync::watch::Sender<u64>,
+}
+
+impl PausableClock {
+    pub fn new() -> Self {
+        PausableClock(std::sync::Arc::new(PausableState {
+            inner: dynalease::TokioClock::new(),
+            state: std::sync::Mutex::new((None, Duration::ZERO)),
+            resumed: tokio::sync::watch::Sender::new(0),
+        }))
+    }
+
+    /// Freezes the clock.
+    pub fn pause(&self) {
+        use dynalease::Clock;
+        let now = self.0.inner.monotonic();
+        self.0.state.lock().unwrap().0.get_or_insert(now);
+    }
+
+    /// Lets the clock run again, from where it stood.
+    pub fn resume(&self) {
+        use dynalease::Clock;
+        let now = self.0.inner.monotonic();
+        {
+            let mut state = self.0.state.lock().unwrap();
+            if let Some(since) = state.0.take() {
+                state.1 += now - since;
+            }
+        }
+        self.0.resumed.send_modify(|n| *n += 1);
+    }
+
+    fn reading(&self) -> (Duration, bool) {
+        use dynalease::Clock;
+        let state = self.0.state.lock().unwrap();
+        match state.0 {
+            Some(since) => (since - state.1, true),
+            None => (self.0.inner.monotonic() - state.1, false),
+        }
+    }
+}
+
+impl dynalease::Clock for PausableClock {
+    fn monotonic(&self) -> Duration {
+        self.reading().0
+    }
+
+    fn wall(&self) -> SystemTime {
+        self.0.inner.wall()
+    }
+
+    fn sleep(&self, duration: Duration) -> dynalease::Sleep {
+        let clock = self.clone();
+        Box::pin(async move {
+            let deadline = clock.monotonic() + duration;
+            let mut resumed = clock.0.resumed.subscribe();
+            loop {
+                let (now, paused) = clock.reading();
+                if !paused && now >= deadline {
+                    return;
+                }
+                if paused {
+                    let _ = resumed.changed().await;
+                } else {
+                    // A pause may come meanwhile: look again when the sleep would have ended.
+                    clock.0.inner.sleep(deadline - now).await;
+                }
+            }
+        })
     }
 }
