@@ -194,6 +194,7 @@ async fn try_loop(ctx: ProcessCtx, lock: &str, every_ms_max: u64) {
 async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64, steps: u32) {
     let mut rng = ctx.rng();
     let lease = ctx.lease();
+    let lease_ms = lease.as_millis() as u64;
     let window = lease / 2;
     let lock = ctx.lock_id(name);
     let clock = ctx.clock().clone();
@@ -223,7 +224,8 @@ async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64, steps: u32
         // its call.
         let promise = Promise::start(&ctx, lock, fence, called + lease);
         for _ in 0..steps {
-            ctx.sleep(lease / 4).await;
+            // Steps of uneven length, so that renewals meet their window at every point of it.
+            ctx.sleep(Duration::from_millis(rng.range(lease_ms / 8, 3 * lease_ms / 8))).await;
             if !promise.believed() {
                 break;
             }

@@ -247,7 +247,9 @@ impl Scenario {
             &scenario.deletable_locks(),
         );
         let mut triggers = SimRng::derive(seed, &[STREAM_TRIGGERS]);
-        scenario.triggers = crate::triggers::draw(&mut triggers, bounds.triggers, scenario.safety_ms, n, lease_ms);
+        let locks = scenario.locks();
+        scenario.triggers =
+            crate::triggers::draw(&mut triggers, bounds.triggers, scenario.safety_ms, n, lease_ms, &locks);
         scenario
     }
 
@@ -289,17 +291,18 @@ impl Scenario {
         }
     }
 
-    /// The locks whose items the nemesis may delete: every lock but the ledger's.
-    pub fn deletable_locks(&self) -> Vec<String> {
-        let mut locks: Vec<String> = self
-            .processes
-            .iter()
-            .flat_map(|p| p.roles.iter().map(|r| r.lock().to_owned()))
-            .filter(|lock| lock != LEDGER_LOCK)
-            .collect();
+    /// The locks of the built-in workloads, sorted.
+    pub fn locks(&self) -> Vec<String> {
+        let mut locks: Vec<String> =
+            self.processes.iter().flat_map(|p| p.roles.iter().map(|r| r.lock().to_owned())).collect();
         locks.sort();
         locks.dedup();
         locks
+    }
+
+    /// The locks whose items the nemesis may delete: every lock but the ledger's.
+    pub fn deletable_locks(&self) -> Vec<String> {
+        self.locks().into_iter().filter(|lock| lock != LEDGER_LOCK).collect()
     }
 
     /// The lease as a duration.
@@ -548,8 +551,13 @@ fn trigger_strategy() -> impl Strategy<Value = (u32, Trigger)> {
         Just(Reaction::DeleteItem),
         (0u64..20_000, any::<bool>()).prop_map(|(lead_ms, suspend)| Reaction::StopUntilTakeover { lead_ms, suspend }),
     ];
-    (0u32..1_000, proptest::option::of(0u16..64), moment, reaction)
-        .prop_map(|(at, process, moment, reaction)| (at, Trigger { after_ms: 0, process, moment, reaction }))
+    let lock =
+        proptest::option::of(prop::sample::select(vec![LEADER_LOCK, LEDGER_LOCK, JOB_LOCK, CACHE_LOCK, BATCH_LOCK]));
+    (0u32..1_000, proptest::option::of(0u16..64), lock, moment, reaction).prop_map(
+        |(at, process, lock, moment, reaction)| {
+            (at, Trigger { after_ms: 0, process, lock: lock.map(str::to_owned), moment, reaction })
+        },
+    )
 }
 
 /// `fault` with its process number taken modulo `n`.

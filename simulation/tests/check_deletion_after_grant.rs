@@ -16,8 +16,13 @@ use support::two_leaders;
 #[test]
 fn a_deletion_between_a_grant_and_its_answer_exempts_the_overlap_it_causes() {
     let mut scenario = two_leaders(11, 300_000, Vec::new());
-    scenario.triggers =
-        vec![Trigger { after_ms: 0, process: Some(0), moment: Moment::Granted, reaction: Reaction::DeleteItem }];
+    scenario.triggers = vec![Trigger {
+        after_ms: 0,
+        process: Some(0),
+        lock: None,
+        moment: Moment::Granted,
+        reaction: Reaction::DeleteItem,
+    }];
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
     assert_eq!(report.check().stats.overlaps_after_deletion, 1, "{}", report.timeline());
