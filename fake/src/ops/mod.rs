@@ -10,6 +10,7 @@ pub(crate) mod multi_attribute_key;
 pub(crate) mod query;
 pub(crate) mod read;
 pub(crate) mod scan;
+pub(crate) mod streams;
 pub(crate) mod tags;
 pub(crate) mod transact;
 pub(crate) mod write;

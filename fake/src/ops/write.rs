@@ -208,6 +208,7 @@ impl<'r> WritePlan<'r> {
 
     /// Applies an evaluated write, moving its item into the table; returns what it replaced.
     pub(crate) fn apply(&mut self, engine: &mut Engine, staged: Staged) -> Outcome {
+        let now = engine.now;
         let Ok(table) = engine.table_mut(self.table) else { return Outcome { old: None, new_size: 0 } };
         let new = match (&mut self.kind, staged.0) {
             (WriteKind::Check, _) => return Outcome { old: None, new_size: 0 },
@@ -217,10 +218,10 @@ impl<'r> WritePlan<'r> {
         };
         match new {
             Some((item, new_size)) => {
-                let old = table.put(self.key.clone(), item, new_size);
+                let old = table.put(self.key.clone(), item, new_size, now);
                 Outcome { old, new_size }
             }
-            None => Outcome { old: table.remove(&self.key), new_size: 0 },
+            None => Outcome { old: table.remove(&self.key, now), new_size: 0 },
         }
     }
 
@@ -230,8 +231,8 @@ impl<'r> WritePlan<'r> {
             // A put reads the item it replaces only for its condition: checked and stored with
             // one search of the table, as `evaluate` and `apply` would do with two.
             let (item, new_size) = (std::mem::take(item), *new_size);
-            let (condition, show_old) = (&self.condition, self.return_old_on_failure);
-            let old = engine.table_mut(self.table)?.put_if(&self.key, item, new_size, |old| match condition {
+            let (condition, show_old, now) = (&self.condition, self.return_old_on_failure, engine.now);
+            let old = engine.table_mut(self.table)?.put_if(&self.key, item, new_size, now, |old| match condition {
                 Some(condition) if !condition.eval(old.unwrap_or(&Item::new())) => {
                     Err(condition_failed(old.filter(|_| show_old).cloned()))
                 }
@@ -256,8 +257,9 @@ impl<'r> WritePlan<'r> {
         if self.legacy_updates || actions.is_empty() || !update::is_top_level(actions) {
             return None;
         }
+        let now = engine.now;
         let table = engine.table_mut(self.table).ok()?;
-        table.change_in_place(&self.key, |item, indexes| {
+        table.change_in_place(&self.key, now, |item, indexes| {
             let old_size = item_size(item);
             if let Some(condition) = &self.condition
                 && !condition.eval(item)

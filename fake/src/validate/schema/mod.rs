@@ -4,5 +4,6 @@ pub(crate) mod batch;
 pub(crate) mod common;
 pub(crate) mod items;
 pub(crate) mod reads;
+pub(crate) mod streams;
 pub(crate) mod tables;
 pub(crate) mod transact;
