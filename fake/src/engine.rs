@@ -132,7 +132,7 @@ impl Engine {
     pub(crate) fn retire_stream(&mut self, table: &str) {
         let now = self.now;
         let Some(mut stream) = self.tables.get_mut(table).and_then(Table::take_stream) else { return };
-        stream.disable(now);
+        stream.disable(now, self.stream_transition);
         self.streams.insert(stream.arn.clone(), stream);
     }
 

@@ -97,7 +97,8 @@ async fn shard_iterators_start_where_their_type_says() {
     let keys = |records: &[aws_sdk_dynamodbstreams::types::Record]| -> Vec<String> {
         records.iter().map(|r| r.dynamodb().unwrap().keys.as_ref().unwrap()["pk"].as_s().unwrap().clone()).collect()
     };
-    let read = |iterator: String, limit: Option<i32>| streams.get_records().shard_iterator(iterator).set_limit(limit).send();
+    let read =
+        |iterator: String, limit: Option<i32>| streams.get_records().shard_iterator(iterator).set_limit(limit).send();
 
     let from_latest = read(latest_before, None).await.unwrap();
     assert_eq!(keys(from_latest.records()), ["a", "b", "c"]);
@@ -181,7 +182,8 @@ async fn the_streams_operations_refuse_what_dynamodb_refuses() {
     let latest = get("LATEST", &shard, None).await.unwrap().shard_iterator.unwrap();
     assert!(streams.get_records().shard_iterator(&latest).limit(1000).send().await.is_ok());
     for limit in [0, 1001, -1] {
-        let (code, message) = sdk_error(streams.get_records().shard_iterator(&latest).limit(limit).send().await.unwrap_err());
+        let (code, message) =
+            sdk_error(streams.get_records().shard_iterator(&latest).limit(limit).send().await.unwrap_err());
         assert_eq!(code, "ValidationException");
         assert!(message.contains("'limit'"), "{message}");
     }
@@ -195,7 +197,10 @@ async fn update_table_turns_a_stream_on_and_off_and_refuses_what_dynamodb_refuse
     let update = |spec| client.update_table().table_name("Shop").stream_specification(spec).send();
 
     let (code, message) = sdk_error(update(disabled()).await.unwrap_err());
-    assert_eq!((code.as_str(), message.as_str()), ("ValidationException", "Table has no stream to disable: TableName: Shop"));
+    assert_eq!(
+        (code.as_str(), message.as_str()),
+        ("ValidationException", "Table has no stream to disable: TableName: Shop")
+    );
     let first = update(enabled(StreamViewType::NewImage)).await.unwrap();
     let first = first.table_description().unwrap().latest_stream_arn().unwrap().to_owned();
     for view in [StreamViewType::NewImage, StreamViewType::OldImage] {
@@ -229,7 +234,10 @@ async fn update_table_turns_a_stream_on_and_off_and_refuses_what_dynamodb_refuse
     assert_eq!(events(&old_records), ["INSERT"]);
     let new_records = read_all(&streams, &second).await;
     let pk = |r: &aws_sdk_dynamodbstreams::types::Record| r.dynamodb().unwrap().keys.as_ref().unwrap()["pk"].clone();
-    assert_eq!(new_records.iter().map(pk).collect::<Vec<_>>(), [aws_sdk_dynamodbstreams::types::AttributeValue::S("two".into())]);
+    assert_eq!(
+        new_records.iter().map(pk).collect::<Vec<_>>(),
+        [aws_sdk_dynamodbstreams::types::AttributeValue::S("two".into())]
+    );
 
     // A closed shard read to its end gives no further iterator.
     let shard = shard_ids(&streams, &first).await.remove(0);
@@ -316,10 +324,12 @@ async fn describe_stream_pages_shards_and_filters_the_children_of_one() {
     assert!(shards[2].sequence_number_range().unwrap().ending_sequence_number().is_none());
     let filter = ShardFilter::builder().r#type(ShardFilterType::ChildShards).shard_id(&ids[0]).build();
     let children = streams.describe_stream().stream_arn(&arn).shard_filter(filter).send().await.unwrap();
-    let children: Vec<_> = children.stream_description().unwrap().shards().iter().map(|s| s.shard_id().unwrap()).collect();
+    let children: Vec<_> =
+        children.stream_description().unwrap().shards().iter().map(|s| s.shard_id().unwrap()).collect();
     assert_eq!(children, [ids[1].as_str()]);
     // Read shard by shard, the records come in the order they were written.
     let records = read_all(&streams, &arn).await;
-    let keys: Vec<_> = records.iter().map(|r| r.dynamodb().unwrap().keys.as_ref().unwrap()["pk"].as_s().unwrap().clone()).collect();
+    let keys: Vec<_> =
+        records.iter().map(|r| r.dynamodb().unwrap().keys.as_ref().unwrap()["pk"].as_s().unwrap().clone()).collect();
     assert_eq!(keys, (0..9).map(|h| format!("h{h}")).collect::<Vec<_>>());
 }

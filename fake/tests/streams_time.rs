@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::StreamViewType;
 use aws_sdk_dynamodbstreams::types::{ShardIteratorType, StreamStatus};
-use dynalease_fake::{Fault, FaultRule, FakeDynamoDb};
+use dynalease_fake::{FakeDynamoDb, Fault, FaultRule};
 use support::streams::{disabled, enabled, events, fake, read_all, shard_ids, table_with_stream};
 use support::{s, sdk_error};
 
@@ -46,9 +46,13 @@ async fn records_older_than_a_day_are_trimmed_and_reading_them_is_refused() {
     tokio::time::advance(Duration::from_secs(120)).await;
     let streams = fake.streams_client();
     let kept = read_all(&streams, &arn).await;
-    let keys: Vec<_> = kept.iter().map(|r| r.dynamodb().unwrap().keys.as_ref().unwrap()["pk"].as_s().unwrap().clone()).collect();
+    let keys: Vec<_> =
+        kept.iter().map(|r| r.dynamodb().unwrap().keys.as_ref().unwrap()["pk"].as_s().unwrap().clone()).collect();
     assert_eq!(keys, ["young"], "the record of the first write is trimmed");
-    let trimmed = ("TrimmedDataAccessException".to_owned(), "The operation attempted to read past the oldest stream record in a shard.".to_owned());
+    let trimmed = (
+        "TrimmedDataAccessException".to_owned(),
+        "The operation attempted to read past the oldest stream record in a shard.".to_owned(),
+    );
     let read = streams.get_records().shard_iterator(horizon).send().await.unwrap_err();
     assert_eq!(sdk_error(read), trimmed, "an iterator issued before the trim points at a record that is gone");
     let shard = shard_ids(&streams, &arn).await.remove(0);
@@ -160,7 +164,14 @@ async fn workload() -> Vec<String> {
     let arn = table_with_stream(&fake, "Shop", false, StreamViewType::NewAndOldImages).await;
     let client = fake.client();
     for i in 0..12 {
-        client.put_item().table_name("Shop").item("pk", s(&format!("k{}", i % 5))).item("i", s(&i.to_string())).send().await.unwrap();
+        client
+            .put_item()
+            .table_name("Shop")
+            .item("pk", s(&format!("k{}", i % 5)))
+            .item("i", s(&i.to_string()))
+            .send()
+            .await
+            .unwrap();
         tokio::time::advance(HOUR / 2).await;
     }
     let streams = fake.streams_client();

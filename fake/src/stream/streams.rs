@@ -83,7 +83,7 @@ pub(crate) struct Stream {
     pub(crate) view: ViewType,
     /// The table's key: what `Keys` carries, and DescribeStream's `KeySchema`.
     key: KeySchema,
-    /// How long the stream is ENABLING after it was created and DISABLING after it was disabled.
+    /// How long the stream is ENABLING after it was created, or DISABLING after it was disabled.
     transition: Duration,
     pub(crate) disabled: Option<SystemTime>,
     /// The shards still readable, oldest first; the last is open while the stream is enabled.
@@ -151,8 +151,10 @@ impl Stream {
         self.disabled.is_some_and(|at| now >= at + RETENTION)
     }
 
-    /// Disables the stream at `now`: its open shard closes; what it holds stays readable.
-    pub(crate) fn disable(&mut self, now: SystemTime) {
+    /// Disables the stream at `now`, DISABLING for `transition`: its open shard closes; what it
+    /// holds stays readable.
+    pub(crate) fn disable(&mut self, now: SystemTime, transition: Duration) {
+        self.transition = transition;
         self.maintain(now);
         if let Some(open) = self.shards.back_mut().filter(|shard| shard.end.is_none()) {
             let end = open.close(now);
