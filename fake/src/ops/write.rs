@@ -193,14 +193,19 @@ impl<'r> WritePlan<'r> {
             !actions.is_empty()
                 && actions.iter().all(|a| matches!(a, UpdateAction::Remove(_) | UpdateAction::Delete(..)))
         };
+        let refused = |error| match self.legacy_updates {
+            true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
+            false => Failure::Invalid(error),
+        };
         if old.is_none() && only_removes(actions) {
+            // Nothing is created, but each path is still checked against the item the update
+            // would start from (its key alone): a nested path whose parent is missing is
+            // refused, as DynamoDB refuses it on an item that exists.
+            update::apply(self.key_item.clone(), actions).map_err(refused)?;
             return Ok(Staged(None));
         }
         let base = old.cloned().unwrap_or_else(|| self.key_item.clone());
-        let updated = update::apply(base, actions).map_err(|error| match self.legacy_updates {
-            true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
-            false => Failure::Invalid(error),
-        })?;
+        let updated = update::apply(base, actions).map_err(refused)?;
         let size = item_size(&updated);
         check_updated(&table.indexes, actions, &updated, size, self.legacy_updates).map_err(Failure::Invalid)?;
         Ok(Staged(Some((updated, size))))
