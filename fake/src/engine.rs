@@ -106,6 +106,9 @@ impl Engine {
             Operation::DescribeStream => ops::streams::describe_stream(self, body),
             Operation::GetShardIterator => ops::streams::get_shard_iterator(self, body),
             Operation::GetRecords => ops::streams::get_records(self, body),
+            Operation::ExecuteStatement => ops::partiql::execute_statement(self, body),
+            Operation::BatchExecuteStatement => ops::partiql::batch_execute_statement(self, body),
+            Operation::ExecuteTransaction => ops::partiql::execute_transaction(self, body),
         };
         answer.map(Body::from)
     }

@@ -44,6 +44,7 @@ mod log;
 mod number;
 mod operation;
 mod ops;
+mod partiql;
 mod partition;
 mod request;
 mod request_id;

@@ -40,6 +40,7 @@ impl Service {
 /// One operation the fake serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Operation {
+    BatchExecuteStatement,
     BatchGetItem,
     BatchWriteItem,
     CreateTable,
@@ -50,6 +51,8 @@ pub(crate) enum Operation {
     DescribeStream,
     DescribeTable,
     DescribeTimeToLive,
+    ExecuteStatement,
+    ExecuteTransaction,
     GetItem,
     GetRecords,
     GetShardIterator,
@@ -71,7 +74,8 @@ pub(crate) enum Operation {
 impl Operation {
     /// Every operation the fake serves.
     #[cfg(test)]
-    pub(crate) const ALL: [Operation; 26] = [
+    pub(crate) const ALL: [Operation; 29] = [
+        Operation::BatchExecuteStatement,
         Operation::BatchGetItem,
         Operation::BatchWriteItem,
         Operation::CreateTable,
@@ -82,6 +86,8 @@ impl Operation {
         Operation::DescribeStream,
         Operation::DescribeTable,
         Operation::DescribeTimeToLive,
+        Operation::ExecuteStatement,
+        Operation::ExecuteTransaction,
         Operation::GetItem,
         Operation::GetRecords,
         Operation::GetShardIterator,
@@ -103,6 +109,7 @@ impl Operation {
     /// The operation of this name (as DynamoDB spells it, case and all), if the fake serves it.
     pub(crate) fn from_name(name: &str) -> Option<Operation> {
         Some(match name {
+            "BatchExecuteStatement" => Operation::BatchExecuteStatement,
             "BatchGetItem" => Operation::BatchGetItem,
             "BatchWriteItem" => Operation::BatchWriteItem,
             "CreateTable" => Operation::CreateTable,
@@ -113,6 +120,8 @@ impl Operation {
             "DescribeStream" => Operation::DescribeStream,
             "DescribeTable" => Operation::DescribeTable,
             "DescribeTimeToLive" => Operation::DescribeTimeToLive,
+            "ExecuteStatement" => Operation::ExecuteStatement,
+            "ExecuteTransaction" => Operation::ExecuteTransaction,
             "GetItem" => Operation::GetItem,
             "GetRecords" => Operation::GetRecords,
             "GetShardIterator" => Operation::GetShardIterator,
@@ -144,6 +153,7 @@ impl Operation {
     /// The operation's name, as DynamoDB spells it.
     pub(crate) fn name(self) -> &'static str {
         match self {
+            Operation::BatchExecuteStatement => "BatchExecuteStatement",
             Operation::BatchGetItem => "BatchGetItem",
             Operation::BatchWriteItem => "BatchWriteItem",
             Operation::CreateTable => "CreateTable",
@@ -154,6 +164,8 @@ impl Operation {
             Operation::DescribeStream => "DescribeStream",
             Operation::DescribeTable => "DescribeTable",
             Operation::DescribeTimeToLive => "DescribeTimeToLive",
+            Operation::ExecuteStatement => "ExecuteStatement",
+            Operation::ExecuteTransaction => "ExecuteTransaction",
             Operation::GetItem => "GetItem",
             Operation::GetRecords => "GetRecords",
             Operation::GetShardIterator => "GetShardIterator",
@@ -184,7 +196,7 @@ mod tests {
             assert_eq!(Operation::from_name(operation.name()), Some(operation));
             assert_eq!(Operation::from_name(&operation.name().to_lowercase()), None, "names are case-sensitive");
         }
-        for name in ["", "GetItems", "DynamoDB_20120810.GetItem", "ExecuteStatement", "DescribeContinuousBackups"] {
+        for name in ["", "GetItems", "DynamoDB_20120810.GetItem", "ExecuteStatements", "DescribeContinuousBackups"] {
             assert_eq!(Operation::from_name(name), None, "{name}");
         }
     }

@@ -32,8 +32,8 @@ use crate::error::DynamoError;
 use crate::operation::Operation;
 use rules::{Object, batch, control, create_table, expressions, items, reads, streams, transact, update_table};
 use schema::{
-    batch as batch_schema, items as item_schema, reads as read_schema, streams as stream_schema, tables,
-    transact as transact_schema,
+    batch as batch_schema, items as item_schema, partiql as partiql_schema, reads as read_schema,
+    streams as stream_schema, tables, transact as transact_schema,
 };
 use shape::StructShape;
 
@@ -124,6 +124,11 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
     static GET_SHARD_ITERATOR: OperationChecks =
         OperationChecks::new(&stream_schema::GET_SHARD_ITERATOR, streams::get_shard_iterator);
     static GET_RECORDS: OperationChecks = OperationChecks::new(&stream_schema::GET_RECORDS, rules::pass);
+    static EXECUTE_STATEMENT: OperationChecks = OperationChecks::new(&partiql_schema::EXECUTE_STATEMENT, rules::pass);
+    static BATCH_EXECUTE_STATEMENT: OperationChecks =
+        OperationChecks::new(&partiql_schema::BATCH_EXECUTE_STATEMENT, rules::pass);
+    static EXECUTE_TRANSACTION: OperationChecks =
+        OperationChecks::new(&partiql_schema::EXECUTE_TRANSACTION, rules::pass);
 
     match operation {
         Operation::CreateTable => &CREATE_TABLE,
@@ -149,6 +154,9 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         Operation::DescribeStream => &DESCRIBE_STREAM,
         Operation::GetShardIterator => &GET_SHARD_ITERATOR,
         Operation::GetRecords => &GET_RECORDS,
+        Operation::ExecuteStatement => &EXECUTE_STATEMENT,
+        Operation::BatchExecuteStatement => &BATCH_EXECUTE_STATEMENT,
+        Operation::ExecuteTransaction => &EXECUTE_TRANSACTION,
     }
 }
 
