@@ -42,7 +42,7 @@ const PREDICATES: [&str; 5] = ["begins_with", "contains", "attribute_type", "att
 /// A statement and how many `?` parameters it has.
 pub(crate) fn parse(text: &str) -> Result<(Statement, usize), DynamoError> {
     let tokens = tokenize(text).map_err(|e| malformed(e.0))?;
-    let mut parser = Parser { tokens, at: 0, params: 0 };
+    let mut parser = Parser { tokens, at: 0, params: 0, depth: 0 };
     let statement = parser.statement()?;
     if let Some(extra) = parser.peek() {
         return Err(malformed(format!("Unexpected token: {}", shown(extra))));
@@ -64,7 +64,13 @@ struct Parser {
     tokens: Vec<Tok>,
     at: usize,
     params: usize,
+    /// How deep the parse is in nested conditions and values.
+    depth: usize,
 }
+
+/// The deepest nesting of conditions and values a statement may have: deeper text is refused
+/// before the parse could run out of stack.
+const MAX_DEPTH: usize = 100;
 
 impl Parser {
     fn peek(&self) -> Option<&Tok> {
@@ -267,15 +273,25 @@ impl Parser {
 
     fn negation(&mut self) -> Result<Cond, DynamoError> {
         if self.eat_word("NOT") {
-            return Ok(Cond::Not(Box::new(self.negation()?)));
+            self.deeper()?;
+            let negated = Cond::Not(Box::new(self.negation()?));
+            self.depth -= 1;
+            return Ok(negated);
         }
         self.predicate()
     }
 
+    fn deeper(&mut self) -> Result<(), DynamoError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH { Err(malformed("Statement is nested too deeply")) } else { Ok(()) }
+    }
+
     fn predicate(&mut self) -> Result<Cond, DynamoError> {
         if self.eat_sym("(") {
+            self.deeper()?;
             let inner = self.condition()?;
             self.expect_sym(")")?;
+            self.depth -= 1;
             return Ok(inner);
         }
         let left = self.operand()?;
@@ -344,6 +360,13 @@ impl Parser {
     }
 
     fn primary(&mut self) -> Result<Expr, DynamoError> {
+        self.deeper()?;
+        let value = self.value();
+        self.depth -= 1;
+        value
+    }
+
+    fn value(&mut self) -> Result<Expr, DynamoError> {
         let Some(token) = self.peek().cloned() else { return Err(self.unexpected()) };
         match token {
             Tok::Str(text) => {
@@ -473,5 +496,9 @@ mod tests {
         );
         assert!(message("SELECT * FROM t t2").contains("Unexpected token: t2"));
         assert!(message("UPDATE t WHERE a = 1").contains("Unexpected token: WHERE"));
+        let deep = format!("SELECT * FROM t WHERE {}a = 1{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(message(&deep).ends_with("Statement is nested too deeply"));
+        let deep_value = format!("INSERT INTO t VALUE {}1{}", "[".repeat(5000), "]".repeat(5000));
+        assert!(message(&deep_value).ends_with("Statement is nested too deeply"));
     }
 }
