@@ -22,6 +22,18 @@ struct ItemAnswer<'a> {
     item: Option<ItemJson<'a>>,
     #[serde(rename = "ConsumedCapacity", skip_serializing_if = "Option::is_none")]
     consumed: Option<Answer>,
+    #[serde(rename = "ItemCollectionMetrics", skip_serializing_if = "Option::is_none")]
+    item_collection_metrics: Option<Answer>,
+}
+
+/// The `ItemCollectionMetrics` of a single-item write, if the request asked for them and the
+/// table has a local secondary index.
+fn collection_metrics(engine: &Engine, body: &Json<'_>, plan: &WritePlan<'_>) -> Option<Answer> {
+    if !super::collection_metrics::asked(body) {
+        return None;
+    }
+    let table = engine.tables.get(crate::table::plain_name(plan.table))?;
+    super::collection_metrics::of_key(table, &plan.key)
 }
 
 /// The attributes a write returns: none for an empty item, as DynamoDB leaves `Attributes` out.
@@ -38,6 +50,7 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || plan.current(engine)),
+        item_collection_metrics: collection_metrics(engine, body, &plan),
     }))
 }
 
@@ -50,6 +63,7 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || None),
+        item_collection_metrics: collection_metrics(engine, body, &plan),
     }))
 }
 
@@ -91,6 +105,7 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
         attributes: attributes(shown),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || plan.current(engine)),
+        item_collection_metrics: collection_metrics(engine, body, &plan),
     }))
 }
 
@@ -172,6 +187,7 @@ pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
         // A found item is answered even when the projection leaves nothing of it.
         item: projected.as_ref().or(found).map(ItemJson),
         consumed: capacity::describe(body, name, Halves::read(found.map_or(0, item_size), consistent)),
+        item_collection_metrics: None,
     }))
 }
 

@@ -2,6 +2,7 @@
 
 pub(crate) mod batch;
 pub(crate) mod capacity;
+pub(crate) mod collection_metrics;
 pub(crate) mod control;
 pub(crate) mod envelope;
 pub(crate) mod items;
