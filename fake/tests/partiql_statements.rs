@@ -188,3 +188,17 @@ async fn statements_that_do_not_parse_or_bind_get_dynamodb_s_errors() {
     let (code, _) = run(&client, "SELECT * FROM Nowhere", vec![]).await.unwrap_err();
     assert_eq!(code, "ResourceNotFoundException");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_statement_s_writes_reach_the_table_s_stream_and_observers() {
+    let (fake, client) = setup().await;
+    let changes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = changes.clone();
+    fake.observe_item_changes("Shop", move |change| seen.lock().unwrap().push(change.kind));
+    run(&client, "INSERT INTO Shop VALUE {'pk': 'z', 'sk': '1'}", vec![]).await.unwrap();
+    run(&client, "UPDATE Shop SET price = 1 WHERE pk = 'z' AND sk = '1'", vec![]).await.unwrap();
+    run(&client, "UPDATE Shop SET price = 1 WHERE pk = 'z' AND sk = '1'", vec![]).await.unwrap();
+    run(&client, "DELETE FROM Shop WHERE pk = 'z' AND sk = '1'", vec![]).await.unwrap();
+    use dynalease_fake::ChangeKind::{Insert, Modify, Remove};
+    assert_eq!(*changes.lock().unwrap(), [Insert, Modify, Remove], "setting what is there is no change");
+}
