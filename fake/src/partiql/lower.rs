@@ -190,7 +190,7 @@ fn all_of(conds: &[&Cond], params: &[Value], ph: &mut Placeholders) -> Result<Op
 }
 
 /// The value a conjunct requires `attribute` to equal, if it is `attribute = value`.
-fn equality<'c>(cond: &'c Cond, attribute: &str, params: &[Value]) -> Option<Value> {
+fn equality(cond: &Cond, attribute: &str, params: &[Value]) -> Option<Value> {
     let Cond::Compare(a, Cmp::Eq, b) = cond else { return None };
     let ((Expr::Path(path), value) | (value, Expr::Path(path))) = (a, b) else { return None };
     (path.attribute() == Some(attribute)).then(|| value_of(value, params).ok()).flatten()
