@@ -202,3 +202,30 @@ async fn a_statement_s_writes_reach_the_table_s_stream_and_observers() {
     use dynalease_fake::ChangeKind::{Insert, Modify, Remove};
     assert_eq!(*changes.lock().unwrap(), [Insert, Modify, Remove], "setting what is there is no change");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_select_reads_an_index_by_its_own_key() {
+    let fake = FakeDynamoDb::new();
+    support::suite_tables(&fake);
+    let client = fake.client();
+    for (a, b, c) in [("1", "x", "red"), ("2", "y", "red"), ("3", "z", "blue")] {
+        client.put_item().table_name("range").item("a", s(a)).item("b", s(b)).item("c", s(c)).send().await.unwrap();
+    }
+    let red = run(&client, r#"SELECT a FROM "range"."index3" WHERE c = 'red'"#, vec![]).await.unwrap();
+    let mut keys = column(&red, "a");
+    keys.sort();
+    assert_eq!(keys, ["1", "2"]);
+    let log = fake.request_log();
+    assert_eq!(log.last().map(|r| r.operation.as_str()), Some("ExecuteStatement"));
+    let missing = run(&client, r#"SELECT * FROM "range"."nope" WHERE c = 'red'"#, vec![]).await.unwrap_err();
+    assert_eq!(missing.0, "ValidationException");
+    // A consistent read of a global index is refused, as a Query of it is.
+    let consistent = client
+        .execute_statement()
+        .statement(r#"SELECT a FROM "range"."index3" WHERE c = 'red'"#)
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(sdk_error(consistent).0, "ValidationException");
+}
