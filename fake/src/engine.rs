@@ -102,6 +102,22 @@ impl Engine {
             Operation::Scan => ops::scan::scan(self, body),
             Operation::BatchGetItem => ops::batch::batch_get_item(self, body),
             Operation::BatchWriteItem => ops::batch::batch_write_item(self, body),
+            Operation::ListStreams
+            | Operation::DescribeStream
+            | Operation::GetShardIterator
+            | Operation::GetRecords
+            | Operation::ExecuteStatement
+            | Operation::BatchExecuteStatement
+            | Operation::ExecuteTransaction => self.handle_streams_and_statements(operation, body),
+        };
+        answer.map(Body::from)
+    }
+
+    /// The Streams and PartiQL operations, dispatched apart so that the item operations' dispatch
+    /// stays as small as it was (the compiler then keeps inlining them into `handle`).
+    #[inline(never)]
+    fn handle_streams_and_statements(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
+        match operation {
             Operation::ListStreams => ops::streams::list_streams(self, body),
             Operation::DescribeStream => ops::streams::describe_stream(self, body),
             Operation::GetShardIterator => ops::streams::get_shard_iterator(self, body),
@@ -109,8 +125,8 @@ impl Engine {
             Operation::ExecuteStatement => ops::partiql::execute_statement(self, body),
             Operation::BatchExecuteStatement => ops::partiql::batch_execute_statement(self, body),
             Operation::ExecuteTransaction => ops::partiql::execute_transaction(self, body),
-        };
-        answer.map(Body::from)
+            _ => Err(DynamoError::unknown_operation()),
+        }
     }
 
     /// The table of this name, or DynamoDB's ResourceNotFoundException, which a table that is
