@@ -77,19 +77,6 @@ impl Engine {
         now: SystemTime,
     ) -> Result<Body, DynamoError> {
         self.now = now;
-        match operation {
-            Operation::ExecuteStatement | Operation::BatchExecuteStatement | Operation::ExecuteTransaction => {
-                self.handle_statements(operation, body).map(Body::from)
-            }
-            _ => self.dispatch(operation, body),
-        }
-    }
-
-    /// Answers one request of any operation but PartiQL's, at the time set for it. The PartiQL
-    /// operations answer each statement with such a request; they are kept out of this dispatch
-    /// so that it never calls itself (and the item operations stay inlined into it).
-    pub(crate) fn dispatch(&mut self, operation: Operation, body: &Json<'_>) -> Result<Body, DynamoError> {
-        let now = self.now;
         validate::check(operation, body)?;
         let _value_checks = crate::value::ValueChecks::of_operation(operation).enter();
         let answer = match operation {
@@ -118,36 +105,27 @@ impl Engine {
             Operation::ListStreams
             | Operation::DescribeStream
             | Operation::GetShardIterator
-            | Operation::GetRecords => self.handle_streams(operation, body),
-            Operation::ExecuteStatement | Operation::BatchExecuteStatement | Operation::ExecuteTransaction => {
-                Err(DynamoError::unknown_operation())
-            }
+            | Operation::GetRecords
+            | Operation::ExecuteStatement
+            | Operation::BatchExecuteStatement
+            | Operation::ExecuteTransaction => self.handle_streams_and_statements(operation, body),
         };
         answer.map(Body::from)
     }
 
-    /// The Streams operations, dispatched apart so that the item operations' dispatch stays as
-    /// small as it was.
+    /// The Streams and PartiQL operations, dispatched apart so that the item operations' dispatch
+    /// stays as small as it was (the compiler then keeps inlining them into `handle`).
     #[inline(never)]
-    fn handle_streams(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
+    fn handle_streams_and_statements(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
         match operation {
             Operation::ListStreams => ops::streams::list_streams(self, body),
             Operation::DescribeStream => ops::streams::describe_stream(self, body),
             Operation::GetShardIterator => ops::streams::get_shard_iterator(self, body),
-            _ => ops::streams::get_records(self, body),
-        }
-    }
-
-    /// The PartiQL operations: checked as any request, then each statement answered through
-    /// [`dispatch`](Self::dispatch).
-    #[inline(never)]
-    fn handle_statements(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
-        validate::check(operation, body)?;
-        let _value_checks = crate::value::ValueChecks::of_operation(operation).enter();
-        match operation {
+            Operation::GetRecords => ops::streams::get_records(self, body),
             Operation::ExecuteStatement => ops::partiql::execute_statement(self, body),
             Operation::BatchExecuteStatement => ops::partiql::batch_execute_statement(self, body),
-            _ => ops::partiql::execute_transaction(self, body),
+            Operation::ExecuteTransaction => ops::partiql::execute_transaction(self, body),
+            _ => Err(DynamoError::unknown_operation()),
         }
     }
 

@@ -50,10 +50,11 @@ fn lowered(engine: &Engine, bound: &Bound, options: &Map<String, Answer>) -> Res
 
 /// Answers an item operation's request through the engine; the answer as JSON.
 fn run(engine: &mut Engine, operation: Operation, body: &Answer) -> Result<Answer, DynamoError> {
+    let now = engine.now;
     // The request being answered lives in the thread's arena: this one gets an arena of its own.
     let (text, arena) = (body.to_string(), crate::json::Arena::new());
     let request = crate::json::from_slice(text.as_bytes(), &arena).unwrap_or_default();
-    let answer = engine.dispatch(operation, &request)?;
+    let answer = engine.handle(operation, &request, now)?;
     Ok(serde_json::from_slice(&answer.into_bytes()).unwrap_or_default())
 }
 
