@@ -424,6 +424,11 @@ impl Table {
         self.indexes.by_name()
     }
 
+    /// Whether the table has a local secondary index: then its items form item collections.
+    pub(crate) fn has_local_index(&self) -> bool {
+        self.indexes.list.iter().any(|index| index.kind == IndexKind::Local)
+    }
+
     /// The secondary indexes, in the order they were created.
     pub(crate) fn indexes(&self) -> &[Index] {
         &self.indexes.list

@@ -36,7 +36,6 @@ impl Body {
     }
 
     /// The bytes of the answer.
-    #[inline]
     pub(crate) fn into_bytes(self) -> Vec<u8> {
         match self {
             Body::Value(value) => serde_json::to_vec(&value).unwrap_or_else(|_| b"{}".to_vec()),

@@ -212,6 +212,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
                 condition: None,
                 return_old_on_failure: false,
                 legacy_updates: false,
+                in_collection: table.has_local_index(),
             };
             table_plans.push((json, plan));
         }

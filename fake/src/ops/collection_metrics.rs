@@ -4,7 +4,6 @@
 
 use serde_json::{Map, Value as Answer, json};
 
-use crate::index::IndexKind;
 use crate::json::Json;
 use crate::request::string;
 use crate::table::{KeyValue, PrimaryKey, Table};
@@ -21,7 +20,7 @@ pub(crate) fn asked(body: &Json<'_>) -> bool {
 /// The `ItemCollectionMetrics` of the collection of `key` in `table`, if the table has a local
 /// secondary index: the collection's partition key, and its size in a range a gigabyte wide.
 pub(crate) fn of_key(table: &Table, key: &PrimaryKey) -> Option<Answer> {
-    if !table.indexes().iter().any(|index| index.kind == IndexKind::Local) {
+    if !table.has_local_index() {
         return None;
     }
     let start = PrimaryKey { partition: key.partition, hash: key.hash.clone(), range: None };

@@ -29,7 +29,7 @@ struct ItemAnswer<'a> {
 /// The `ItemCollectionMetrics` of a single-item write, if the request asked for them and the
 /// table has a local secondary index.
 fn collection_metrics(engine: &Engine, body: &Json<'_>, plan: &WritePlan<'_>) -> Option<Answer> {
-    if !super::collection_metrics::asked(body) {
+    if !plan.in_collection || !super::collection_metrics::asked(body) {
         return None;
     }
     let table = engine.tables.get(crate::table::plain_name(plan.table))?;

@@ -54,8 +54,10 @@ fn run(engine: &mut Engine, operation: Operation, body: &Answer) -> Result<Answe
     // The request being answered lives in the thread's arena: this one gets an arena of its own.
     let (text, arena) = (body.to_string(), crate::json::Arena::new());
     let request = crate::json::from_slice(text.as_bytes(), &arena).unwrap_or_default();
-    let answer = engine.handle(operation, &request, now)?;
-    Ok(serde_json::from_slice(&answer.into_bytes()).unwrap_or_default())
+    Ok(match engine.handle(operation, &request, now)? {
+        crate::json::Body::Value(value) => value,
+        crate::json::Body::Bytes(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
+    })
 }
 
 /// Runs a lowered statement; an INSERT's failed condition is the key that exists.

@@ -42,6 +42,9 @@ pub(crate) struct WritePlan<'r> {
     pub(crate) return_old_on_failure: bool,
     /// The actions came from the legacy `AttributeUpdates`, whose type errors DynamoDB words differently.
     pub(crate) legacy_updates: bool,
+    /// The table has a local secondary index, so its items form item collections (whose sizes
+    /// `ReturnItemCollectionMetrics` asks for); known here so that other writes never look.
+    pub(crate) in_collection: bool,
 }
 
 /// Why a prepared write did not happen.
@@ -172,6 +175,7 @@ impl<'r> WritePlan<'r> {
             condition,
             return_old_on_failure,
             legacy_updates: legacy.updates.is_some(),
+            in_collection: table.has_local_index(),
         })
     }
 
