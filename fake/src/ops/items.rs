@@ -22,14 +22,23 @@ struct ItemAnswer<'a> {
     item: Option<ItemJson<'a>>,
     #[serde(rename = "ConsumedCapacity", skip_serializing_if = "Option::is_none")]
     consumed: Option<Answer>,
-    #[serde(rename = "ItemCollectionMetrics", skip_serializing_if = "Option::is_none")]
-    item_collection_metrics: Option<Answer>,
 }
 
-/// The `ItemCollectionMetrics` of a single-item write, if the request asked for them and the
-/// table has a local secondary index.
+impl ItemAnswer<'_> {
+    /// The answer's body, with the write's `ItemCollectionMetrics` if it has them (a rare
+    /// answer, written through a value tree so that the common one stays as it was).
+    fn with_metrics(&self, metrics: Option<Answer>) -> Body {
+        let Some(metrics) = metrics else { return Body::write(self) };
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        value["ItemCollectionMetrics"] = metrics;
+        Body::Value(value)
+    }
+}
+
+/// The `ItemCollectionMetrics` of a single-item write to a table with a local secondary index
+/// (`plan.in_collection`, which the caller tests first), if the request asked for them.
 fn collection_metrics(engine: &Engine, body: &Json<'_>, plan: &WritePlan<'_>) -> Option<Answer> {
-    if !plan.in_collection || !super::collection_metrics::asked(body) {
+    if !super::collection_metrics::asked(body) {
         return None;
     }
     let table = engine.tables.get(crate::table::plain_name(plan.table))?;
@@ -46,12 +55,12 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
     let mut plan = WritePlan::prepare_request(engine, "Put", body)?;
     let outcome = plan.execute(engine)?;
     let all_old = choice(body, "ReturnValues", "NONE") == "ALL_OLD";
-    Ok(Body::write(&ItemAnswer {
+    Ok(ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || plan.current(engine)),
-        item_collection_metrics: collection_metrics(engine, body, &plan),
-    }))
+    }
+    .with_metrics(if plan.in_collection { collection_metrics(engine, body, &plan) } else { None }))
 }
 
 /// DeleteItem.
@@ -59,12 +68,12 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     let mut plan = WritePlan::prepare_request(engine, "Delete", body)?;
     let outcome = plan.execute(engine)?;
     let all_old = choice(body, "ReturnValues", "NONE") == "ALL_OLD";
-    Ok(Body::write(&ItemAnswer {
+    Ok(ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || None),
-        item_collection_metrics: collection_metrics(engine, body, &plan),
-    }))
+    }
+    .with_metrics(if plan.in_collection { collection_metrics(engine, body, &plan) } else { None }))
 }
 
 /// UpdateItem.
@@ -101,12 +110,12 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
         }
         _ => None,
     };
-    Ok(Body::write(&ItemAnswer {
+    Ok(ItemAnswer {
         attributes: attributes(shown),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || plan.current(engine)),
-        item_collection_metrics: collection_metrics(engine, body, &plan),
-    }))
+    }
+    .with_metrics(if plan.in_collection { collection_metrics(engine, body, &plan) } else { None }))
 }
 
 /// The `ConsumedCapacity` of a write that turned `old` into what `new` finds (`None` for no item),
@@ -187,7 +196,6 @@ pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
         // A found item is answered even when the projection leaves nothing of it.
         item: projected.as_ref().or(found).map(ItemJson),
         consumed: capacity::describe(body, name, Halves::read(found.map_or(0, item_size), consistent)),
-        item_collection_metrics: None,
     }))
 }
 
