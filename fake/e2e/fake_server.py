@@ -52,10 +52,11 @@ def wait_until_active(client, table: str) -> None:
     raise TimeoutError(f"table {table} did not become ACTIVE")
 
 
-def client_for(endpoint: str, max_attempts: int = 3):
-    """A boto3 DynamoDB client for any server at `endpoint`; `max_attempts=1` disables retries."""
+def client_for(endpoint: str, max_attempts: int = 3, service: str = "dynamodb"):
+    """A boto3 DynamoDB client (or, with `service="dynamodbstreams"`, a DynamoDB Streams client)
+    for any server at `endpoint`; `max_attempts=1` disables retries."""
     return boto3.client(
-        "dynamodb",
+        service,
         endpoint_url=endpoint,
         region_name="us-east-1",
         aws_access_key_id="fake",
@@ -87,6 +88,10 @@ class FakeServer:
     def client(self, max_attempts: int = 3):
         """A boto3 DynamoDB client for this server; `max_attempts=1` disables retries."""
         return client_for(self.endpoint, max_attempts)
+
+    def streams_client(self):
+        """A boto3 DynamoDB Streams client for this server, which answers on the same port."""
+        return client_for(self.endpoint, service="dynamodbstreams")
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         """Sends `sig` and returns the exit code."""

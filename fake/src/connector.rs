@@ -22,6 +22,7 @@ use http::header::{CONTENT_TYPE, HeaderName};
 use crate::clock::FakeClock;
 use crate::fake::{Call, FakeDynamoDb, Reply};
 use crate::in_process::InProcessOnly;
+use crate::operation::Service;
 use crate::signature::Signature;
 
 /// The fake as the SDK's HTTP client. Give it to `aws_sdk_dynamodb::Config::builder().http_client(..)`
@@ -62,12 +63,13 @@ fn http_response(reply: Reply) -> Result<HttpResponse, ConnectorError> {
 impl HttpConnector for FakeHttpClient {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let target = request.headers().get("x-amz-target").unwrap_or("");
-        let operation = target.strip_prefix("DynamoDB_20120810.").unwrap_or(target);
+        let (service, operation) = Service::of_target(target);
         let signed = request.headers().get("authorization").is_some();
         let body = request.body().bytes().unwrap_or_default();
         let drawn = self.fake.draw_faults(operation, body, self.name.as_deref());
         if drawn.latency.is_none() && drawn.response_delay.is_none() {
-            let call = Call { operation, body, client: self.name.as_ref(), signed, signature: Signature::Unchecked };
+            let call =
+                Call { operation, service, body, client: self.name.as_ref(), signed, signature: Signature::Unchecked };
             return HttpConnectorFuture::ready(http_response(self.fake.answer(&call, &drawn)));
         }
         let fake = self.fake.clone();
@@ -79,6 +81,7 @@ impl HttpConnector for FakeHttpClient {
             }
             let call = Call {
                 operation: &operation,
+                service,
                 body: &body,
                 client: name.as_ref(),
                 signed,
@@ -129,6 +132,31 @@ impl aws_sdk_dynamodb::config::endpoint::ResolveEndpoint for FakeEndpoint {
     }
 }
 
+/// Resolves every Streams operation to the `noAuth` scheme, as [`NoAuth`] does for DynamoDB's.
+#[derive(Debug)]
+struct StreamsNoAuth;
+
+impl aws_sdk_dynamodbstreams::config::auth::ResolveAuthScheme for StreamsNoAuth {
+    fn resolve_auth_scheme<'a>(
+        &'a self,
+        _params: &'a aws_sdk_dynamodbstreams::config::auth::Params,
+        _cfg: &'a aws_smithy_types::config_bag::ConfigBag,
+        _components: &'a RuntimeComponents,
+    ) -> AuthSchemeOptionsFuture<'a> {
+        AuthSchemeOptionsFuture::ready(Ok(vec![AuthSchemeOption::from(AuthSchemeId::new("noAuth"))]))
+    }
+}
+
+impl aws_sdk_dynamodbstreams::config::endpoint::ResolveEndpoint for FakeEndpoint {
+    fn resolve_endpoint<'a>(
+        &'a self,
+        _params: &'a aws_sdk_dynamodbstreams::config::endpoint::Params,
+    ) -> aws_smithy_runtime_api::client::endpoint::EndpointFuture<'a> {
+        let endpoint = aws_smithy_types::endpoint::Endpoint::builder().url("http://dynalease-fake.local").build();
+        aws_smithy_runtime_api::client::endpoint::EndpointFuture::ready(Ok(endpoint))
+    }
+}
+
 /// The fake's clock as the SDK's time source and sleep.
 #[derive(Debug, Clone)]
 pub(crate) struct ClockAdapter(pub(crate) Arc<dyn FakeClock>);
@@ -171,6 +199,29 @@ pub(crate) fn client_config(
         // The fake's client resolves the `noAuth` identity, which costs nothing to make again: a
         // cache around it would only add its own work to every call.
         .identity_cache(IdentityCache::no_cache());
+    builder.push_interceptor(InProcessOnly::interceptor());
+    builder
+}
+
+/// [`client_config`] for the DynamoDB Streams client: the same wiring, the same settings.
+pub(crate) fn streams_client_config(
+    http: FakeHttpClient,
+    clock: Arc<dyn FakeClock>,
+    seed: u64,
+) -> aws_sdk_dynamodbstreams::config::Builder {
+    use aws_sdk_dynamodbstreams::config as streams;
+    let mut builder = aws_sdk_dynamodbstreams::Config::builder()
+        .behavior_version(streams::BehaviorVersion::latest())
+        .region(streams::Region::new("us-east-1"))
+        .auth_scheme_resolver(StreamsNoAuth)
+        .endpoint_resolver(FakeEndpoint)
+        .http_client(http)
+        .time_source(ClockAdapter(clock.clone()))
+        .sleep_impl(ClockAdapter(clock))
+        .retry_config(streams::retry::RetryConfig::standard().with_use_static_exponential_base(true))
+        .retry_partition(streams::retry::RetryPartition::custom(format!("dynalease-fake-streams-{seed:016x}")).build())
+        .stalled_stream_protection(streams::StalledStreamProtectionConfig::disabled())
+        .identity_cache(streams::IdentityCache::no_cache());
     builder.push_interceptor(InProcessOnly::interceptor());
     builder
 }

@@ -9,6 +9,7 @@ use crate::json::{Answer, Body, Json};
 use crate::error::DynamoError;
 use crate::operation::Operation;
 use crate::ops;
+use crate::stream::{Observer, Stream};
 use crate::table::Table;
 use crate::validate;
 
@@ -39,6 +40,14 @@ pub(crate) struct Engine {
     pub(crate) table_creation: Duration,
     /// The time of the request being answered.
     pub(crate) now: SystemTime,
+    /// The disabled streams, by ARN, readable until 24 hours after they were disabled (a
+    /// table's enabled stream lives with the table).
+    pub(crate) streams: BTreeMap<String, Stream>,
+    /// How long a stream is ENABLING after it is enabled, and DISABLING after it is disabled.
+    pub(crate) stream_transition: Duration,
+    /// The observers of item changes, by table name: a table of that name gets them when it is
+    /// created.
+    pub(crate) observers: BTreeMap<String, Vec<Observer>>,
 }
 
 impl Engine {
@@ -54,6 +63,9 @@ impl Engine {
             item_on_condition_failure: true,
             table_creation: Duration::ZERO,
             now: SystemTime::UNIX_EPOCH,
+            streams: BTreeMap::new(),
+            stream_transition: Duration::ZERO,
+            observers: BTreeMap::new(),
         }
     }
 
@@ -90,8 +102,31 @@ impl Engine {
             Operation::Scan => ops::scan::scan(self, body),
             Operation::BatchGetItem => ops::batch::batch_get_item(self, body),
             Operation::BatchWriteItem => ops::batch::batch_write_item(self, body),
+            Operation::ListStreams
+            | Operation::DescribeStream
+            | Operation::GetShardIterator
+            | Operation::GetRecords
+            | Operation::ExecuteStatement
+            | Operation::BatchExecuteStatement
+            | Operation::ExecuteTransaction => self.handle_streams_and_statements(operation, body),
         };
         answer.map(Body::from)
+    }
+
+    /// The Streams and PartiQL operations, dispatched apart so that the item operations' dispatch
+    /// stays as small as it was (the compiler then keeps inlining them into `handle`).
+    #[inline(never)]
+    fn handle_streams_and_statements(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
+        match operation {
+            Operation::ListStreams => ops::streams::list_streams(self, body),
+            Operation::DescribeStream => ops::streams::describe_stream(self, body),
+            Operation::GetShardIterator => ops::streams::get_shard_iterator(self, body),
+            Operation::GetRecords => ops::streams::get_records(self, body),
+            Operation::ExecuteStatement => ops::partiql::execute_statement(self, body),
+            Operation::BatchExecuteStatement => ops::partiql::batch_execute_statement(self, body),
+            Operation::ExecuteTransaction => ops::partiql::execute_transaction(self, body),
+            _ => Err(DynamoError::unknown_operation()),
+        }
     }
 
     /// The table of this name, or DynamoDB's ResourceNotFoundException, which a table that is
@@ -101,6 +136,23 @@ impl Engine {
             .get(crate::table::plain_name(name))
             .filter(|t| !t.is_creating(self.now))
             .ok_or_else(DynamoError::resource_not_found)
+    }
+
+    /// When the latest stream of a table of this name was created, whether it is the table's
+    /// enabled stream or a disabled one still kept (of this table or of one deleted before it).
+    pub(crate) fn latest_stream_created(&self, table: &str) -> Option<std::time::SystemTime> {
+        let of_table = self.tables.get(table).and_then(|t| t.latest_stream.as_ref()).map(|(_, _, created)| *created);
+        let kept = self.streams.values().filter(|s| s.table == table).map(|s| s.created);
+        of_table.into_iter().chain(kept).max()
+    }
+
+    /// Disables a table's enabled stream at the request's time and keeps it with the disabled
+    /// streams.
+    pub(crate) fn retire_stream(&mut self, table: &str) {
+        let now = self.now;
+        let Some(mut stream) = self.tables.get_mut(table).and_then(Table::take_stream) else { return };
+        stream.disable(now, self.stream_transition);
+        self.streams.insert(stream.arn.clone(), stream);
     }
 
     /// The table of this name, mutable.
@@ -127,6 +179,12 @@ pub(crate) fn table_of<'a>(operation: Option<Operation>, body: &Json<'a>) -> Opt
         Some(Operation::TransactWriteItems | Operation::TransactGetItems) => {
             let first = body.get("TransactItems")?.as_array()?.first()?.as_object()?;
             first.values().find_map(|action| action.get("TableName")?.as_str()).map(crate::table::plain_name)
+        }
+        Some(Operation::DescribeStream | Operation::GetShardIterator) => {
+            body.get("StreamArn").and_then(Json::as_str).and_then(crate::stream::table_in)
+        }
+        Some(Operation::GetRecords) => {
+            body.get("ShardIterator").and_then(Json::as_str).and_then(crate::stream::table_in)
         }
         Some(Operation::TagResource | Operation::UntagResource | Operation::ListTagsOfResource) => {
             let arn = body.get("ResourceArn")?.as_str()?;

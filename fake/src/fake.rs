@@ -10,9 +10,10 @@ use crate::engine::{Engine, table_of};
 use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
 use crate::log::{Entry, RequestRecord};
-use crate::operation::Operation;
+use crate::operation::{Operation, Service};
 use crate::request_id::RequestId;
 use crate::signature::Signature;
+use crate::stream::{ItemChange, Observer};
 use crate::ttl::{SweepSchedule, sweep};
 use crate::validate::parse_body;
 
@@ -59,6 +60,7 @@ pub struct FakeDynamoDbBuilder {
     request_log_limit: Option<usize>,
     item_on_condition_failure: Option<bool>,
     table_creation_time: Option<Duration>,
+    stream_status_change_time: Option<Duration>,
 }
 
 impl FakeDynamoDbBuilder {
@@ -97,6 +99,14 @@ impl FakeDynamoDbBuilder {
         self
     }
 
+    /// How long a stream stays ENABLING after it is enabled, and DISABLING after it is disabled,
+    /// as DynamoDB Streams' `StreamStatus` shows it (default: zero, ENABLED and DISABLED at once).
+    /// A stream records every change from the moment it is enabled, whatever its status says.
+    pub fn stream_status_change_time(mut self, time: Duration) -> Self {
+        self.stream_status_change_time = Some(time);
+        self
+    }
+
     /// Keeps only the latest `limit` records in the request log (0: none), for a fake that
     /// serves many requests and is never asked for its log, such as `dynalease-fake serve`.
     pub fn request_log_limit(mut self, limit: usize) -> Self {
@@ -128,6 +138,7 @@ impl FakeDynamoDbBuilder {
                     let mut engine = Engine::new(self.seed);
                     engine.item_on_condition_failure = self.item_on_condition_failure.unwrap_or(true);
                     engine.table_creation = self.table_creation_time.unwrap_or_default();
+                    engine.stream_transition = self.stream_status_change_time.unwrap_or_default();
                     engine
                 }),
                 clock,
@@ -152,8 +163,10 @@ impl Default for FakeDynamoDb {
 /// One request as it reaches the fake.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Call<'a> {
-    /// The operation, from `X-Amz-Target`.
+    /// The operation, from `X-Amz-Target` without its prefix.
     pub(crate) operation: &'a str,
+    /// The service the target's prefix addressed; `None` for a target of neither service.
+    pub(crate) service: Option<Service>,
     /// The JSON body.
     pub(crate) body: &'a [u8],
     /// The name of the client that sent it, if it has one.
@@ -216,9 +229,30 @@ impl FakeDynamoDb {
         }
     }
 
-    /// Deletes a table and its items; does nothing if there is none.
+    /// Deletes a table and its items; does nothing if there is none. Its stream, if it has one,
+    /// is disabled and stays readable for 24 hours, as after DeleteTable.
     pub fn delete_table(&self, name: &str) {
-        lock(&self.shared.engine).tables.remove(name);
+        let mut engine = lock(&self.shared.engine);
+        engine.now = self.now();
+        engine.retire_stream(name);
+        engine.tables.remove(name);
+    }
+
+    /// Calls `observer` with every change to an item of the table `table` (of this name now or
+    /// created later), as the fake applies it: one call per item that a PutItem, UpdateItem,
+    /// DeleteItem, BatchWriteItem, TransactWriteItems or time-to-live sweep changed, with the
+    /// item before and after. A write that leaves the item as it was is no change. Streams show
+    /// the same changes; an observer needs no stream.
+    ///
+    /// The call is synchronous and runs while the fake holds its lock: `observer` must not call
+    /// the fake. A table with no observer and no stream pays nothing for this.
+    pub fn observe_item_changes(&self, table: &str, observer: impl Fn(&ItemChange) + Send + Sync + 'static) {
+        let observer = Observer(Arc::new(observer));
+        let mut engine = lock(&self.shared.engine);
+        if let Some(table) = engine.tables.get_mut(table) {
+            table.add_observer(observer.clone());
+        }
+        engine.observers.entry(table.to_owned()).or_default().push(observer);
     }
 
     /// An SDK client wired to this fake: no credentials, no network, the fake's clock. It sends
@@ -249,6 +283,43 @@ impl FakeDynamoDb {
     /// ```
     pub fn client_config(&self) -> aws_sdk_dynamodb::config::Builder {
         client_config(self.http_client(), self.shared.clock.clone(), self.next_client_seed())
+    }
+
+    /// An `aws_sdk_dynamodbstreams` client wired to this fake, as [`client`](Self::client) is:
+    /// it reads the streams of the fake's tables, on the same clock, with the same faults and
+    /// request log.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use aws_sdk_dynamodb::types::{AttributeValue, StreamSpecification, StreamViewType};
+    /// use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+    ///
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// fake.create_table("Shop", "pk", None);
+    /// let client = fake.client();
+    /// let spec = StreamSpecification::builder().stream_enabled(true).stream_view_type(StreamViewType::NewImage);
+    /// let table = client.update_table().table_name("Shop").stream_specification(spec.build().unwrap())
+    ///     .send().await.unwrap();
+    /// let arn = table.table_description().and_then(|t| t.latest_stream_arn()).unwrap().to_owned();
+    /// client.put_item().table_name("Shop").item("pk", AttributeValue::S("a".into())).send().await.unwrap();
+    ///
+    /// let streams = fake.streams_client();
+    /// let stream = streams.describe_stream().stream_arn(&arn).send().await.unwrap();
+    /// let shard = &stream.stream_description().unwrap().shards()[0];
+    /// let iterator = streams.get_shard_iterator().stream_arn(&arn).shard_id(shard.shard_id().unwrap())
+    ///     .shard_iterator_type(ShardIteratorType::TrimHorizon).send().await.unwrap();
+    /// let records = streams.get_records().shard_iterator(iterator.shard_iterator().unwrap()).send().await.unwrap();
+    /// assert_eq!(records.records()[0].event_name().unwrap().as_str(), "INSERT");
+    /// # }
+    /// ```
+    pub fn streams_client(&self) -> aws_sdk_dynamodbstreams::Client {
+        aws_sdk_dynamodbstreams::Client::from_conf(self.streams_client_config().build())
+    }
+
+    /// The configuration [`streams_client`](Self::streams_client) builds from, to change before
+    /// building.
+    pub fn streams_client_config(&self) -> aws_sdk_dynamodbstreams::config::Builder {
+        crate::connector::streams_client_config(self.http_client(), self.shared.clock.clone(), self.next_client_seed())
     }
 
     /// The fake as the SDK's HTTP client, to plug into a configuration of your own.
@@ -307,7 +378,14 @@ impl FakeDynamoDb {
     /// HTTP status and JSON body out. For embedding the engine behind another transport.
     pub fn handle_json(&self, operation: &str, body: &[u8]) -> (u16, Vec<u8>) {
         match self.answer(
-            &Call { operation, body, client: None, signed: false, signature: Signature::Unchecked },
+            &Call {
+                operation,
+                service: Some(Service::Either),
+                body,
+                client: None,
+                signed: false,
+                signature: Signature::Unchecked,
+            },
             &Drawn::default(),
         ) {
             Reply::Http { status, body, .. } => (status, body),
@@ -332,13 +410,13 @@ impl FakeDynamoDb {
 
     /// Answers a request whose latency (if any) has already been waited out.
     pub(crate) fn answer(&self, call: &Call<'_>, drawn: &Drawn) -> Reply {
-        let Call { operation, body, client, signed, signature } = *call;
+        let Call { operation, service, body, client, signed, signature } = *call;
         let now = self.now();
         let request_id = self.request_id();
         let fault = (drawn.failure.as_ref().map(Fault::name))
             .or_else(|| drawn.latency.map(|_| "Latency"))
             .or_else(|| drawn.response_delay.map(|_| "SlowResponse"));
-        let served = Operation::from_name(operation);
+        let served = Operation::from_name(operation).filter(|&op| service.is_some_and(|service| service.serves(op)));
         let mut record = Entry::new(served, operation, client, fault, now);
         record.signed = signed;
         let result = self.run(served, body, signature, now, drawn.failure.as_ref(), &mut record);

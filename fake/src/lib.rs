@@ -4,6 +4,8 @@
 //! - [`FakeClock`], [`TokioClock`]: where its time comes from (by default, tokio's clock).
 //! - [`Fault`], [`FaultRule`]: seeded, scriptable faults.
 //! - [`RequestRecord`]: one entry of [`FakeDynamoDb::request_log`].
+//! - [`ItemChange`], [`ChangeKind`]: an item change, as [`FakeDynamoDb::observe_item_changes`]
+//!   shows it; [`FakeDynamoDb::streams_client`] reads the tables' DynamoDB Streams.
 //! - [`serve`]: the fake over real HTTP/1.1 (also the binary `dynalease-fake serve`).
 //!
 //! ```
@@ -42,11 +44,13 @@ mod log;
 mod number;
 mod operation;
 mod ops;
+mod partiql;
 mod partition;
 mod request;
 mod request_id;
 mod server;
 mod signature;
+mod stream;
 mod table;
 mod ttl;
 mod validate;
@@ -61,3 +65,4 @@ pub use fake::{FakeDynamoDb, FakeDynamoDbBuilder};
 pub use faults::{Fault, FaultRule};
 pub use log::RequestRecord;
 pub use server::serve;
+pub use stream::{ChangeKind, ItemChange};

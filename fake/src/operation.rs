@@ -1,10 +1,46 @@
-//! The operations of DynamoDB that the fake serves, named once per request: the name from
-//! `X-Amz-Target` is looked up when the request arrives, and everything after (the request log,
-//! the checks of the body, the dispatch to a handler) goes by the [`Operation`] it names.
+//! The operations of DynamoDB and DynamoDB Streams that the fake serves, named once per request:
+//! the name from `X-Amz-Target` is looked up when the request arrives, and everything after (the
+//! request log, the checks of the body, the dispatch to a handler) goes by the [`Operation`] it
+//! names.
+
+/// The service an `X-Amz-Target` addresses, by its prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Service {
+    /// `DynamoDB_20120810.<Op>`.
+    DynamoDb,
+    /// `DynamoDBStreams_20120810.<Op>`.
+    Streams,
+    /// No prefix: an operation named alone, as [`crate::FakeDynamoDb::handle_json`] takes it.
+    Either,
+}
+
+impl Service {
+    /// The service a target addresses and the operation name after its prefix; a target of
+    /// neither service names no operation of either (its name is kept for the request log).
+    pub(crate) fn of_target(target: &str) -> (Option<Service>, &str) {
+        if let Some(name) = target.strip_prefix("DynamoDB_20120810.") {
+            return (Some(Service::DynamoDb), name);
+        }
+        match target.strip_prefix("DynamoDBStreams_20120810.") {
+            Some(name) => (Some(Service::Streams), name),
+            None => (None, target),
+        }
+    }
+
+    /// Whether this service serves `operation`.
+    pub(crate) fn serves(self, operation: Operation) -> bool {
+        match self {
+            Service::Either => true,
+            Service::DynamoDb => !operation.is_streams(),
+            Service::Streams => operation.is_streams(),
+        }
+    }
+}
 
 /// One operation the fake serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Operation {
+    BatchExecuteStatement,
     BatchGetItem,
     BatchWriteItem,
     CreateTable,
@@ -12,9 +48,15 @@ pub(crate) enum Operation {
     DeleteTable,
     DescribeEndpoints,
     DescribeLimits,
+    DescribeStream,
     DescribeTable,
     DescribeTimeToLive,
+    ExecuteStatement,
+    ExecuteTransaction,
     GetItem,
+    GetRecords,
+    GetShardIterator,
+    ListStreams,
     ListTables,
     ListTagsOfResource,
     PutItem,
@@ -32,7 +74,8 @@ pub(crate) enum Operation {
 impl Operation {
     /// Every operation the fake serves.
     #[cfg(test)]
-    pub(crate) const ALL: [Operation; 22] = [
+    pub(crate) const ALL: [Operation; 29] = [
+        Operation::BatchExecuteStatement,
         Operation::BatchGetItem,
         Operation::BatchWriteItem,
         Operation::CreateTable,
@@ -40,9 +83,15 @@ impl Operation {
         Operation::DeleteTable,
         Operation::DescribeEndpoints,
         Operation::DescribeLimits,
+        Operation::DescribeStream,
         Operation::DescribeTable,
         Operation::DescribeTimeToLive,
+        Operation::ExecuteStatement,
+        Operation::ExecuteTransaction,
         Operation::GetItem,
+        Operation::GetRecords,
+        Operation::GetShardIterator,
+        Operation::ListStreams,
         Operation::ListTables,
         Operation::ListTagsOfResource,
         Operation::PutItem,
@@ -60,6 +109,7 @@ impl Operation {
     /// The operation of this name (as DynamoDB spells it, case and all), if the fake serves it.
     pub(crate) fn from_name(name: &str) -> Option<Operation> {
         Some(match name {
+            "BatchExecuteStatement" => Operation::BatchExecuteStatement,
             "BatchGetItem" => Operation::BatchGetItem,
             "BatchWriteItem" => Operation::BatchWriteItem,
             "CreateTable" => Operation::CreateTable,
@@ -67,9 +117,15 @@ impl Operation {
             "DeleteTable" => Operation::DeleteTable,
             "DescribeEndpoints" => Operation::DescribeEndpoints,
             "DescribeLimits" => Operation::DescribeLimits,
+            "DescribeStream" => Operation::DescribeStream,
             "DescribeTable" => Operation::DescribeTable,
             "DescribeTimeToLive" => Operation::DescribeTimeToLive,
+            "ExecuteStatement" => Operation::ExecuteStatement,
+            "ExecuteTransaction" => Operation::ExecuteTransaction,
             "GetItem" => Operation::GetItem,
+            "GetRecords" => Operation::GetRecords,
+            "GetShardIterator" => Operation::GetShardIterator,
+            "ListStreams" => Operation::ListStreams,
             "ListTables" => Operation::ListTables,
             "ListTagsOfResource" => Operation::ListTagsOfResource,
             "PutItem" => Operation::PutItem,
@@ -86,9 +142,18 @@ impl Operation {
         })
     }
 
+    /// Whether the operation is one of DynamoDB Streams.
+    pub(crate) fn is_streams(self) -> bool {
+        matches!(
+            self,
+            Operation::ListStreams | Operation::DescribeStream | Operation::GetShardIterator | Operation::GetRecords
+        )
+    }
+
     /// The operation's name, as DynamoDB spells it.
     pub(crate) fn name(self) -> &'static str {
         match self {
+            Operation::BatchExecuteStatement => "BatchExecuteStatement",
             Operation::BatchGetItem => "BatchGetItem",
             Operation::BatchWriteItem => "BatchWriteItem",
             Operation::CreateTable => "CreateTable",
@@ -96,9 +161,15 @@ impl Operation {
             Operation::DeleteTable => "DeleteTable",
             Operation::DescribeEndpoints => "DescribeEndpoints",
             Operation::DescribeLimits => "DescribeLimits",
+            Operation::DescribeStream => "DescribeStream",
             Operation::DescribeTable => "DescribeTable",
             Operation::DescribeTimeToLive => "DescribeTimeToLive",
+            Operation::ExecuteStatement => "ExecuteStatement",
+            Operation::ExecuteTransaction => "ExecuteTransaction",
             Operation::GetItem => "GetItem",
+            Operation::GetRecords => "GetRecords",
+            Operation::GetShardIterator => "GetShardIterator",
+            Operation::ListStreams => "ListStreams",
             Operation::ListTables => "ListTables",
             Operation::ListTagsOfResource => "ListTagsOfResource",
             Operation::PutItem => "PutItem",
@@ -117,7 +188,7 @@ impl Operation {
 
 #[cfg(test)]
 mod tests {
-    use super::Operation;
+    use super::{Operation, Service};
 
     #[test]
     fn every_operation_is_found_by_its_name_and_no_other() {
@@ -125,8 +196,19 @@ mod tests {
             assert_eq!(Operation::from_name(operation.name()), Some(operation));
             assert_eq!(Operation::from_name(&operation.name().to_lowercase()), None, "names are case-sensitive");
         }
-        for name in ["", "GetItems", "DynamoDB_20120810.GetItem", "ExecuteStatement", "DescribeContinuousBackups"] {
+        for name in ["", "GetItems", "DynamoDB_20120810.GetItem", "ExecuteStatements", "DescribeContinuousBackups"] {
             assert_eq!(Operation::from_name(name), None, "{name}");
         }
+    }
+
+    #[test]
+    fn each_service_serves_its_own_operations_only() {
+        assert_eq!(Service::of_target("DynamoDB_20120810.GetItem"), (Some(Service::DynamoDb), "GetItem"));
+        assert_eq!(Service::of_target("DynamoDBStreams_20120810.GetRecords"), (Some(Service::Streams), "GetRecords"));
+        assert_eq!(Service::of_target("Kinesis_20131202.GetRecords"), (None, "Kinesis_20131202.GetRecords"));
+        assert!(!Service::DynamoDb.serves(Operation::GetRecords));
+        assert!(!Service::Streams.serves(Operation::PutItem));
+        assert!(Service::Streams.serves(Operation::ListStreams));
+        assert!(Service::Either.serves(Operation::ListStreams) && Service::Either.serves(Operation::PutItem));
     }
 }

@@ -12,6 +12,7 @@ use crate::clock::epoch_timestamp;
 use crate::error::DynamoError;
 use crate::index::{Index, IndexKind};
 use crate::partition::Placements;
+use crate::stream::{Changes, Origin};
 use crate::value::{Item, Value, item_size};
 
 /// The region every table of the fake lives in.
@@ -310,7 +311,11 @@ pub(crate) struct Table {
     pub(crate) ttl: TtlSetting,
     pub(crate) tags: BTreeMap<String, String>,
     pub(crate) deletion_protection: bool,
-    pub(crate) stream: Option<String>,
+    /// Where changes to its items go: its stream, its observers (`None` while it has neither,
+    /// which costs a write one branch).
+    pub(crate) changes: Option<Box<crate::stream::Changes>>,
+    /// The ARN, label and creation time of the latest stream the table had, enabled or not.
+    pub(crate) latest_stream: Option<(String, String, SystemTime)>,
     pub(crate) table_class: Option<String>,
     /// When UpdateTable last changed the table class, which DescribeTable then reports.
     pub(crate) table_class_updated: Option<SystemTime>,
@@ -419,6 +424,11 @@ impl Table {
         self.indexes.by_name()
     }
 
+    /// Whether the table has a local secondary index: then its items form item collections.
+    pub(crate) fn has_local_index(&self) -> bool {
+        self.indexes.list.iter().any(|index| index.kind == IndexKind::Local)
+    }
+
     /// The secondary indexes, in the order they were created.
     pub(crate) fn indexes(&self) -> &[Index] {
         &self.indexes.list
@@ -446,20 +456,26 @@ impl Table {
         self.indexes.order();
     }
 
-    /// Stores an item of `size` bytes (its [`item_size`]), keeping indexes and the size count up
-    /// to date; returns the old item.
-    pub(crate) fn put(&mut self, key: PrimaryKey, item: Item, size: usize) -> Option<Item> {
+    /// Stores an item of `size` bytes (its [`item_size`]) at `now`, keeping indexes, the size
+    /// count and the table's changes up to date; returns the old item.
+    pub(crate) fn put(&mut self, key: PrimaryKey, item: Item, size: usize, now: SystemTime) -> Option<Item> {
         self.count_in(&key, &item, size);
         let stored = self.items.len();
         match self.items.entry(key) {
             Entry::Occupied(mut slot) => {
                 let old = std::mem::replace(slot.get_mut(), item);
+                if let Some(changes) = self.changes.as_deref_mut() {
+                    changes.record(&self.name, &self.key, Some(&old), Some(slot.get()), now, Origin::Request);
+                }
                 self.count_out(item_size(&old));
                 Some(old)
             }
             Entry::Vacant(slot) => {
                 self.placements.remember(slot.key(), stored);
-                slot.insert(item);
+                let new = slot.insert(item);
+                if let Some(changes) = self.changes.as_deref_mut() {
+                    changes.record(&self.name, &self.key, None, Some(new), now, Origin::Request);
+                }
                 None
             }
         }
@@ -473,15 +489,19 @@ impl Table {
         key: &PrimaryKey,
         item: Item,
         size: usize,
+        now: SystemTime,
         allowed: impl FnOnce(Option<&Item>) -> Result<(), E>,
     ) -> Result<Option<Item>, E> {
         let Some(slot) = self.items.get_mut(key) else {
             allowed(None)?;
-            return Ok(self.put(key.clone(), item, size));
+            return Ok(self.put(key.clone(), item, size, now));
         };
         allowed(Some(slot))?;
         count_in(&mut self.bytes, &mut self.indexes, &self.key, key, &item, size);
         let old = std::mem::replace(slot, item);
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.record(&self.name, &self.key, Some(&old), Some(slot), now, Origin::Request);
+        }
         self.count_out(item_size(&old));
         Ok(Some(old))
     }
@@ -504,25 +524,74 @@ impl Table {
     pub(crate) fn change_in_place<R>(
         &mut self,
         key: &PrimaryKey,
+        now: SystemTime,
         change: impl FnOnce(&mut Item, &Indexes) -> (R, Option<(usize, usize)>),
     ) -> Option<R> {
         let item = self.items.get_mut(key)?;
+        // The item as it was, for the table's changes, which need both images.
+        let before = self.changes.is_some().then(|| item.clone());
         let (result, sizes) = change(item, &self.indexes);
         if let Some((old_size, new_size)) = sizes {
             count_in(&mut self.bytes, &mut self.indexes, &self.key, key, item, new_size);
+            if let (Some(changes), Some(before)) = (self.changes.as_deref_mut(), &before) {
+                changes.record(&self.name, &self.key, Some(before), Some(item), now, Origin::Request);
+            }
             self.count_out(old_size);
         }
         Some(result)
     }
 
-    /// Removes an item; returns it.
-    pub(crate) fn remove(&mut self, key: &PrimaryKey) -> Option<Item> {
+    /// Removes an item at `now`; returns it.
+    pub(crate) fn remove(&mut self, key: &PrimaryKey, now: SystemTime) -> Option<Item> {
+        self.remove_for(key, now, Origin::Request)
+    }
+
+    /// Removes an item whose time to live has passed, as a sweep at `now` does; returns it.
+    pub(crate) fn expire(&mut self, key: &PrimaryKey, now: SystemTime) -> Option<Item> {
+        self.remove_for(key, now, Origin::TimeToLive)
+    }
+
+    fn remove_for(&mut self, key: &PrimaryKey, now: SystemTime, origin: Origin) -> Option<Item> {
         let old = self.items.remove(key)?;
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.record(&self.name, &self.key, Some(&old), None, now, origin);
+        }
         self.count_out(item_size(&old));
         for index in &mut self.indexes.list {
             index.remove(key);
         }
         Some(old)
+    }
+
+    /// The table's enabled stream, if it has one.
+    pub(crate) fn stream(&self) -> Option<&crate::stream::Stream> {
+        self.changes.as_deref().and_then(|changes| changes.stream.as_ref())
+    }
+
+    /// The table's enabled stream, to change.
+    pub(crate) fn stream_mut(&mut self) -> Option<&mut crate::stream::Stream> {
+        self.changes.as_deref_mut().and_then(|changes| changes.stream.as_mut())
+    }
+
+    /// Gives the table a stream, which it hands its changes to from now on.
+    pub(crate) fn start_stream(&mut self, stream: crate::stream::Stream) {
+        self.latest_stream = Some((stream.arn.clone(), stream.label.clone(), stream.created));
+        self.changes.get_or_insert_with(Box::<Changes>::default).stream = Some(stream);
+    }
+
+    /// Takes the table's stream away (to be kept, disabled, with the engine's other streams).
+    pub(crate) fn take_stream(&mut self) -> Option<crate::stream::Stream> {
+        let changes = self.changes.as_deref_mut()?;
+        let stream = changes.stream.take();
+        if changes.is_empty() {
+            self.changes = None;
+        }
+        stream
+    }
+
+    /// Adds an observer of the table's item changes.
+    pub(crate) fn add_observer(&mut self, observer: crate::stream::Observer) {
+        self.changes.get_or_insert_with(Box::<Changes>::default).observers.push(observer);
     }
 
     /// The attribute definition of a key attribute.
@@ -574,10 +643,15 @@ impl Table {
         if !gsis.is_empty() {
             out.insert("GlobalSecondaryIndexes".into(), Answer::Array(gsis));
         }
-        if let Some(view) = &self.stream {
-            out.insert("StreamSpecification".into(), json!({"StreamEnabled": true, "StreamViewType": view}));
-            out.insert("LatestStreamLabel".into(), json!("2025-01-01T00:00:00.000"));
-            out.insert("LatestStreamArn".into(), json!(format!("{}/stream/2025-01-01T00:00:00.000", self.arn())));
+        if let Some(stream) = self.stream() {
+            out.insert(
+                "StreamSpecification".into(),
+                json!({"StreamEnabled": true, "StreamViewType": stream.view.name()}),
+            );
+        }
+        if let Some((arn, label, _)) = &self.latest_stream {
+            out.insert("LatestStreamLabel".into(), json!(label));
+            out.insert("LatestStreamArn".into(), json!(arn));
         }
         if let Some(class) = &self.table_class {
             let mut summary = json!({"TableClass": class});

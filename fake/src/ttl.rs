@@ -54,7 +54,7 @@ pub(crate) fn sweep(engine: &mut Engine, cutoff: SystemTime) -> usize {
             .map(|(key, _)| key.clone())
             .collect();
         for key in expired {
-            table.remove(&key);
+            table.expire(&key, cutoff);
             deleted += 1;
         }
     }

@@ -188,7 +188,7 @@ async fn an_update_that_only_removes_creates_no_item_but_an_empty_one_does() {
         .update_item()
         .table_name("Shop")
         .key("pk", s("gone"))
-        .update_expression("REMOVE a, b.c")
+        .update_expression("REMOVE a, b")
         .return_values(ReturnValue::AllNew)
         .send()
         .await
@@ -208,7 +208,8 @@ async fn an_update_that_only_removes_creates_no_item_but_an_empty_one_does() {
     assert_eq!(get("gone").await, None);
     client.update_item().table_name("Shop").key("pk", s("empty")).send().await.unwrap();
     assert_eq!(get("empty").await, Some([("pk".to_owned(), s("empty"))].into()));
-    // On an item that exists, a REMOVE inside a missing map is still refused.
+    // A REMOVE inside a missing map is refused, on an item that exists as on one that does not
+    // (items_update.rs).
     let (code, _) = set_on_existing(&client, "REMOVE nothing.here").await;
     assert_eq!(code, "ValidationException");
 }

@@ -158,6 +158,34 @@ async fn remove_and_delete_need_the_parent_of_a_nested_path() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn remove_and_delete_of_a_nested_path_on_a_missing_item_need_the_parent_too() {
+    let (fake, client) = setup().await;
+    let invalid = "The document path provided in the update expression is invalid for update";
+    let on_missing = |expr: &str, values: Option<AttributeValue>| {
+        client
+            .update_item()
+            .table_name("Tbl")
+            .key("pk", s("missing"))
+            .update_expression(expr.to_owned())
+            .set_expression_attribute_values(values.map(|v| HashMap::from([(":s".to_owned(), v)])))
+            .send()
+    };
+    // The update starts from the key alone, which has no parent for these paths.
+    for expr in ["REMOVE a.b", "REMOVE l[1][1]", "REMOVE a[0]"] {
+        let error = on_missing(expr, None).await.unwrap_err().into_service_error();
+        assert_eq!(error.meta().message(), Some(invalid), "{expr}");
+    }
+    let error = on_missing("DELETE m.c :s", Some(AttributeValue::Ss(vec!["x".into()]))).await.unwrap_err();
+    assert_eq!(error.into_service_error().meta().message(), Some(invalid));
+    // Removing top-level attributes of a missing item is allowed and creates nothing.
+    on_missing("REMOVE a, b", None).await.unwrap();
+    on_missing("DELETE tags :s", Some(AttributeValue::Ss(vec!["x".into()]))).await.unwrap();
+    let found = client.get_item().table_name("Tbl").key("pk", s("missing")).send().await.unwrap();
+    assert!(found.item.is_none());
+    assert_eq!(fake.request_log().iter().filter(|r| r.error.is_some()).count(), 4);
+}
+
+#[tokio::test(start_paused = true)]
 async fn update_of_a_missing_item_creates_it_and_updated_new_reports_only_changes() {
     let (_fake, client) = setup().await;
     let out = client

@@ -764,3 +764,35 @@ fn a_new_table_is_creating_for_the_time_the_flag_gives() {
     let delete = connection.call("DeleteTable", &json!({"TableName": "Slow"}));
     assert_eq!(delete.error_code(), "ResourceInUseException");
 }
+
+#[test]
+fn the_streams_targets_are_answered_on_the_same_port_and_each_service_serves_its_own() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    let created = connection.call(
+        "CreateTable",
+        &json!({
+            "TableName": "Feed",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "BillingMode": "PAY_PER_REQUEST",
+            "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "KEYS_ONLY"},
+        }),
+    );
+    assert_eq!(created.status, 200, "{}", String::from_utf8_lossy(&created.body));
+    let arn = created.json()["TableDescription"]["LatestStreamArn"].as_str().unwrap().to_owned();
+    // The stream is ENABLING while its table is CREATING.
+    while connection.call("DescribeTable", &json!({"TableName": "Feed"})).json()["Table"]["TableStatus"] != "ACTIVE" {}
+    let streams = |connection: &mut Connection, operation: &str, body: Json| {
+        connection.send(Some(&format!("DynamoDBStreams_20120810.{operation}")), body.to_string().as_bytes(), "");
+        connection.read_reply().expect("an answer")
+    };
+    let listed = streams(&mut connection, "ListStreams", json!({"TableName": "Feed"}));
+    assert_eq!(listed.status, 200);
+    assert_eq!(listed.json()["Streams"][0]["StreamArn"], json!(arn));
+    let described = streams(&mut connection, "DescribeStream", json!({"StreamArn": arn}));
+    assert_eq!(described.json()["StreamDescription"]["StreamStatus"], json!("ENABLED"));
+    // Each prefix names its own service's operations only.
+    assert_eq!(streams(&mut connection, "ListTables", json!({})).error_code(), "UnknownOperationException");
+    assert_eq!(connection.call("ListStreams", &json!({})).error_code(), "UnknownOperationException");
+}

@@ -212,6 +212,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
                 condition: None,
                 return_old_on_failure: false,
                 legacy_updates: false,
+                in_collection: table.has_local_index(),
             };
             table_plans.push((json, plan));
         }
@@ -225,6 +226,8 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
     let mut unprocessed = Map::new();
     let mut capacities = Vec::new();
     let detail = capacity::asked(body);
+    let metrics_asked = super::collection_metrics::asked(body);
+    let mut metrics = super::collection_metrics::Collected::default();
     for (name, table_plans) in &mut plans {
         let mut left = Vec::new();
         let mut units = Halves::default();
@@ -238,6 +241,9 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
             }
             processed += 1;
             let outcome = plan.execute(engine)?;
+            if metrics_asked && let Some(table) = engine.tables.get(crate::table::plain_name(name)) {
+                metrics.add(name, table, &plan.key);
+            }
             let size = outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size));
             units = units.plus(Halves::write(size));
             if detail.is_some()
@@ -267,6 +273,10 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
     let mut out = json!({"UnprocessedItems": unprocessed});
     if choice(body, "ReturnConsumedCapacity", "NONE") != "NONE" {
         out["ConsumedCapacity"] = Answer::Array(capacities);
+    }
+    let metrics = metrics.into_answer();
+    if metrics.as_object().is_some_and(|m| !m.is_empty()) {
+        out["ItemCollectionMetrics"] = metrics;
     }
     Ok(out)
 }

@@ -11,6 +11,7 @@ use crate::engine::Engine;
 use crate::error::DynamoError;
 use crate::index::{Index, IndexKind, Projection};
 use crate::request::{string, table_name};
+use crate::stream::{Stream, ViewType};
 use crate::table::{Billing, Indexes, KeyAttr, KeySchema, KeyType, Table, TtlSetting};
 use crate::validate;
 use crate::warm::{ON_DEMAND, Warm};
@@ -143,10 +144,8 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         ttl: TtlSetting::default(),
         tags,
         deletion_protection: body.get("DeletionProtectionEnabled").and_then(crate::validate::as_bool).unwrap_or(false),
-        stream: body
-            .get("StreamSpecification")
-            .filter(|s| s.get("StreamEnabled").and_then(crate::validate::as_bool) == Some(true))
-            .map(|s| string(s, "StreamViewType").unwrap_or("NEW_AND_OLD_IMAGES").to_owned()),
+        changes: None,
+        latest_stream: None,
         table_class: string(body, "TableClass").map(str::to_owned),
         table_class_updated: None,
         on_demand_max: on_demand_max(body),
@@ -160,6 +159,15 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
     if let Some((enabled, key)) = sse(body) {
         table.set_sse(enabled, key);
     }
+    if let Some(Some(view)) = stream_request(body) {
+        // A stream created with its table is ENABLING while the table is CREATING.
+        let transition = engine.stream_transition.max(engine.table_creation);
+        let created = crate::stream::stream_label_after(now, engine.latest_stream_created(&name));
+        table.start_stream(Stream::new(&table, view, created, transition, engine.seed));
+    }
+    for observer in engine.observers.get(&name).into_iter().flatten() {
+        table.add_observer(observer.clone());
+    }
     // Until its creation time has passed, the table is refused to reads and writes as missing,
     // and to changes as in use.
     let mut description = table.describe("CREATING");
@@ -168,6 +176,15 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
     }
     engine.tables.insert(name, table);
     Ok(json!({ "TableDescription": description }))
+}
+
+/// What a request's `StreamSpecification` asks for: `Some(Some(view))` to enable a stream of that
+/// view type, `Some(None)` to disable it, `None` if the request has none. (The rules have
+/// checked that an enabled stream names a view type and a disabled one none.)
+fn stream_request(body: &Json<'_>) -> Option<Option<ViewType>> {
+    let spec = body.get("StreamSpecification").filter(|s| !s.is_null())?;
+    let enabled = spec.get("StreamEnabled").and_then(validate::as_bool).unwrap_or(false);
+    Some(enabled.then(|| string(spec, "StreamViewType").and_then(ViewType::parse)).flatten())
 }
 
 /// The maxima of an `OnDemandThroughput` member, if the request has one.
@@ -207,6 +224,8 @@ pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
             description.remove(left_out);
         }
     }
+    // Its stream goes DISABLED and stays readable for 24 hours.
+    engine.retire_stream(name);
     engine.tables.remove(name);
     Ok(json!({ "TableDescription": description }))
 }
@@ -265,6 +284,17 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     }
     let table = engine.table(name).map_err(|_| table_not_found(name))?;
     check_throughput_change(table, body)?;
+    let stream_change = stream_request(body);
+    match stream_change {
+        Some(Some(_)) if table.stream().is_some() => {
+            return Err(DynamoError::validation(format!("Table already has an enabled stream: TableName: {name}")));
+        }
+        Some(None) if table.stream().is_none() => {
+            return Err(DynamoError::validation(format!("Table has no stream to disable: TableName: {name}")));
+        }
+        _ => {}
+    }
+    let new_stream_created = crate::stream::stream_label_after(now, engine.latest_stream_created(name));
     let raised_warm = match body.get("WarmThroughput") {
         Some(requested) => Some(table.warm.raised(requested, "table")?),
         None => None,
@@ -347,6 +377,16 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
         }
     }
 
+    match stream_change {
+        Some(Some(view)) => {
+            let (transition, seed) = (engine.stream_transition, engine.seed);
+            let table = engine.table_mut(name)?;
+            let stream = Stream::new(table, view, new_stream_created, transition, seed);
+            table.start_stream(stream);
+        }
+        Some(None) => engine.retire_stream(name),
+        None => {}
+    }
     let table = engine.table_mut(name)?;
     for (attr, kind) in requested {
         if table.definition_of(&attr).is_none() {

@@ -24,6 +24,27 @@ struct ItemAnswer<'a> {
     consumed: Option<Answer>,
 }
 
+impl ItemAnswer<'_> {
+    /// The answer's body, with the write's `ItemCollectionMetrics` if it has them (a rare
+    /// answer, written through a value tree so that the common one stays as it was).
+    fn with_metrics(&self, metrics: Option<Answer>) -> Body {
+        let Some(metrics) = metrics else { return Body::write(self) };
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        value["ItemCollectionMetrics"] = metrics;
+        Body::Value(value)
+    }
+}
+
+/// The `ItemCollectionMetrics` of a single-item write to a table with a local secondary index
+/// (`plan.in_collection`, which the caller tests first), if the request asked for them.
+fn collection_metrics(engine: &Engine, body: &Json<'_>, plan: &WritePlan<'_>) -> Option<Answer> {
+    if !super::collection_metrics::asked(body) {
+        return None;
+    }
+    let table = engine.tables.get(crate::table::plain_name(plan.table))?;
+    super::collection_metrics::of_key(table, &plan.key)
+}
+
 /// The attributes a write returns: none for an empty item, as DynamoDB leaves `Attributes` out.
 fn attributes(item: Option<&Item>) -> Option<ItemJson<'_>> {
     item.filter(|item| !item.is_empty()).map(ItemJson)
@@ -34,11 +55,12 @@ pub(crate) fn put_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
     let mut plan = WritePlan::prepare_request(engine, "Put", body)?;
     let outcome = plan.execute(engine)?;
     let all_old = choice(body, "ReturnValues", "NONE") == "ALL_OLD";
-    Ok(Body::write(&ItemAnswer {
+    Ok(ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || plan.current(engine)),
-    }))
+    }
+    .with_metrics(if plan.in_collection { collection_metrics(engine, body, &plan) } else { None }))
 }
 
 /// DeleteItem.
@@ -46,11 +68,12 @@ pub(crate) fn delete_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
     let mut plan = WritePlan::prepare_request(engine, "Delete", body)?;
     let outcome = plan.execute(engine)?;
     let all_old = choice(body, "ReturnValues", "NONE") == "ALL_OLD";
-    Ok(Body::write(&ItemAnswer {
+    Ok(ItemAnswer {
         attributes: attributes(outcome.old.as_ref().filter(|_| all_old)),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || None),
-    }))
+    }
+    .with_metrics(if plan.in_collection { collection_metrics(engine, body, &plan) } else { None }))
 }
 
 /// UpdateItem.
@@ -87,11 +110,12 @@ pub(crate) fn update_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, 
         }
         _ => None,
     };
-    Ok(Body::write(&ItemAnswer {
+    Ok(ItemAnswer {
         attributes: attributes(shown),
         item: None,
         consumed: write_capacity(engine, body, plan.table, outcome.old.as_ref(), || plan.current(engine)),
-    }))
+    }
+    .with_metrics(if plan.in_collection { collection_metrics(engine, body, &plan) } else { None }))
 }
 
 /// The `ConsumedCapacity` of a write that turned `old` into what `new` finds (`None` for no item),

@@ -121,9 +121,17 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
         return Err(DynamoError::transaction_canceled(message).with("CancellationReasons", Answer::Array(reasons)));
     }
     let mut spent = Spent::default();
+    let metrics_asked = super::collection_metrics::asked(body);
+    let mut metrics = super::collection_metrics::Collected::default();
     for (plan, staged) in plans.iter_mut().zip(outcomes) {
         let checked = matches!(plan.kind, WriteKind::Check).then(|| plan.current(engine).map_or(0, item_size));
         let outcome = plan.apply(engine, staged);
+        if metrics_asked
+            && checked.is_none()
+            && let Some(table) = engine.tables.get(crate::table::plain_name(plan.table))
+        {
+            metrics.add(plan.table, table, &plan.key);
+        }
         match checked {
             Some(size) => spent.read(plan.table, size),
             None => spent.write(plan.table, outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size))),
@@ -132,6 +140,10 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let mut answer = Map::new();
     if let Some(consumed) = spent.describe(body) {
         answer.insert("ConsumedCapacity".to_owned(), consumed);
+    }
+    let metrics = metrics.into_answer();
+    if metrics.as_object().is_some_and(|m| !m.is_empty()) {
+        answer.insert("ItemCollectionMetrics".to_owned(), metrics);
     }
     Ok(Answer::Object(answer))
 }

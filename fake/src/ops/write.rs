@@ -42,6 +42,9 @@ pub(crate) struct WritePlan<'r> {
     pub(crate) return_old_on_failure: bool,
     /// The actions came from the legacy `AttributeUpdates`, whose type errors DynamoDB words differently.
     pub(crate) legacy_updates: bool,
+    /// The table has a local secondary index, so its items form item collections (whose sizes
+    /// `ReturnItemCollectionMetrics` asks for); known here so that other writes never look.
+    pub(crate) in_collection: bool,
 }
 
 /// Why a prepared write did not happen.
@@ -172,6 +175,7 @@ impl<'r> WritePlan<'r> {
             condition,
             return_old_on_failure,
             legacy_updates: legacy.updates.is_some(),
+            in_collection: table.has_local_index(),
         })
     }
 
@@ -193,14 +197,19 @@ impl<'r> WritePlan<'r> {
             !actions.is_empty()
                 && actions.iter().all(|a| matches!(a, UpdateAction::Remove(_) | UpdateAction::Delete(..)))
         };
+        let refused = |error| match self.legacy_updates {
+            true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
+            false => Failure::Invalid(error),
+        };
         if old.is_none() && only_removes(actions) {
+            // Nothing is created, but each path is still checked against the item the update
+            // would start from (its key alone): a nested path whose parent is missing is
+            // refused, as DynamoDB refuses it on an item that exists.
+            update::apply(self.key_item.clone(), actions).map_err(refused)?;
             return Ok(Staged(None));
         }
         let base = old.cloned().unwrap_or_else(|| self.key_item.clone());
-        let updated = update::apply(base, actions).map_err(|error| match self.legacy_updates {
-            true => Failure::Invalid(crate::legacy::update_type_mismatch(error)),
-            false => Failure::Invalid(error),
-        })?;
+        let updated = update::apply(base, actions).map_err(refused)?;
         let size = item_size(&updated);
         check_updated(&table.indexes, actions, &updated, size, self.legacy_updates).map_err(Failure::Invalid)?;
         Ok(Staged(Some((updated, size))))
@@ -208,6 +217,7 @@ impl<'r> WritePlan<'r> {
 
     /// Applies an evaluated write, moving its item into the table; returns what it replaced.
     pub(crate) fn apply(&mut self, engine: &mut Engine, staged: Staged) -> Outcome {
+        let now = engine.now;
         let Ok(table) = engine.table_mut(self.table) else { return Outcome { old: None, new_size: 0 } };
         let new = match (&mut self.kind, staged.0) {
             (WriteKind::Check, _) => return Outcome { old: None, new_size: 0 },
@@ -217,10 +227,10 @@ impl<'r> WritePlan<'r> {
         };
         match new {
             Some((item, new_size)) => {
-                let old = table.put(self.key.clone(), item, new_size);
+                let old = table.put(self.key.clone(), item, new_size, now);
                 Outcome { old, new_size }
             }
-            None => Outcome { old: table.remove(&self.key), new_size: 0 },
+            None => Outcome { old: table.remove(&self.key, now), new_size: 0 },
         }
     }
 
@@ -230,8 +240,8 @@ impl<'r> WritePlan<'r> {
             // A put reads the item it replaces only for its condition: checked and stored with
             // one search of the table, as `evaluate` and `apply` would do with two.
             let (item, new_size) = (std::mem::take(item), *new_size);
-            let (condition, show_old) = (&self.condition, self.return_old_on_failure);
-            let old = engine.table_mut(self.table)?.put_if(&self.key, item, new_size, |old| match condition {
+            let (condition, show_old, now) = (&self.condition, self.return_old_on_failure, engine.now);
+            let old = engine.table_mut(self.table)?.put_if(&self.key, item, new_size, now, |old| match condition {
                 Some(condition) if !condition.eval(old.unwrap_or(&Item::new())) => {
                     Err(condition_failed(old.filter(|_| show_old).cloned()))
                 }
@@ -256,8 +266,9 @@ impl<'r> WritePlan<'r> {
         if self.legacy_updates || actions.is_empty() || !update::is_top_level(actions) {
             return None;
         }
+        let now = engine.now;
         let table = engine.table_mut(self.table).ok()?;
-        table.change_in_place(&self.key, |item, indexes| {
+        table.change_in_place(&self.key, now, |item, indexes| {
             let old_size = item_size(item);
             if let Some(condition) = &self.condition
                 && !condition.eval(item)

@@ -5,17 +5,19 @@ use tokio::runtime::Handle;
 
 use super::http::Headers;
 use crate::fake::{Call, FakeDynamoDb, Reply};
+use crate::operation::Service;
 use crate::signature::Signature;
-
-/// The prefix of every `X-Amz-Target` of DynamoDB.
-const TARGET_PREFIX: &str = "DynamoDB_20120810.";
 
 /// Answers one API call; `Reply::Lost` means the connection must drop without an answer.
 ///
-/// A target without DynamoDB's prefix names no operation. A latency fault waits on the fake's
+/// A target without the prefix of DynamoDB (`DynamoDB_20120810.`) or of DynamoDB Streams
+/// (`DynamoDBStreams_20120810.`) names no operation. A latency fault waits on the fake's
 /// clock, driven by `runtime`.
 pub(super) fn answer(fake: &FakeDynamoDb, runtime: &Handle, headers: &Headers, body: &[u8]) -> Reply {
-    let operation = headers.target.strip_prefix(TARGET_PREFIX).unwrap_or("");
+    let (service, operation) = match Service::of_target(&headers.target) {
+        (Some(service), operation) => (Some(service), operation),
+        (None, _) => (None, ""),
+    };
     let drawn = fake.draw_faults(operation, body, None);
     if let Some(latency) = drawn.latency {
         // The sleep is made inside `block_on`, where the runtime's timer is in reach.
@@ -23,7 +25,7 @@ pub(super) fn answer(fake: &FakeDynamoDb, runtime: &Handle, headers: &Headers, b
     }
     let authorization = headers.authorization.as_deref();
     let signature = Signature::Header { authorization, dated: headers.dated, query: &headers.query };
-    let call = Call { operation, body, client: None, signed: authorization.is_some(), signature };
+    let call = Call { operation, service, body, client: None, signed: authorization.is_some(), signature };
     let reply = fake.answer(&call, &drawn);
     if let Some(delay) = drawn.response_delay {
         runtime.block_on(async { fake.clock().sleep(delay).await });

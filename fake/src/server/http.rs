@@ -470,7 +470,7 @@ impl DateHeader {
         if self.secs != Some(secs) {
             self.secs = Some(secs);
             self.text.clear();
-            let (year, month, day) = civil_from_days((secs / 86_400) as i64);
+            let (year, month, day) = crate::clock::civil_from_days((secs / 86_400) as i64);
             const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
             const MONTHS: [&str; 12] =
                 ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -489,21 +489,6 @@ impl DateHeader {
         }
         &self.text
     }
-}
-
-/// The proleptic Gregorian (year, month 1-12, day 1-31) of a count of days since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    // Eras of 400 years (146,097 days) starting on 0000-03-01, so that leap days fall last.
-    let shifted = days + 719_468;
-    let era = shifted.div_euclid(146_097);
-    let day_of_era = shifted.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
-    let month = if month_from_march < 10 { month_from_march + 3 } else { month_from_march - 9 } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -30,8 +30,11 @@ use crate::json::Json;
 
 use crate::error::DynamoError;
 use crate::operation::Operation;
-use rules::{Object, batch, control, create_table, expressions, items, reads, transact, update_table};
-use schema::{batch as batch_schema, items as item_schema, reads as read_schema, tables, transact as transact_schema};
+use rules::{Object, batch, control, create_table, expressions, items, reads, streams, transact, update_table};
+use schema::{
+    batch as batch_schema, items as item_schema, partiql as partiql_schema, reads as read_schema,
+    streams as stream_schema, tables, transact as transact_schema,
+};
 use shape::StructShape;
 
 /// What DynamoDB answers for a body that is not a JSON object: a `SerializationException`
@@ -116,6 +119,16 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         OperationChecks::new(&transact_schema::TRANSACT_WRITE_ITEMS, transact::write);
     static TRANSACT_GET_ITEMS: OperationChecks =
         OperationChecks::new(&transact_schema::TRANSACT_GET_ITEMS, transact::get);
+    static LIST_STREAMS: OperationChecks = OperationChecks::new(&stream_schema::LIST_STREAMS, rules::pass);
+    static DESCRIBE_STREAM: OperationChecks = OperationChecks::new(&stream_schema::DESCRIBE_STREAM, rules::pass);
+    static GET_SHARD_ITERATOR: OperationChecks =
+        OperationChecks::new(&stream_schema::GET_SHARD_ITERATOR, streams::get_shard_iterator);
+    static GET_RECORDS: OperationChecks = OperationChecks::new(&stream_schema::GET_RECORDS, rules::pass);
+    static EXECUTE_STATEMENT: OperationChecks = OperationChecks::new(&partiql_schema::EXECUTE_STATEMENT, rules::pass);
+    static BATCH_EXECUTE_STATEMENT: OperationChecks =
+        OperationChecks::new(&partiql_schema::BATCH_EXECUTE_STATEMENT, rules::pass);
+    static EXECUTE_TRANSACTION: OperationChecks =
+        OperationChecks::new(&partiql_schema::EXECUTE_TRANSACTION, rules::pass);
 
     match operation {
         Operation::CreateTable => &CREATE_TABLE,
@@ -137,6 +150,13 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         Operation::BatchWriteItem => &BATCH_WRITE_ITEM,
         Operation::TransactWriteItems => &TRANSACT_WRITE_ITEMS,
         Operation::TransactGetItems => &TRANSACT_GET_ITEMS,
+        Operation::ListStreams => &LIST_STREAMS,
+        Operation::DescribeStream => &DESCRIBE_STREAM,
+        Operation::GetShardIterator => &GET_SHARD_ITERATOR,
+        Operation::GetRecords => &GET_RECORDS,
+        Operation::ExecuteStatement => &EXECUTE_STATEMENT,
+        Operation::BatchExecuteStatement => &BATCH_EXECUTE_STATEMENT,
+        Operation::ExecuteTransaction => &EXECUTE_TRANSACTION,
     }
 }
 

@@ -140,3 +140,5 @@ pub fn column(answer: &Json, name: &str) -> Vec<String> {
         })
         .collect()
 }
+
+pub mod streams;

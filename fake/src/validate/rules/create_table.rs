@@ -60,14 +60,18 @@ pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
     check_stream(request)
 }
 
-/// A stream created disabled names no view type.
+/// A stream created enabled names its view type; one created disabled names none.
 fn check_stream(request: &Object<'_>) -> Result<(), DynamoError> {
     let Some(stream) = object(request, "StreamSpecification") else { return Ok(()) };
     let enabled = field(stream, "StreamEnabled").and_then(crate::validate::as_bool);
-    if enabled == Some(false) && field(stream, "StreamViewType").is_some() {
-        return invalid("Table is being created with a stream disabled, UpdateViewType should not be specified");
+    let view = field(stream, "StreamViewType").is_some();
+    match (enabled, view) {
+        (Some(false), true) => {
+            invalid("Table is being created with a stream disabled, UpdateViewType should not be specified")
+        }
+        (Some(true), false) => invalid("Table is being created with a stream enabled, UpdateViewType is required"),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The most attributes a part (partition or sort) of a global index's multi-attribute key may have.

@@ -16,6 +16,7 @@ pub(crate) mod create_table;
 pub(crate) mod expressions;
 pub(crate) mod items;
 pub(crate) mod reads;
+pub(crate) mod streams;
 pub(crate) mod throughput;
 pub(crate) mod transact;
 pub(crate) mod update_table;

@@ -40,6 +40,7 @@ pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
         }
         throughput::check_bounds(table_throughput, None)?;
     }
+    check_stream(request, index_updates)?;
     for (i, update) in index_updates.iter().enumerate() {
         let Some(update) = update.as_object() else {
             continue;
@@ -70,4 +71,30 @@ pub(crate) fn check(request: &Object<'_>) -> Result<(), DynamoError> {
 fn index_name<'a>(update: &'a Object<'a>) -> Option<&'a str> {
     let action = INDEX_ACTIONS.iter().find_map(|action| object(update, action))?;
     Some(text(action, "IndexName").unwrap_or_default())
+}
+
+/// A stream being enabled names its view type and one being disabled none; a stream's status
+/// changes alone, without the table's throughput or an index created or deleted.
+fn check_stream(request: &Object<'_>, index_updates: &[Json<'_>]) -> Result<(), DynamoError> {
+    let Some(stream) = object(request, "StreamSpecification") else { return Ok(()) };
+    let enabled = field(stream, "StreamEnabled").and_then(crate::validate::as_bool);
+    let view = field(stream, "StreamViewType").is_some();
+    match (enabled, view) {
+        (Some(true), false) => return invalid("If stream is being enabled then UpdateViewType is required"),
+        (Some(false), true) => {
+            return invalid("If stream is being disabled, then UpdateViewType must not be specified");
+        }
+        _ => {}
+    }
+    if object(request, "ProvisionedThroughput").is_some() {
+        return invalid("You cannot modify stream status while updating table IOPS");
+    }
+    let online = index_updates
+        .iter()
+        .filter_map(Json::as_object)
+        .any(|update| object(update, "Create").is_some() || object(update, "Delete").is_some());
+    if online {
+        return invalid("You cannot create or delete index while changing stream status");
+    }
+    Ok(())
 }

@@ -3,6 +3,8 @@
 pub(crate) mod batch;
 pub(crate) mod common;
 pub(crate) mod items;
+pub(crate) mod partiql;
 pub(crate) mod reads;
+pub(crate) mod streams;
 pub(crate) mod tables;
 pub(crate) mod transact;
