@@ -349,6 +349,15 @@ pub enum Event {
         /// The fencing token of the lease.
         token: u64,
     },
+    /// A process was promised its lease for `left` more, on its own clock (a renewal by token
+    /// with a minimum window that returned true, say): the lease as DynamoDB holds it must last
+    /// that long.
+    Promised {
+        /// The belief.
+        belief: BeliefId,
+        /// How long the lease is promised from now.
+        left: Duration,
+    },
     /// A process stops believing that it holds a lock.
     Unheld {
         /// The belief.
@@ -631,6 +640,11 @@ impl Entry {
                 d.u64(u64::from(lock.0));
                 d.u64(*token);
             }
+            Event::Promised { belief, left } => {
+                d.u64(21);
+                d.u64(u64::from(belief.0));
+                d.u64(left.as_micros() as u64);
+            }
             Event::Unheld { belief, why } => {
                 d.u64(13);
                 d.u64(u64::from(belief.0));
@@ -794,6 +808,14 @@ impl Recorder {
         inner.open_beliefs.insert(belief, OpenBelief { process });
         inner.entries.push(Entry { at, actor: Actor::Process(process), event: Event::Held { belief, lock, token } });
         belief
+    }
+
+    /// Records that the lease of `belief` is promised for `left` more, unless the belief has ended.
+    pub(crate) fn promised(&self, belief: BeliefId, left: Duration) {
+        let at = self.now();
+        let mut inner = self.inner();
+        let Some(open) = inner.open_beliefs.get(&belief).copied() else { return };
+        inner.entries.push(Entry { at, actor: Actor::Process(open.process), event: Event::Promised { belief, left } });
     }
 
     /// Records the end of a belief, unless it has ended already.

@@ -59,8 +59,9 @@ pub enum Role {
         every_ms_max: u64,
     },
     /// Every while (up to `every_ms_max`), creates `lock` with [`dynalease::ProcessLocks`]; on
-    /// success makes `steps` steps, each a store write with the token's fence and a renewal
-    /// by token with a minimum window of half the lease, and releases by token.
+    /// success makes `steps` short steps, each a renewal by token with a minimum window (a
+    /// quarter to three quarters of the lease, drawn for each hold) and every fourth a store
+    /// write with the token's fence, and releases by token.
     TokenHolder {
         /// The lock.
         lock: String,
@@ -195,7 +196,6 @@ async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64, steps: u32
     let mut rng = ctx.rng();
     let lease = ctx.lease();
     let lease_ms = lease.as_millis() as u64;
-    let window = lease / 2;
     let lock = ctx.lock_id(name);
     let clock = ctx.clock().clone();
     let locks = ctx.process_locks().clone();
@@ -223,19 +223,24 @@ async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64, steps: u32
         // the send of the write; and each renewal that returns true promises its window from
         // its call.
         let promise = Promise::start(&ctx, lock, fence, called + lease);
-        for _ in 0..steps {
-            // Steps of uneven length, so that renewals meet their window at every point of it.
-            ctx.sleep(Duration::from_millis(rng.range(lease_ms / 8, 3 * lease_ms / 8))).await;
+        // A window of its own for each hold. The holder asks often, as the window is made for:
+        // the library writes only when less than the window is left.
+        let window_ms = rng.range(lease_ms / 4, 3 * lease_ms / 4);
+        let window = Duration::from_millis(window_ms);
+        for step in 0..steps {
+            ctx.sleep(Duration::from_millis(rng.range(lease_ms / 40, lease_ms / 10))).await;
             if !promise.believed() {
                 break;
             }
-            ctx.store_write_token(lock, fence).await;
+            if step % 4 == 3 {
+                ctx.store_write_token(lock, fence).await;
+            }
             let called = clock.monotonic();
             let renew = ctx.invoke(Call::Renew { lock, token: fence });
             match locks.renew(&token, None, Some(window)).await {
                 Ok(true) => {
                     ctx.complete(renew, Outcome::Ok, Value::None);
-                    promise.extend(called + window);
+                    promise.extend(called + window, &clock);
                 }
                 Ok(false) => {
                     ctx.complete(renew, Outcome::Fail, Value::Text(String::from("lost")));
@@ -300,9 +305,15 @@ impl Promise {
         self.lock().1.is_some()
     }
 
-    fn extend(&self, until: Duration) {
+    /// The library promised the lease until `until` on `clock`.
+    fn extend(&self, until: Duration, clock: &crate::clock::ProcessClock) {
         let mut state = self.lock();
-        if state.1.is_some() {
+        let now = clock.monotonic();
+        // A promise that ran out while the renewal was on its way promises nothing.
+        if let Some(belief) = &state.1
+            && until > now
+        {
+            belief.promised(until - now);
             state.0 = state.0.max(until);
         }
     }

@@ -83,8 +83,9 @@ pub struct Config {
     pub latency_ms_max: u64,
     /// The bounds of the faults of the safety phase.
     pub faults: FaultBounds,
-    /// Whether each seed switches off a random part of the kinds of faults and draws its own
-    /// mix of leases (swarm testing), instead of drawing every kind up to its bound.
+    /// Whether each seed switches off a random part of the kinds of faults, and draws its own
+    /// mix of leases and whether some networks are slow (swarm testing), instead of drawing
+    /// every kind up to its bound.
     pub swarm: bool,
 }
 
@@ -196,10 +197,10 @@ impl Scenario {
         let n = config.processes.max(1);
         let drift = rng.chance_ppm(500_000);
         let mut swarm = SimRng::derive(seed, &[STREAM_SWARM]);
-        let (bounds, mixed_leases) = if config.swarm {
-            (config.faults.swarm(&mut swarm), swarm.chance_ppm(333_333))
+        let (bounds, mixed_leases, slow_network) = if config.swarm {
+            (config.faults.swarm(&mut swarm), swarm.chance_ppm(333_333), swarm.chance_ppm(250_000))
         } else {
-            (config.faults.clone(), false)
+            (config.faults.clone(), false, false)
         };
         let processes: Vec<ProcessSpec> = (0..n)
             .map(|id| {
@@ -214,6 +215,14 @@ impl Scenario {
                 let min = rng.range(1, 3.min(config.latency_ms_max.max(1)));
                 let max = rng.range(min, config.latency_ms_max.max(min));
                 let own_lease_ms = rng.range(config.lease_ms_min / 1000, config.lease_ms_max / 1000).max(1) * 1000;
+                // A slow network, as a client in another region or behind an overloaded proxy:
+                // round trips of seconds, in which an answer comes long after its request left.
+                let (min, max) = if slow_network && rng.chance_ppm(500_000) {
+                    let min = rng.range(20, 200);
+                    (min, rng.range(min, 1_500))
+                } else {
+                    (min, max)
+                };
                 ProcessSpec {
                     clock: ClockSpec { offset_ms, drift_ppm, uptime_ms },
                     net: NetSpec { latency_ms_min: min, latency_ms_max: max },
@@ -434,7 +443,7 @@ impl RoleKind {
             },
             RoleKind::TryLoop => Role::TryLoop { lock: CACHE_LOCK.to_owned(), every_ms_max: 4 * lease_ms },
             RoleKind::TokenHolder => {
-                Role::TokenHolder { lock: BATCH_LOCK.to_owned(), every_ms_max: 6 * lease_ms, steps: 3 }
+                Role::TokenHolder { lock: BATCH_LOCK.to_owned(), every_ms_max: 3 * lease_ms, steps: 16 }
             }
         }
     }

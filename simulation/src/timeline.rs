@@ -94,6 +94,13 @@ impl<'h> Timeline<'h> {
                 }
             }
             Event::Held { lock, token, .. } => format!("held   {} token {token}", self.lock(*lock)),
+            Event::Promised { belief, left } => {
+                let what = match self.belief(*belief) {
+                    Some((lock, token)) => format!("{} token {token}", self.lock(lock)),
+                    None => format!("belief {}", belief.0),
+                };
+                format!("promised {what} for {} more", seconds(*left))
+            }
             Event::Unheld { belief, why } => {
                 let what = match self.belief(*belief) {
                     Some((lock, token)) => format!("{} token {token}", self.lock(lock)),
@@ -214,7 +221,7 @@ impl<'h> Timeline<'h> {
             | Event::Heard { lock, .. }
             | Event::StoreAccepted { lock, .. } => Some(*lock),
             Event::Nemesis(Nemesis::Triggered { lock, .. }) => Some(*lock),
-            Event::Unheld { belief, .. } => self.belief(*belief).map(|(lock, _)| lock),
+            Event::Unheld { belief, .. } | Event::Promised { belief, .. } => self.belief(*belief).map(|(lock, _)| lock),
             Event::Nemesis(Nemesis::DeleteItem(lock)) => Some(*lock),
             Event::Phase(Phase::LivenessCrash { lock, .. }) => Some(*lock),
             _ => None,

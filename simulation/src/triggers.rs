@@ -464,8 +464,9 @@ impl ReactionKind {
 
 /// Draws up to `count_max` triggers for a safety phase of `safety_ms` among `processes`
 /// processes with leases of `lease_ms` on `locks`, from a part of the menu that the seed draws
-/// too (swarm testing again: some runs meet one kind of timed trouble many times). Half of them
-/// wait for a moment on one lock, so that a lock whose moments are rare gets its share.
+/// too (swarm testing again: some runs meet one kind of timed trouble many times). Half of the
+/// runs focus their triggers on one lock, and the others half of their triggers, so that a lock
+/// whose moments are rare gets its share.
 pub(crate) fn draw(
     rng: &mut SimRng,
     count_max: u32,
@@ -477,7 +478,10 @@ pub(crate) fn draw(
     if count_max == 0 || safety_ms == 0 || processes == 0 {
         return Vec::new();
     }
-    let mut menu: Vec<(Moment, ReactionKind)> = MENU.iter().copied().filter(|_| rng.chance_ppm(400_000)).collect();
+    // Half the runs focus on one lock and a few moments, to meet one window many times.
+    let focus = rng.chance_ppm(500_000).then(|| rng.pick(locks).cloned()).flatten();
+    let share = if focus.is_some() { 150_000 } else { 400_000 };
+    let mut menu: Vec<(Moment, ReactionKind)> = MENU.iter().copied().filter(|_| rng.chance_ppm(share)).collect();
     if menu.is_empty() {
         menu.extend(rng.pick(&MENU).copied());
     }
@@ -486,7 +490,11 @@ pub(crate) fn draw(
         .filter_map(|_| {
             let (moment, kind) = *rng.pick(&menu)?;
             let process = if rng.chance_ppm(500_000) { None } else { Some(rng.below(u64::from(processes)) as u16) };
-            let lock = if rng.chance_ppm(500_000) { None } else { rng.pick(locks).cloned() };
+            let lock = match &focus {
+                Some(lock) => Some(lock.clone()),
+                None if rng.chance_ppm(500_000) => None,
+                None => rng.pick(locks).cloned(),
+            };
             Some(Trigger {
                 after_ms: rng.range(0, safety_ms.saturating_sub(1)),
                 process,

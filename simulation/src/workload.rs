@@ -223,6 +223,13 @@ impl TokenBelief {
         self.token
     }
 
+    /// Records that the lock promised this lease for `left` more on the process's clock, as a
+    /// renewal by token with a minimum window promises when it returns true. The checker holds
+    /// the promise against the lease as DynamoDB holds it.
+    pub fn promised(&self, left: Duration) {
+        self.recorder.promised(self.belief, left);
+    }
+
     /// Ends the belief, for `why`.
     pub fn end(self, why: Unheld) {
         self.recorder.unheld(self.belief, why);

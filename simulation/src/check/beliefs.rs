@@ -86,6 +86,21 @@ fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<
         ));
     }
     let machines = &checked.machines;
+    for &(idx, at, left) in &belief.promises {
+        let Some((deadline, version)) = lease.deadline(machines, idx) else { continue };
+        let promised = machines.monotonic(process.id, at) + left;
+        if promised > deadline + LATE {
+            return Some(format!(
+                "{process} was promised token {} for {} more at {}, but its lease, last written at {}, ends {} sooner \
+                 on its clock",
+                belief.token,
+                seconds(left),
+                seconds(at),
+                seconds(version.sent),
+                seconds(promised - deadline)
+            ));
+        }
+    }
     let mut versions = lease.versions.to_vec();
     versions.sort_by_key(|v| v.idx);
     let mut next = 0;

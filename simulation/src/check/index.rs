@@ -28,6 +28,8 @@ pub(super) struct Belief {
     pub(super) end: Duration,
     pub(super) end_idx: Option<usize>,
     pub(super) why: Option<Unheld>,
+    /// What the lock promised while the belief lasted: (entry, time, how long more).
+    pub(super) promises: Vec<(usize, Duration, Duration)>,
 }
 
 /// The indexes of a history.
@@ -78,8 +80,14 @@ impl<'h> Index<'h> {
                         end,
                         end_idx: None,
                         why: None,
+                        promises: Vec::new(),
                     };
                     beliefs.insert(*belief, belief_at);
+                }
+                (Event::Promised { belief, left }, _) => {
+                    if let Some(found) = beliefs.get_mut(belief) {
+                        found.promises.push((idx, entry.at, *left));
+                    }
                 }
                 (Event::Unheld { belief, why }, _) => {
                     if let Some(found) = beliefs.get_mut(belief) {
