@@ -378,3 +378,23 @@ fn a_lease_lost_after_the_heal_is_a_violation() {
     before[1] = write(2_000, 0, 900, LockState::Absent, held_by(1, 1, 1));
     assert_eq!(kinds(&run(before, vec![0])), []);
 }
+
+#[test]
+fn a_promise_that_reaches_past_the_lease_is_a_violation() {
+    let promised = |ms, left_ms| {
+        at(ms, Actor::Process(p(0)), Event::Promised { belief: BeliefId(0), left: Duration::from_millis(left_ms) })
+    };
+    // Granted with a lease of 30 s sent at 0: at 10 s, 20 s are left.
+    let entries = |left_ms| {
+        vec![
+            write(5, 0, 0, LockState::Absent, held_by(1, 1, 1)),
+            held(10, 0, 0, 1),
+            promised(10_000, left_ms),
+            unheld(15_000, 0, 0),
+        ]
+    };
+    assert_eq!(kinds(&run(entries(20_000), vec![0])), []);
+    let report = run(entries(20_500), vec![0]);
+    assert_eq!(kinds(&report), [ViolationKind::BeliefPastLease]);
+    assert!(report.violations[0].message.contains("was promised"), "{}", report.violations[0].message);
+}
