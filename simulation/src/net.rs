@@ -290,7 +290,7 @@ impl Link {
             return extra;
         }
         if status == 200 {
-            let observed = self.truth.applied(target, self.process, sent, request.hash);
+            let observed = self.truth.applied(target, self.process, sent, request.hash, request.operation);
             let moment = match observed.effect {
                 WriteEffect::Grant => Some(Moment::Granted),
                 WriteEffect::Renewal => Some(Moment::Renewed),
@@ -338,6 +338,8 @@ struct Observing {
     hash: u64,
     /// The body of a write to a lock item.
     body: Vec<u8>,
+    /// The operation the sending task acquires a lock for.
+    operation: Option<OpId>,
 }
 
 impl Observing {
@@ -349,7 +351,8 @@ impl Observing {
         let writes_lock = target.is_some() && operation != "GetItem";
         let hash = if writes_lock { crate::truth::fnv(body) } else { 0 };
         let body = if writes_lock { body.to_vec() } else { Vec::new() };
-        Observing { op, target, writes_lock, hash, body }
+        let operation = if writes_lock { crate::workload::current_operation() } else { None };
+        Observing { op, target, writes_lock, hash, body, operation }
     }
 }
 

@@ -281,14 +281,15 @@ impl Scenario {
         for i in (1..n).rev() {
             order.swap(i, rng.below(i as u64 + 1) as usize);
         }
+        // Two of each, side by side, so that the two land on different processes.
         let kinds = [
             RoleKind::Leader,
             RoleKind::Leader,
             RoleKind::StoreWriter,
             RoleKind::StoreWriter,
             RoleKind::Job,
-            RoleKind::TryLoop,
             RoleKind::Job,
+            RoleKind::TryLoop,
             RoleKind::TryLoop,
             RoleKind::TokenHolder,
             RoleKind::TokenHolder,
