@@ -558,6 +558,7 @@ fn trigger_strategy() -> impl Strategy<Value = (u32, Trigger)> {
         Just(Reaction::LoseAnswer),
         (1u64..20_000).prop_map(|extra_ms| Reaction::DelayRequest { extra_ms }),
         (1_000u64..60_000).prop_map(|min_ms| Reaction::HoldUntilRead { min_ms }),
+        Just(Reaction::HoldUntilTakeover),
         Just(Reaction::DeleteItem),
         (0u64..20_000, any::<bool>()).prop_map(|(lead_ms, suspend)| Reaction::StopUntilTakeover { lead_ms, suspend }),
     ];
