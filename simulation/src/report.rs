@@ -81,25 +81,8 @@ impl RunReport {
         format!("dynalease-sim shrink {}", self.scenario_args())
     }
 
-    /// The arguments that make this run's scenario again: the seed (with the options of its
-    /// shape where they are not the default ones) or the file.
     fn scenario_args(&self) -> String {
-        let lock = match self.scenario.lock {
-            LockKind::Library => "",
-            LockKind::Naive => " --lock naive",
-        };
-        if let Some(path) = &self.source {
-            return format!("--scenario {path}{lock}");
-        }
-        let mut args = format!("--seed {}{lock}", self.scenario.seed);
-        let default = crate::scenario::Config::default();
-        if self.scenario.processes.len() != usize::from(default.processes) {
-            args.push_str(&format!(" --processes {}", self.scenario.processes.len()));
-        }
-        if self.scenario.duration_ms != default.duration_ms {
-            args.push_str(&format!(" --duration-s {}", self.scenario.duration_ms / 1000));
-        }
-        args
+        self.scenario.command_args(self.source.as_deref())
     }
 
     /// The whole history as a timeline.
@@ -279,5 +262,29 @@ fn concerns(entry: &Entry) -> Option<u16> {
         },
         (_, Actor::Process(_)) => None,
         _ => None,
+    }
+}
+
+impl Scenario {
+    /// The arguments of `dynalease-sim run` (or `shrink`) that make this scenario again: the
+    /// file it was read from, if `file`, else the seed with the options of its shape where they
+    /// are not the default ones (`--seed 7 --lock naive --duration-s 120`).
+    pub fn command_args(&self, file: Option<&str>) -> String {
+        let lock = match self.lock {
+            LockKind::Library => "",
+            LockKind::Naive => " --lock naive",
+        };
+        if let Some(path) = file {
+            return format!("--scenario {path}{lock}");
+        }
+        let mut args = format!("--seed {}{lock}", self.seed);
+        let default = crate::scenario::Config::default();
+        if self.processes.len() != usize::from(default.processes) {
+            args.push_str(&format!(" --processes {}", self.processes.len()));
+        }
+        if self.duration_ms != default.duration_ms {
+            args.push_str(&format!(" --duration-s {}", self.duration_ms / 1000));
+        }
+        args
     }
 }

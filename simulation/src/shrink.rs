@@ -100,6 +100,8 @@ pub struct Shrunk {
     pub kind: ViolationKind,
     /// The size of the scenario it started from.
     pub from: Size,
+    /// The scenario as given.
+    pub original: Scenario,
     /// The run of the smallest scenario that still fails.
     pub report: RunReport,
     /// The simplifications it kept, in order.
@@ -161,6 +163,7 @@ pub fn shrink(
     if !breaks(&first, kind) {
         return Err(NotShrunk::Passes(Box::new(first)));
     }
+    let original = first.scenario().clone();
     let mut best = first;
     let mut runs = 1;
     let mut steps = Vec::new();
@@ -197,7 +200,7 @@ pub fn shrink(
             break;
         }
     }
-    Ok(Shrunk { kind, from, report: best, steps, runs, gave_up })
+    Ok(Shrunk { kind, from, original, report: best, steps, runs, gave_up })
 }
 
 fn breaks(report: &RunReport, kind: ViolationKind) -> bool {
@@ -226,7 +229,7 @@ fn cut_the_run(report: &RunReport, kind: ViolationKind) -> Vec<(String, Scenario
     let Some(violation) = report.violations().iter().find(|v| v.kind == kind) else { return Vec::new() };
     let after = (violation.window.1 + Duration::from_secs(2)).as_millis() as u64;
     let mut out = Vec::new();
-    for duration_ms in [after.div_ceil(1000) * 1000, scenario.duration_ms / 2] {
+    for duration_ms in [after.div_ceil(1000) * 1000, scenario.duration_ms / 2000 * 1000] {
         let duration_ms = duration_ms.max(1_000);
         if duration_ms >= scenario.duration_ms {
             continue;

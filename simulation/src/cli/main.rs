@@ -310,10 +310,7 @@ fn run_shrink(loaded: Loaded, options: ShrinkOptions, out: Option<PathBuf>) -> b
         }
         None => PathBuf::from(format!("shrunk-seed-{}.toml", scenario.seed)),
     });
-    let command = match &loaded.file {
-        Some(file) => format!("dynalease-sim shrink --scenario {file}"),
-        None => format!("dynalease-sim shrink --seed {}", scenario.seed),
-    };
+    let command = format!("dynalease-sim shrink {}", scenario.command_args(loaded.file.as_deref()));
     println!("shrink: {origin} (lock {}): {}", scenario.lock, shrink::Size::of(&scenario));
     let progress = Progress::new(options.max_runs as u64, "runs");
     let kept = std::cell::Cell::new(0usize);
@@ -363,8 +360,8 @@ fn run_shrink(loaded: Loaded, options: ShrinkOptions, out: Option<PathBuf>) -> b
     for (i, step) in shrunk.steps.iter().enumerate() {
         comment.push_str(&format!("  {}. {}\n", i + 1, step.change));
     }
-    comment.push_str(&format!("Replay it: dynalease-sim run --scenario {} --timeline\n", path.display()));
     let report = shrunk.report.with_source(path.display().to_string());
+    comment.push_str(&format!("Replay it: {}\n", report.replay_command()));
     if write_file(&path, &report.scenario().to_toml(&comment)) {
         println!("wrote {}", path.display());
     }
