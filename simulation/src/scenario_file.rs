@@ -176,7 +176,8 @@ impl Scenario {
             ScenarioFileError::at(text, err.span(), String::from("."), err.message().trim_end().to_owned())
         })?;
         let file: FileScenario = serde_path_to_error::deserialize(deserializer).map_err(|err| {
-            let field = err.path().to_string();
+            // The spans of tables are a field of their own to serde: not one of the file's.
+            let field = err.path().to_string().replace(".$__serde_spanned_private_value", "");
             let inner = err.into_inner();
             ScenarioFileError::at(text, inner.span(), field, inner.message().trim_end().to_owned())
         })?;
