@@ -95,7 +95,7 @@ pub fn svg(report: &RunReport) -> String {
     let lane_top = |p: u16| TOP + f64::from(p) * (lane_height + LANE_GAP);
     let row_y = |p: u16, lock: LockId| lane_top(p) + 4.0 + row_of.get(&lock).copied().unwrap_or(0) as f64 * ROW;
     let lanes_bottom = lane_top(lanes as u16) - LANE_GAP;
-    let height = lanes_bottom + 40.0 + 18.0 * (locks.len() as f64 / 4.0).ceil().max(1.0) + 40.0;
+    let height = lanes_bottom + 24.0 + 18.0 * (locks.len() as f64 / 4.0).ceil().max(1.0) + 3.0 * 16.0 + 10.0;
     let total_width = LEFT + WIDTH + RIGHT;
 
     // The entries of each violation, by index.
@@ -127,7 +127,7 @@ pub fn svg(report: &RunReport) -> String {
 .token{{font-size:9px;fill:#fff}} .grant{{stroke:#000;stroke-width:1.5}} .renewal{{stroke:#000;stroke-width:0.7}} \
 .write{{stroke:#000;stroke-width:0.8}} .committed{{fill:#000}} .refused{{fill:#fff}} .store{{fill:#555}} \
 .violation,.last-good{{fill:none;stroke-width:2.5}} .first{{stroke:#d00}} .second{{stroke:#f80}} .last-good{{stroke:#093}} \
-.mark-label{{font-size:9px;font-weight:bold}} .heal{{stroke:#093;stroke-width:1}}\
+.mark-label{{font-size:9px;font-weight:bold;stroke:none}} .heal{{stroke:#093;stroke-width:1}}\
 </style>"
     );
     let kinds: Vec<&str> = report.violations().iter().map(|v| v.kind.name()).collect();
@@ -350,7 +350,11 @@ pub fn svg(report: &RunReport) -> String {
             mark.class(),
             mark.class(),
             at + 7.0,
-            y - 5.0,
+            match mark {
+                Mark::First => y - 5.0,
+                Mark::Second => y + 11.0,
+                Mark::LastGood => y - 5.0,
+            },
             match mark {
                 Mark::First => "#d00",
                 Mark::Second => "#f80",
@@ -379,11 +383,16 @@ pub fn svg(report: &RunReport) -> String {
             escape(history.lock_name(*lock))
         );
     }
-    y += 20.0;
-    let _ = writeln!(
-        out,
-        r#"<text x="{LEFT}" y="{y:.1}">bars: beliefs with their token; tall ticks: grants; short ticks: renewals; dots: fenced writes (filled committed, hollow refused); squares: store writes; shading: crash (black), pause (amber), suspend (brown), partition (red), latency (grey), throttling (purple); rings: the violation's first (red) and second (orange) operations, the last good one (green)</text>"#
-    );
+    for line in [
+        "bars: beliefs in a lease, with their token; tall ticks: grants; short ticks: renewals; dots: fenced writes \
+         (filled: committed, hollow: refused); squares: writes the external store accepted",
+        "shading: crash (dark grey), pause (amber), suspend (brown), partition (red), latency (grey), throttling (purple), \
+         table outage (black); dashed: wall-clock steps (blue), deleted lock items (red)",
+        "rings: the violation's first operation (red), second (orange), and the last good one before them (green)",
+    ] {
+        y += 16.0;
+        let _ = writeln!(out, r#"<text x="{LEFT}" y="{y:.1}">{}</text>"#, escape(line));
+    }
     let _ = writeln!(out, "</g>");
     let _ = writeln!(out, "</svg>");
     out
