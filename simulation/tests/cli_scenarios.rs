@@ -133,8 +133,7 @@ fn shrink_writes_the_smallest_failing_scenario_and_its_replay() {
 #[test]
 fn shrink_says_so_when_it_gives_up_or_has_nothing_to_shrink() {
     let out = scratch("gave-up.toml");
-    let output =
-        sim(&["--lock", "naive", "shrink", "--seed", "0", "--max-runs", "3", "--out", out.to_str().unwrap()]);
+    let output = sim(&["--lock", "naive", "shrink", "--seed", "0", "--max-runs", "3", "--out", out.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).contains("gave up after 3 runs (--max-runs 3)"), "{}", stdout(&output));
     assert!(out.exists());
@@ -148,7 +147,8 @@ fn shrink_says_so_when_it_gives_up_or_has_nothing_to_shrink() {
 #[test]
 fn run_draws_its_picture() {
     let svg = scratch("run.svg");
-    let output = sim(&["--lock", "naive", "run", "--seed", "0", "--duration-s", "120", "--picture", svg.to_str().unwrap()]);
+    let output =
+        sim(&["--lock", "naive", "run", "--seed", "0", "--duration-s", "120", "--picture", svg.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     let text = std::fs::read_to_string(&svg).expect("the picture");
     assert!(text.starts_with("<svg") && text.contains(r#"<g class="violation first">"#));

@@ -52,7 +52,8 @@ fn the_picture_of_a_naive_seed_has_its_lanes_bars_and_violation() {
 
 #[test]
 fn faults_are_shaded_in_the_lanes_they_hit() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/incidents/suspended-machine.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/incidents/suspended-machine.toml")).unwrap();
     let svg = World::new(Scenario::from_toml(&text).unwrap()).run().picture();
     assert_eq!(svg.matches(r#"<rect class="fault suspend""#).count(), 1);
     assert_eq!(svg.matches(r#"class="instant clock-step""#).count(), 2);
