@@ -59,7 +59,7 @@ pub const MAX_PROCESSES: usize = 64;
 /// let err = Scenario::from_toml(text).unwrap_err();
 /// assert_eq!(err.line(), Some(5));
 /// assert_eq!(err.field(), "processes[0].clock.drift_ppm");
-/// assert!(err.to_string().starts_with("line 5, column 21, processes[0].clock.drift_ppm: "), "{err}");
+/// assert!(err.to_string().starts_with("line 5, column 23, processes[0].clock.drift_ppm: "), "{err}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioFileError {
