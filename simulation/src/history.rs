@@ -378,6 +378,8 @@ pub enum Event {
         sent: Duration,
         /// The request, interned: the retries of one request by the client share it.
         request: u32,
+        /// The operation of the process that sent the request while it acquired a lock, if any.
+        op: Option<OpId>,
         /// The item before the write.
         before: LockState,
         /// The item after it.
@@ -659,12 +661,13 @@ impl Entry {
                 d.u64(14);
                 d.str(&format!("{nemesis:?}"));
             }
-            Event::Applied { lock, by, sent, request, before, after } => {
+            Event::Applied { lock, by, sent, request, op, before, after } => {
                 d.u64(15);
                 d.u64(u64::from(lock.0));
                 d.process(*by);
                 d.u64(sent.as_micros() as u64);
                 d.u64(u64::from(*request));
+                d.u64(op.map_or(0, |op| u64::from(op.0) + 1));
                 d.state(before);
                 d.state(after);
             }

@@ -136,6 +136,15 @@ impl Network {
     }
 }
 
+/// How long a trigger holds a write in the network.
+#[derive(Clone, Copy, Debug)]
+enum Hold {
+    /// At least this long, then until another process's next read of the lock.
+    Read(Duration),
+    /// Until a process that waits for the lock may take it over.
+    Takeover,
+}
+
 /// What the far end adds to a request's way back: a delay, a loss, and what the request did.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Extra {
@@ -204,8 +213,9 @@ impl Link {
         let reaction = target.and_then(|t| self.triggers.moment(Moment::LockWriteSent, self.process, &t.name));
         let hold = match (reaction, target) {
             (Some(Reaction::HoldUntilRead { min_ms }), Some(target)) => {
-                Some((target.name.clone(), Duration::from_millis(min_ms)))
+                Some((target.name.clone(), Hold::Read(Duration::from_millis(min_ms))))
             }
+            (Some(Reaction::HoldUntilTakeover), Some(target)) => Some((target.name.clone(), Hold::Takeover)),
             (Some(Reaction::DelayRequest { extra_ms }), _) => {
                 there += Duration::from_millis(extra_ms);
                 None
@@ -217,8 +227,10 @@ impl Link {
             if !there.is_zero() {
                 link.clock.sleep(there).await;
             }
-            if let Some((lock, min)) = hold {
-                link.triggers.next_read_after(&lock, min, link.hold_max).await;
+            match hold {
+                Some((lock, Hold::Read(min))) => link.triggers.next_read_after(&lock, min, link.hold_max).await,
+                Some((lock, Hold::Takeover)) => link.triggers.next_takeover(&lock, link.hold_max).await,
+                None => {}
             }
             let (answer, extra) = apply(sent).await;
             let back = back + extra.delay;
@@ -290,7 +302,7 @@ impl Link {
             return extra;
         }
         if status == 200 {
-            let observed = self.truth.applied(target, self.process, sent, request.hash);
+            let observed = self.truth.applied(target, self.process, sent, request.hash, request.operation);
             let moment = match observed.effect {
                 WriteEffect::Grant => Some(Moment::Granted),
                 WriteEffect::Renewal => Some(Moment::Renewed),
@@ -338,6 +350,8 @@ struct Observing {
     hash: u64,
     /// The body of a write to a lock item.
     body: Vec<u8>,
+    /// The operation the sending task acquires a lock for.
+    operation: Option<OpId>,
 }
 
 impl Observing {
@@ -349,7 +363,8 @@ impl Observing {
         let writes_lock = target.is_some() && operation != "GetItem";
         let hash = if writes_lock { crate::truth::fnv(body) } else { 0 };
         let body = if writes_lock { body.to_vec() } else { Vec::new() };
-        Observing { op, target, writes_lock, hash, body }
+        let operation = if writes_lock { crate::workload::current_operation() } else { None };
+        Observing { op, target, writes_lock, hash, body, operation }
     }
 }
 

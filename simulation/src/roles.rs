@@ -203,7 +203,7 @@ async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64, steps: u32
         ctx.sleep(Duration::from_millis(rng.range(every_ms_max / 4, every_ms_max))).await;
         let called = clock.monotonic();
         let op = ctx.invoke(Call::TryAcquire { lock });
-        let token = match locks.create(name, lease).await {
+        let token = match ctx.as_operation(op, locks.create(name, lease)).await {
             Ok(Some(token)) => token,
             Ok(None) => {
                 ctx.complete(op, Outcome::Fail, Value::Text(String::from("held")));

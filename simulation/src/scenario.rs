@@ -281,14 +281,15 @@ impl Scenario {
         for i in (1..n).rev() {
             order.swap(i, rng.below(i as u64 + 1) as usize);
         }
+        // Two of each, side by side, so that the two land on different processes.
         let kinds = [
             RoleKind::Leader,
             RoleKind::Leader,
             RoleKind::StoreWriter,
             RoleKind::StoreWriter,
             RoleKind::Job,
-            RoleKind::TryLoop,
             RoleKind::Job,
+            RoleKind::TryLoop,
             RoleKind::TryLoop,
             RoleKind::TokenHolder,
             RoleKind::TokenHolder,
@@ -557,6 +558,7 @@ fn trigger_strategy() -> impl Strategy<Value = (u32, Trigger)> {
         Just(Reaction::LoseAnswer),
         (1u64..20_000).prop_map(|extra_ms| Reaction::DelayRequest { extra_ms }),
         (1_000u64..60_000).prop_map(|min_ms| Reaction::HoldUntilRead { min_ms }),
+        Just(Reaction::HoldUntilTakeover),
         Just(Reaction::DeleteItem),
         (0u64..20_000, any::<bool>()).prop_map(|(lead_ms, suspend)| Reaction::StopUntilTakeover { lead_ms, suspend }),
     ];

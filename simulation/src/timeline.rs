@@ -115,11 +115,12 @@ impl<'h> Timeline<'h> {
                 format!("unheld {what}: {why}")
             }
             Event::Nemesis(nemesis) => self.nemesis(nemesis),
-            Event::Applied { lock, by, before, after, .. } => {
+            Event::Applied { lock, by, before, after, op, .. } => {
                 let lock = self.lock(*lock);
+                let of = op.map(|op| format!(" for {op}")).unwrap_or_default();
                 match WriteEffect::of(before, after) {
                     WriteEffect::Grant => {
-                        format!("granted {lock} token {} to {by} ({})", after.fence(), self.state(after))
+                        format!("granted {lock} token {} to {by}{of} ({})", after.fence(), self.state(after))
                     }
                     WriteEffect::Renewal => format!("renewed {lock} for {by} ({})", self.state(after)),
                     WriteEffect::Release => format!("released {lock} by {by} (was {})", self.state(before)),

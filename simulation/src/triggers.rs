@@ -111,6 +111,11 @@ pub enum Reaction {
         /// The shortest hold.
         min_ms: u64,
     },
+    /// The write of the moment ([`Moment::LockWriteSent`]) is held in the network until a
+    /// process that waits for the lock may take it over (a whole lease after it first read the
+    /// record it reads again), and delivered right after that process's read, so that it lands
+    /// between the read and the takeover that follows it.
+    HoldUntilTakeover,
     /// Deletes the lock item of the moment.
     DeleteItem,
     /// Pauses (or suspends) the holder of the lock of the moment, and resumes it `lead_ms`
@@ -133,6 +138,7 @@ impl Reaction {
                 | Reaction::LoseAnswer
                 | Reaction::DelayRequest { .. }
                 | Reaction::HoldUntilRead { .. }
+                | Reaction::HoldUntilTakeover
         )
     }
 
@@ -149,6 +155,7 @@ impl Reaction {
             Reaction::LoseAnswer => "lost-answer",
             Reaction::DelayRequest { .. } => "delayed-write",
             Reaction::HoldUntilRead { .. } => "held-write",
+            Reaction::HoldUntilTakeover => "write-held-until-takeover",
             Reaction::DeleteItem => "delete-item",
             Reaction::StopUntilTakeover { .. } => "stop-until-takeover",
         }
@@ -225,6 +232,8 @@ pub(crate) struct Triggers {
     pub(crate) orders: Notify,
     /// Wake the writes held until a read of their lock, by lock.
     reads: Mutex<BTreeMap<String, Arc<Notify>>>,
+    /// Wake the writes held until a takeover of their lock is due, by lock.
+    dues: Mutex<BTreeMap<String, Arc<Notify>>>,
     /// Wakes every held write at the heal.
     healed: Notify,
     active: AtomicBool,
@@ -241,6 +250,7 @@ impl Triggers {
             state: Mutex::new(state),
             orders: Notify::new(),
             reads: Mutex::new(BTreeMap::new()),
+            dues: Mutex::new(BTreeMap::new()),
             healed: Notify::new(),
             active,
         }
@@ -331,11 +341,30 @@ impl Triggers {
         if any {
             self.orders.notify_one();
         }
+        if now.as_millis() as u64 >= due_ms {
+            notify_of(&self.dues, lock).notify_waiters();
+        }
     }
 
     fn read_notify(&self, lock: &str) -> Arc<Notify> {
-        let mut reads = self.reads.lock().unwrap_or_else(|e| e.into_inner());
-        reads.entry(lock.to_owned()).or_default().clone()
+        notify_of(&self.reads, lock)
+    }
+
+    /// Waits until a process that waits for `lock` may take it over, at most `longest` and no
+    /// longer than the heal.
+    pub(crate) async fn next_takeover(&self, lock: &str, longest: Duration) {
+        let due = notify_of(&self.dues, lock);
+        let due = due.notified();
+        let healed = self.healed.notified();
+        if !self.is_active() {
+            return;
+        }
+        tokio::select! {
+            biased;
+            () = healed => {}
+            () = due => {}
+            () = self.clock.sleep(longest) => {}
+        }
     }
 
     /// A read of `lock` was applied: delivers the writes held until then.
@@ -383,20 +412,29 @@ impl Triggers {
     }
 }
 
+/// The notifier of `lock` in `map`.
+fn notify_of(map: &Mutex<BTreeMap<String, Arc<Notify>>>, lock: &str) -> Arc<Notify> {
+    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(lock.to_owned()).or_default().clone()
+}
+
 /// Whether a reaction means anything at a moment: the network's reactions need the request
 /// of the moment.
 fn fits(moment: Moment, reaction: &Reaction) -> bool {
     match reaction {
         Reaction::DelayAnswer { .. } | Reaction::LoseAnswer => matches!(moment, Moment::Granted | Moment::Renewed),
-        Reaction::DelayRequest { .. } | Reaction::HoldUntilRead { .. } => moment == Moment::LockWriteSent,
+        Reaction::DelayRequest { .. } | Reaction::HoldUntilRead { .. } | Reaction::HoldUntilTakeover => {
+            moment == Moment::LockWriteSent
+        }
         _ => true,
     }
 }
 
 /// The moments and reactions a seed draws its triggers from: each a window where a lock
 /// protocol is known to break, and the fault that opens it.
-const MENU: [(Moment, ReactionKind); 18] = [
+const MENU: [(Moment, ReactionKind); 20] = [
     (Moment::LockWriteSent, ReactionKind::DelayRequest),
+    (Moment::LockWriteSent, ReactionKind::HoldUntilTakeover),
     (Moment::LockWriteSent, ReactionKind::Pause),
     (Moment::LockWriteSent, ReactionKind::Suspend),
     (Moment::LockWriteSent, ReactionKind::Crash),
@@ -413,6 +451,7 @@ const MENU: [(Moment, ReactionKind); 18] = [
     (Moment::RenewalAnswered, ReactionKind::DeleteItem),
     (Moment::RenewalAnswered, ReactionKind::Pause),
     (Moment::Waiting, ReactionKind::ClockStep),
+    (Moment::Waiting, ReactionKind::ClockStep),
     (Moment::Waiting, ReactionKind::Pause),
 ];
 
@@ -428,6 +467,7 @@ enum ReactionKind {
     LoseAnswer,
     DelayRequest,
     HoldUntilRead,
+    HoldUntilTakeover,
     DeleteItem,
     StopUntilTakeover,
 }
@@ -454,6 +494,7 @@ impl ReactionKind {
             ReactionKind::LoseAnswer => Reaction::LoseAnswer,
             ReactionKind::DelayRequest => Reaction::DelayRequest { extra_ms: rng.range(1, lease / 3) },
             ReactionKind::HoldUntilRead => Reaction::HoldUntilRead { min_ms: rng.range(lease / 2, lease) },
+            ReactionKind::HoldUntilTakeover => Reaction::HoldUntilTakeover,
             ReactionKind::DeleteItem => Reaction::DeleteItem,
             ReactionKind::StopUntilTakeover => {
                 Reaction::StopUntilTakeover { lead_ms: rng.range(0, lease / 2), suspend: rng.chance_ppm(500_000) }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use dynalease_fake::FakeDynamoDb;
 
-use crate::history::{Actor, Event, LockRecord, LockState, ProcessRef, Recorder, WriteEffect};
+use crate::history::{Actor, Event, LockRecord, LockState, OpId, ProcessRef, Recorder, WriteEffect};
 use crate::world::{PARTITION_KEY, SORT_KEY, TABLE};
 
 /// A lock item a request is about: its lock name and its partition key.
@@ -94,9 +94,16 @@ impl Truth {
         *state.requests.entry(hash).or_insert(next)
     }
 
-    /// Records that DynamoDB applied the write of `by` to `target`, sent at `sent`, whose body
-    /// hashes to `hash`.
-    pub(crate) fn applied(&self, target: &LockTarget, by: ProcessRef, sent: Duration, hash: u64) -> Observed {
+    /// Records that DynamoDB applied the write of `by` to `target`, sent at `sent` for the
+    /// operation `op`, whose body hashes to `hash`.
+    pub(crate) fn applied(
+        &self,
+        target: &LockTarget,
+        by: ProcessRef,
+        sent: Duration,
+        hash: u64,
+        op: Option<OpId>,
+    ) -> Observed {
         let request = self.request(hash);
         let (after, owner) = self.peek(target);
         let lock = self.recorder.lock(&target.name);
@@ -121,7 +128,7 @@ impl Truth {
             }
             before
         };
-        self.recorder.record(Actor::Db, Event::Applied { lock, by, sent, request, before, after });
+        self.recorder.record(Actor::Db, Event::Applied { lock, by, sent, request, op, before, after });
         Observed { effect: WriteEffect::of(&before, &after) }
     }
 

@@ -33,6 +33,17 @@ use crate::net::{Extra, Link, OP_HEADER};
 use crate::rng::SimRng;
 use crate::world::{PARTITION_KEY, SORT_KEY, TABLE};
 
+tokio::task_local! {
+    /// The operation whose requests a task sends, while it acquires: the world ties the grants
+    /// DynamoDB makes for those requests to it.
+    static OPERATION: Arc<Mutex<Option<OpId>>>;
+}
+
+/// The operation the current task acquires a lock for, if any.
+pub(crate) fn current_operation() -> Option<OpId> {
+    OPERATION.try_with(|op| *lock_pending(op)).ok().flatten()
+}
+
 /// The future of a workload.
 pub type WorkloadFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
@@ -341,6 +352,13 @@ impl ProcessCtx {
         outcome
     }
 
+    /// Runs `future`, which acquires a lock, as the operation `op`: the world ties the grants
+    /// DynamoDB makes for its requests to `op`, which tells the checker which grant a belief
+    /// came from when one process holds several leases of a lock.
+    pub async fn as_operation<T>(&self, op: OpId, future: impl Future<Output = T>) -> T {
+        OPERATION.scope(Arc::new(Mutex::new(Some(op))), future).await
+    }
+
     /// Records that this process starts `call`; complete it with [`complete`](Self::complete).
     /// An operation still open when the process crashes completes as `Info`.
     pub fn invoke(&self, call: Call) -> OpId {
@@ -427,7 +445,7 @@ impl ProcessCtx {
         match &self.inner.locks {
             Locks::Library => {
                 let attempt = self.inner.lock_table.acquire(name, lease);
-                match self.within(timeout, attempt).await {
+                match self.as_operation(op, self.within(timeout, attempt)).await {
                     None => self.complete(op, Outcome::Info, Value::Text(String::from("timed out"))),
                     Some(Ok(lease)) => {
                         self.complete(op, Outcome::Ok, Value::Token(lease.fencing_token()));
@@ -455,7 +473,7 @@ impl ProcessCtx {
         let op = self.invoke(Call::TryAcquire { lock });
         let lease = self.inner.lease;
         match &self.inner.locks {
-            Locks::Library => match self.inner.lock_table.try_acquire(name, lease).await {
+            Locks::Library => match self.as_operation(op, self.inner.lock_table.try_acquire(name, lease)).await {
                 Ok(Some(lease)) => {
                     self.complete(op, Outcome::Ok, Value::Token(lease.fencing_token()));
                     Some(self.hold(lease))
@@ -642,7 +660,7 @@ impl ProcessCtx {
                             }
                         }
                     });
-                    let ended = election.await;
+                    let ended = OPERATION.scope(pending.clone(), election).await;
                     if let Some(op) = lock_pending(&pending).take() {
                         let text = match ended {
                             Err(dynalease::LeaderError::Election(err)) => err.to_string(),

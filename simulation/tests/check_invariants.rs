@@ -27,7 +27,7 @@ fn held_by(owner: u32, version: u32, fence: u64) -> LockState {
 /// DynamoDB applied a write of `by`, sent at `sent_ms`, that took the item from `before` to `after`.
 fn write(ms: u64, by: u16, sent_ms: u64, before: LockState, after: LockState) -> Entry {
     let sent = Duration::from_millis(sent_ms);
-    at(ms, Actor::Db, Event::Applied { lock: LOCK, by: p(by), sent, request: ms as u32, before, after })
+    at(ms, Actor::Db, Event::Applied { lock: LOCK, by: p(by), sent, request: ms as u32, op: None, before, after })
 }
 
 fn held(ms: u64, process: u16, belief: u32, token: u64) -> Entry {
@@ -331,6 +331,7 @@ fn a_retry_refused_by_its_own_first_attempt_is_a_violation() {
             by: p(0),
             sent: Duration::ZERO,
             request: 7,
+            op: None,
             before: LockState::Absent,
             after: held_by(1, 1, 1),
         },

@@ -18,7 +18,8 @@ const LATE: Duration = Duration::from_micros(1_001);
 impl Checked<'_> {
     /// The lease DynamoDB granted for `belief`, if any.
     pub(super) fn lease_of(&self, belief: &Belief) -> Option<&TrueLease> {
-        self.truth.lease_granted(belief.lock, belief.process, belief.token, belief.start_idx)
+        let op = self.index.acquire_of(belief.lock, belief.token, belief.process, belief.start_idx);
+        self.truth.lease_granted(belief.lock, belief.process, belief.token, belief.start_idx, op)
     }
 }
 

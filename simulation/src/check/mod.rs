@@ -253,7 +253,7 @@ struct Checked<'h> {
 /// let grant = |s, before, after, by| Entry {
 ///     at: Duration::from_secs(s),
 ///     actor: Actor::Db,
-///     event: Event::Applied { lock: LockId(0), by, sent: Duration::from_secs(s), request: 0, before, after },
+///     event: Event::Applied { lock: LockId(0), by, sent: Duration::from_secs(s), request: 0, op: None, before, after },
 /// };
 /// let history = History::from_entries(
 ///     vec![grant(1, LockState::Free { fence: 1 }, held(1, 2), p(0)), grant(99, held(1, 2), held(2, 2), p(1))],

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::clocks::Machines;
 use super::index::Index;
-use crate::history::{Event, LockId, LockState, Nemesis, ProcessRef, WriteEffect};
+use crate::history::{Event, LockId, LockState, Nemesis, OpId, ProcessRef, WriteEffect};
 
 /// A record version written for a lease: the first write that DynamoDB applied with it.
 #[derive(Clone, Copy, Debug)]
@@ -39,9 +39,9 @@ pub(super) struct TrueLease {
     pub(super) owner: u32,
     /// The incarnation whose write granted it.
     pub(super) to: ProcessRef,
-    /// The grants of the lease: its fencing tokens, with their entries (more than one when the
-    /// client retried an acquire whose answer was lost).
-    pub(super) grants: Vec<(u64, usize)>,
+    /// The grants of the lease: its fencing tokens, with their entries and the operations they
+    /// were for (more than one when the client retried an acquire whose answer was lost).
+    pub(super) grants: Vec<(u64, usize, Option<OpId>)>,
     pub(super) versions: Vec<Version>,
     /// When and how it left the item: (time, entry, how).
     pub(super) end: Option<(Duration, usize, LeaseEnd)>,
@@ -50,7 +50,7 @@ pub(super) struct TrueLease {
 impl TrueLease {
     /// The entry of its first grant.
     pub(super) fn granted_idx(&self) -> usize {
-        self.grants.first().map_or(0, |(_, idx)| *idx)
+        self.grants.first().map_or(0, |(_, idx, _)| *idx)
     }
 
     /// The latest end of the lease on its holder's monotonic clock, by the versions DynamoDB had
@@ -93,7 +93,7 @@ impl Truth {
         let mut refusals: BTreeMap<u32, (ProcessRef, u32)> = BTreeMap::new();
         for (idx, entry) in index.entries.iter().enumerate() {
             match &entry.event {
-                Event::Applied { lock, by, sent, before, after, .. } => {
+                Event::Applied { lock, by, sent, before, after, op, .. } => {
                     truth.writes += 1;
                     truth.change(*lock, idx, *after);
                     let effect = WriteEffect::of(before, after);
@@ -124,7 +124,7 @@ impl Truth {
                     };
                     let lease = &mut truth.leases[i];
                     if effect == WriteEffect::Grant {
-                        lease.grants.push((record.fence, idx));
+                        lease.grants.push((record.fence, idx, *op));
                     }
                     if !lease.versions.iter().any(|v| v.value == record.version) {
                         let duration =
@@ -183,12 +183,23 @@ impl Truth {
         self.by_owner.get(&(lock, owner)).map(|&i| &self.leases[i])
     }
 
-    /// The lease that DynamoDB granted `to` on `lock` with `token`, last before entry `idx`.
-    pub(super) fn lease_granted(&self, lock: LockId, to: ProcessRef, token: u64, idx: usize) -> Option<&TrueLease> {
-        self.leases
-            .iter()
-            .filter(|l| l.lock == lock && l.to == to)
-            .filter(|l| l.grants.iter().any(|&(fence, at)| fence == token && at <= idx))
-            .max_by_key(|l| l.granted_idx())
+    /// The lease that DynamoDB granted `to` on `lock` with `token` before entry `idx`: the one
+    /// granted for the operation `op` if there is one, else the last.
+    pub(super) fn lease_granted(
+        &self,
+        lock: LockId,
+        to: ProcessRef,
+        token: u64,
+        idx: usize,
+        op: Option<OpId>,
+    ) -> Option<&TrueLease> {
+        let granted = |l: &&TrueLease, of: Option<OpId>| {
+            l.grants
+                .iter()
+                .any(|&(fence, at, grant_op)| fence == token && at <= idx && (of.is_none() || grant_op == of))
+        };
+        let candidates = || self.leases.iter().filter(|l| l.lock == lock && l.to == to);
+        op.and_then(|op| candidates().filter(|l| granted(l, Some(op))).max_by_key(|l| l.granted_idx()))
+            .or_else(|| candidates().filter(|l| granted(l, None)).max_by_key(|l| l.granted_idx()))
     }
 }
