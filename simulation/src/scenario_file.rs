@@ -378,6 +378,7 @@ enum ReactionName {
     LoseAnswer,
     DelayRequest,
     HoldUntilRead,
+    HoldUntilTakeover,
     DeleteItem,
     StopUntilTakeover,
 }
@@ -900,6 +901,7 @@ impl FileTrigger {
                 file.reaction = ReactionName::HoldUntilRead;
                 file.min_ms = Some(*min_ms);
             }
+            Reaction::HoldUntilTakeover => file.reaction = ReactionName::HoldUntilTakeover,
             Reaction::DeleteItem => file.reaction = ReactionName::DeleteItem,
             Reaction::StopUntilTakeover { lead_ms, suspend } => {
                 file.reaction = ReactionName::StopUntilTakeover;
@@ -922,6 +924,7 @@ impl FileTrigger {
             ReactionName::LoseAnswer => ("a lost answer", &[]),
             ReactionName::DelayRequest => ("a delayed request", &["extra_ms"]),
             ReactionName::HoldUntilRead => ("a write held until a read", &["min_ms"]),
+            ReactionName::HoldUntilTakeover => ("a write held until a takeover", &[]),
             ReactionName::DeleteItem => ("a deletion", &[]),
             ReactionName::StopUntilTakeover => ("a stop until the takeover", &["lead_ms", "suspend"]),
         };
@@ -959,6 +962,7 @@ impl FileTrigger {
             ReactionName::LoseAnswer => Reaction::LoseAnswer,
             ReactionName::DelayRequest => Reaction::DelayRequest { extra_ms: need(what, "extra_ms", self.extra_ms)? },
             ReactionName::HoldUntilRead => Reaction::HoldUntilRead { min_ms: need(what, "min_ms", self.min_ms)? },
+            ReactionName::HoldUntilTakeover => Reaction::HoldUntilTakeover,
             ReactionName::DeleteItem => Reaction::DeleteItem,
             ReactionName::StopUntilTakeover => Reaction::StopUntilTakeover {
                 lead_ms: self.lead_ms.unwrap_or(0),
