@@ -185,22 +185,18 @@ async fn check_orders(client: Client) -> Result<usize, String> {
     Ok(orders.len())
 }
 
-/// Runs `scenario` with the dispatcher in every process; `Err` with what broke.
-fn run_with_dispatcher(
-    mut scenario: Scenario,
-    fenced: bool,
-) -> Result<(usize, dynalease_sim::RunReport), (String, dynalease_sim::RunReport)> {
+/// Runs `scenario` with the dispatcher in every process: the run, and how many orders it
+/// dispatched, or what broke (the simulation's checker first, then the rule of the orders).
+fn run_with_dispatcher(mut scenario: Scenario, fenced: bool) -> (dynalease_sim::RunReport, Result<usize, String>) {
     for process in &mut scenario.processes {
         process.custom.push(Arc::new(Dispatcher { fenced }));
     }
     let (report, orders) = World::new(scenario).run_then(check_orders);
     if !report.violations().is_empty() {
-        return Err((report.failure_report(), report));
+        let broke = report.failure_report();
+        return (report, Err(broke));
     }
-    match orders {
-        Ok(orders) => Ok((orders, report)),
-        Err(broke) => Err((broke, report)),
-    }
+    (report, orders)
 }
 
 fn main() {
@@ -227,7 +223,7 @@ fn main() {
     // A fixed seed for the generator, so that the example finds the same case every time.
     let mut runner = TestRunner::new_with_rng(runner_config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
     let outcome = runner.run(&scenario::strategy(config), |scenario| {
-        run_with_dispatcher(scenario, fenced).map(|_| ()).map_err(|(broke, _)| TestCaseError::fail(broke))
+        run_with_dispatcher(scenario, fenced).1.map(|_| ()).map_err(TestCaseError::fail)
     });
     match outcome {
         Ok(()) => println!(
@@ -270,11 +266,11 @@ fn replay(path: &str, fenced: bool) {
         std::process::exit(2)
     });
     match run_with_dispatcher(scenario, fenced) {
-        Ok((orders, report)) => {
+        (report, Ok(orders)) => {
             println!("{orders} orders, each dispatched once, tokens never back");
             print!("{}", report.summary());
         }
-        Err((broke, report)) => {
+        (report, Err(broke)) => {
             println!("{}", report.timeline());
             print!("{}", report.summary());
             println!("BROKEN: {broke}");
