@@ -114,6 +114,30 @@ impl fmt::Display for ScenarioFileError {
 
 impl std::error::Error for ScenarioFileError {}
 
+/// Where the top-level `key` of a file is set: its line before the first table, or the first
+/// table of that name (`[[processes]]`).
+fn top_level_span(text: &str, key: &str) -> Option<Range<usize>> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let start = offset + (line.len() - trimmed.len());
+        offset += line.len();
+        if trimmed.starts_with('[') {
+            let name = trimmed.trim_start_matches('[').split(']').next().unwrap_or("").trim();
+            if name == key {
+                return Some(start..start + trimmed.trim_end().len());
+            }
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix(key)
+            && rest.trim_start().starts_with('=')
+        {
+            return Some(start..start + trimmed.trim_end().len());
+        }
+    }
+    None
+}
+
 /// The line and column (from 1) of byte `offset` of `text`.
 fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -436,7 +460,9 @@ impl FileScenario {
     }
 
     fn scenario(self, text: &str) -> Result<Scenario, ScenarioFileError> {
-        let top = |field: &str, message: String| ScenarioFileError::at(text, None, field.to_owned(), message);
+        let top = |field: &str, message: String| {
+            ScenarioFileError::at(text, top_level_span(text, field), field.to_owned(), message)
+        };
         in_range("duration_ms", self.duration_ms, 1_000, 86_400_000).map_err(|m| top("duration_ms", m))?;
         lease_in_range(self.lease_ms).map_err(|m| top("lease_ms", m))?;
         in_range("loss_ppm", u64::from(self.loss_ppm), 0, 1_000_000).map_err(|m| top("loss_ppm", m))?;
@@ -1027,7 +1053,11 @@ mod tests {
     fn bad_toml_and_bad_values_are_errors_not_panics() {
         assert_eq!(error("duration_ms = = 3").line(), Some(1));
         assert_eq!(error("duration_ms = 120_000\n").field(), ".");
-        assert!(error(&HEAD.replace("30_000", "10")).message().contains("a lease lasts from 1000 ms"));
+        let err = error(&HEAD.replace("30_000", "10"));
+        assert!(err.message().contains("a lease lasts from 1000 ms"), "{err}");
+        assert_eq!((err.line(), err.field()), (Some(2), "lease_ms"), "{err}");
+        let err = error(&HEAD.replace("lease_ms = 30_000", "lease_ms = 30_000\nsafety_ms = 999_999"));
+        assert_eq!((err.line(), err.field()), (Some(3), "safety_ms"), "{err}");
         assert!(error(&HEAD.replace("\"leader\"", "\"lead\"")).message().contains("unknown variant"));
         let err = error(&HEAD.replace("{ role = \"leader\" }", "{ role = \"leader\", write_every_ms = 0 }"));
         assert_eq!((err.line(), err.field()), (Some(5), "processes[0].roles[0].write_every_ms"), "{err}");
@@ -1036,9 +1066,9 @@ mod tests {
         assert!(
             error("seed = -4\nduration_ms = 120_000\nlease_ms = 30_000\nprocesses = []").message().contains("negative")
         );
-        assert!(
-            error("duration_ms = 120_000\nlease_ms = 30_000\nprocesses = []").message().contains("1 to 64 processes")
-        );
+        let err = error("duration_ms = 120_000\nlease_ms = 30_000\nprocesses = []");
+        assert!(err.message().contains("1 to 64 processes"), "{err}");
+        assert_eq!((err.line(), err.field()), (Some(3), "processes"), "{err}");
     }
 
     #[test]

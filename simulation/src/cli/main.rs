@@ -126,7 +126,8 @@ struct Source {
     /// The seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// A scenario file (TOML; see simulation/docs/scenario-format.toml).
+    /// A scenario file (TOML; see simulation/docs/scenario-format.toml). `--processes` and
+    /// `--duration-s` shape the scenarios of seeds only; `--lock` replaces the file's lock.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
 }
