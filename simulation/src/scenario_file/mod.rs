@@ -28,7 +28,7 @@
 //! for_ms = 45_000
 //! ```
 //!
-//! Workloads of your own ([`ProcessSpec::custom`]) are code, and a file cannot hold them: a
+//! Workloads of your own ([`ProcessSpec::custom`](crate::ProcessSpec::custom)) are code, and a file cannot hold them: a
 //! file written from a scenario that has some says so in a comment, and whoever replays it
 //! attaches them again (see `examples/proptest_workload.rs`).
 
