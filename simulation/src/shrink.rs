@@ -81,13 +81,14 @@ impl Size {
 
 impl std::fmt::Display for Size {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         write!(
             f,
-            "{} processes, {} workloads, {} faults, {} triggers, {} s",
-            self.processes,
-            self.roles,
-            self.faults,
-            self.triggers,
+            "{}, {}, {}, {}, {} s",
+            count(self.processes, "process", "processes"),
+            count(self.roles, "workload", "workloads"),
+            count(self.faults, "fault", "faults"),
+            count(self.triggers, "trigger", "triggers"),
             self.duration_ms / 1000
         )
     }
