@@ -148,6 +148,7 @@ impl Scenario {
     /// The scenario as a TOML file, with `comment` (lines of their own, `#` added) at the top.
     /// Every field that shapes the run is written out, defaults too; workloads of your own are
     /// named in a comment only.
+
     ///
     /// # Examples
     ///
@@ -180,8 +181,7 @@ impl Scenario {
             out.push('\n');
         }
         let file = FileScenario::of(self);
-        // The file types hold nothing TOML cannot write: integers within i64, and tables
-        // after plain values.
+        // The file types hold only what TOML writes: integers, strings, booleans and tables.
         out.push_str(&toml::to_string(&file).expect("a scenario file serializes"));
         out
     }
@@ -210,6 +210,7 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::faults::{Fault, ScheduledFault};
     use crate::net::NetSpec;
     use crate::scenario::{Config, LockKind, RoleKind};
 
@@ -280,6 +281,14 @@ mod tests {
         assert_eq!(scenario.safety_ms, crate::scenario::safety_ms(120_000, 30_000));
         assert_eq!(scenario.processes[0].net, NetSpec::default());
         assert_eq!(scenario.lock, LockKind::Library);
+    }
+
+    #[test]
+    fn times_beyond_the_integers_of_toml_read_back() {
+        let mut scenario = Scenario::from_seed(1, &Config { duration_ms: 60_000, ..Config::default() });
+        scenario.faults = vec![ScheduledFault { at_ms: u64::MAX, fault: Fault::TableOutage { for_ms: 1 } }];
+        let again = Scenario::from_toml(&scenario.to_toml("")).expect("read back");
+        assert_eq!(again.faults, scenario.faults);
     }
 
     #[test]
