@@ -148,7 +148,6 @@ impl Scenario {
     /// The scenario as a TOML file, with `comment` (lines of their own, `#` added) at the top.
     /// Every field that shapes the run is written out, defaults too; workloads of your own are
     /// named in a comment only.
-
     ///
     /// # Examples
     ///
