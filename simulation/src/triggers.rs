@@ -346,31 +346,16 @@ impl Triggers {
         }
     }
 
-    fn read_notify(&self, lock: &str) -> Arc<Notify> {
-        notify_of(&self.reads, lock)
-    }
-
     /// Waits until a process that waits for `lock` may take it over, at most `longest` and no
     /// longer than the heal.
     pub(crate) async fn next_takeover(&self, lock: &str, longest: Duration) {
-        let due = notify_of(&self.dues, lock);
-        let due = due.notified();
-        let healed = self.healed.notified();
-        if !self.is_active() {
-            return;
-        }
-        tokio::select! {
-            biased;
-            () = healed => {}
-            () = due => {}
-            () = self.clock.sleep(longest) => {}
-        }
+        self.notified(&self.dues, lock, longest).await;
     }
 
     /// A read of `lock` was applied: delivers the writes held until then.
     pub(crate) fn read_applied(&self, lock: &str) {
         if self.is_active() {
-            self.read_notify(lock).notify_waiters();
+            notify_of(&self.reads, lock).notify_waiters();
         }
     }
 
@@ -391,8 +376,14 @@ impl Triggers {
 
     /// Waits until a read of `lock` is applied, at most `longest` and no longer than the heal.
     async fn next_read(&self, lock: &str, longest: Duration) {
-        let notify = self.read_notify(lock);
-        let read = notify.notified();
+        self.notified(&self.reads, lock, longest).await;
+    }
+
+    /// Waits until the notifier of `lock` in `map` fires, at most `longest` and no longer than
+    /// the heal.
+    async fn notified(&self, map: &Mutex<BTreeMap<String, Arc<Notify>>>, lock: &str, longest: Duration) {
+        let notify = notify_of(map, lock);
+        let notified = notify.notified();
         let healed = self.healed.notified();
         if !self.is_active() {
             return;
@@ -400,7 +391,7 @@ impl Triggers {
         tokio::select! {
             biased;
             () = healed => {}
-            () = read => {}
+            () = notified => {}
             () = self.clock.sleep(longest) => {}
         }
     }
@@ -455,8 +446,11 @@ const MENU: [(Moment, ReactionKind); 20] = [
     (Moment::Waiting, ReactionKind::Pause),
 ];
 
-#[derive(Clone, Copy, Debug)]
-enum ReactionKind {
+/// The kinds of [`Reaction`], without their sizes: what the menu of a seed and a scenario file
+/// name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ReactionKind {
     Pause,
     Suspend,
     Crash,

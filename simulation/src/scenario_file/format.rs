@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::Spanned;
 
 use crate::net::NetSpec;
+pub(super) use crate::triggers::ReactionKind;
 
 /// A seed: an integer where TOML can hold it (up to 2^63 - 1), else a string of digits.
 pub(super) mod seed {
@@ -188,24 +189,6 @@ pub(super) enum MomentName {
     Waiting,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(super) enum ReactionName {
-    Pause,
-    Suspend,
-    Crash,
-    Partition,
-    Throttle,
-    ClockStep,
-    DelayAnswer,
-    LoseAnswer,
-    DelayRequest,
-    HoldUntilRead,
-    HoldUntilTakeover,
-    DeleteItem,
-    StopUntilTakeover,
-}
-
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FileTrigger {
@@ -216,7 +199,7 @@ pub(super) struct FileTrigger {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) lock: Option<String>,
     pub(super) moment: MomentName,
-    pub(super) reaction: ReactionName,
+    pub(super) reaction: ReactionKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) for_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

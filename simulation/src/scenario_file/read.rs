@@ -321,19 +321,19 @@ impl FileFault {
 impl FileTrigger {
     fn trigger(self, n: usize) -> Result<Trigger, FieldError> {
         let (what, allowed): (&str, &[&str]) = match self.reaction {
-            ReactionName::Pause => ("a pause", &["for_ms"]),
-            ReactionName::Suspend => ("a suspension", &["for_ms"]),
-            ReactionName::Crash => ("a crash", &["restart_after_ms"]),
-            ReactionName::Partition => ("a partition", &["for_ms"]),
-            ReactionName::Throttle => ("a throttling burst", &["per_million", "for_ms"]),
-            ReactionName::ClockStep => ("a clock step", &["delta_ms"]),
-            ReactionName::DelayAnswer => ("a delayed answer", &["extra_ms"]),
-            ReactionName::LoseAnswer => ("a lost answer", &[]),
-            ReactionName::DelayRequest => ("a delayed request", &["extra_ms"]),
-            ReactionName::HoldUntilRead => ("a write held until a read", &["min_ms"]),
-            ReactionName::HoldUntilTakeover => ("a write held until a takeover", &[]),
-            ReactionName::DeleteItem => ("a deletion", &[]),
-            ReactionName::StopUntilTakeover => ("a stop until the takeover", &["lead_ms", "suspend"]),
+            ReactionKind::Pause => ("a pause", &["for_ms"]),
+            ReactionKind::Suspend => ("a suspension", &["for_ms"]),
+            ReactionKind::Crash => ("a crash", &["restart_after_ms"]),
+            ReactionKind::Partition => ("a partition", &["for_ms"]),
+            ReactionKind::Throttle => ("a throttling burst", &["per_million", "for_ms"]),
+            ReactionKind::ClockStep => ("a clock step", &["delta_ms"]),
+            ReactionKind::DelayAnswer => ("a delayed answer", &["extra_ms"]),
+            ReactionKind::LoseAnswer => ("a lost answer", &[]),
+            ReactionKind::DelayRequest => ("a delayed request", &["extra_ms"]),
+            ReactionKind::HoldUntilRead => ("a write held until a read", &["min_ms"]),
+            ReactionKind::HoldUntilTakeover => ("a write held until a takeover", &[]),
+            ReactionKind::DeleteItem => ("a deletion", &[]),
+            ReactionKind::StopUntilTakeover => ("a stop until the takeover", &["lead_ms", "suspend"]),
         };
         let fields = Fields::new(
             what,
@@ -354,24 +354,24 @@ impl FileTrigger {
         }
         let for_ms = || need(what, "for_ms", self.for_ms);
         let reaction = match self.reaction {
-            ReactionName::Pause => Reaction::Pause { for_ms: for_ms()? },
-            ReactionName::Suspend => Reaction::Suspend { for_ms: for_ms()? },
-            ReactionName::Crash => {
+            ReactionKind::Pause => Reaction::Pause { for_ms: for_ms()? },
+            ReactionKind::Suspend => Reaction::Suspend { for_ms: for_ms()? },
+            ReactionKind::Crash => {
                 Reaction::Crash { restart_after_ms: need(what, "restart_after_ms", self.restart_after_ms)? }
             }
-            ReactionName::Partition => Reaction::Partition { for_ms: for_ms()? },
-            ReactionName::Throttle => Reaction::Throttle {
+            ReactionKind::Partition => Reaction::Partition { for_ms: for_ms()? },
+            ReactionKind::Throttle => Reaction::Throttle {
                 per_million: probability(need(what, "per_million", self.per_million)?)?,
                 for_ms: for_ms()?,
             },
-            ReactionName::ClockStep => Reaction::ClockStep { delta_ms: need(what, "delta_ms", self.delta_ms)? },
-            ReactionName::DelayAnswer => Reaction::DelayAnswer { extra_ms: need(what, "extra_ms", self.extra_ms)? },
-            ReactionName::LoseAnswer => Reaction::LoseAnswer,
-            ReactionName::DelayRequest => Reaction::DelayRequest { extra_ms: need(what, "extra_ms", self.extra_ms)? },
-            ReactionName::HoldUntilRead => Reaction::HoldUntilRead { min_ms: need(what, "min_ms", self.min_ms)? },
-            ReactionName::HoldUntilTakeover => Reaction::HoldUntilTakeover,
-            ReactionName::DeleteItem => Reaction::DeleteItem,
-            ReactionName::StopUntilTakeover => Reaction::StopUntilTakeover {
+            ReactionKind::ClockStep => Reaction::ClockStep { delta_ms: need(what, "delta_ms", self.delta_ms)? },
+            ReactionKind::DelayAnswer => Reaction::DelayAnswer { extra_ms: need(what, "extra_ms", self.extra_ms)? },
+            ReactionKind::LoseAnswer => Reaction::LoseAnswer,
+            ReactionKind::DelayRequest => Reaction::DelayRequest { extra_ms: need(what, "extra_ms", self.extra_ms)? },
+            ReactionKind::HoldUntilRead => Reaction::HoldUntilRead { min_ms: need(what, "min_ms", self.min_ms)? },
+            ReactionKind::HoldUntilTakeover => Reaction::HoldUntilTakeover,
+            ReactionKind::DeleteItem => Reaction::DeleteItem,
+            ReactionKind::StopUntilTakeover => Reaction::StopUntilTakeover {
                 lead_ms: self.lead_ms.unwrap_or(0),
                 suspend: self.suspend.unwrap_or(false),
             },

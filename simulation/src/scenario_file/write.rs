@@ -146,7 +146,7 @@ impl FileTrigger {
                 Moment::RenewalAnswered => MomentName::RenewalAnswered,
                 Moment::Waiting => MomentName::Waiting,
             },
-            reaction: ReactionName::Pause,
+            reaction: ReactionKind::Pause,
             for_ms: None,
             restart_after_ms: None,
             per_million: None,
@@ -159,43 +159,43 @@ impl FileTrigger {
         match &trigger.reaction {
             Reaction::Pause { for_ms } => file.for_ms = Some(*for_ms),
             Reaction::Suspend { for_ms } => {
-                file.reaction = ReactionName::Suspend;
+                file.reaction = ReactionKind::Suspend;
                 file.for_ms = Some(*for_ms);
             }
             Reaction::Crash { restart_after_ms } => {
-                file.reaction = ReactionName::Crash;
+                file.reaction = ReactionKind::Crash;
                 file.restart_after_ms = Some(*restart_after_ms);
             }
             Reaction::Partition { for_ms } => {
-                file.reaction = ReactionName::Partition;
+                file.reaction = ReactionKind::Partition;
                 file.for_ms = Some(*for_ms);
             }
             Reaction::Throttle { per_million, for_ms } => {
-                file.reaction = ReactionName::Throttle;
+                file.reaction = ReactionKind::Throttle;
                 file.per_million = Some(*per_million);
                 file.for_ms = Some(*for_ms);
             }
             Reaction::ClockStep { delta_ms } => {
-                file.reaction = ReactionName::ClockStep;
+                file.reaction = ReactionKind::ClockStep;
                 file.delta_ms = Some(*delta_ms);
             }
             Reaction::DelayAnswer { extra_ms } => {
-                file.reaction = ReactionName::DelayAnswer;
+                file.reaction = ReactionKind::DelayAnswer;
                 file.extra_ms = Some(*extra_ms);
             }
-            Reaction::LoseAnswer => file.reaction = ReactionName::LoseAnswer,
+            Reaction::LoseAnswer => file.reaction = ReactionKind::LoseAnswer,
             Reaction::DelayRequest { extra_ms } => {
-                file.reaction = ReactionName::DelayRequest;
+                file.reaction = ReactionKind::DelayRequest;
                 file.extra_ms = Some(*extra_ms);
             }
             Reaction::HoldUntilRead { min_ms } => {
-                file.reaction = ReactionName::HoldUntilRead;
+                file.reaction = ReactionKind::HoldUntilRead;
                 file.min_ms = Some(*min_ms);
             }
-            Reaction::HoldUntilTakeover => file.reaction = ReactionName::HoldUntilTakeover,
-            Reaction::DeleteItem => file.reaction = ReactionName::DeleteItem,
+            Reaction::HoldUntilTakeover => file.reaction = ReactionKind::HoldUntilTakeover,
+            Reaction::DeleteItem => file.reaction = ReactionKind::DeleteItem,
             Reaction::StopUntilTakeover { lead_ms, suspend } => {
-                file.reaction = ReactionName::StopUntilTakeover;
+                file.reaction = ReactionKind::StopUntilTakeover;
                 file.lead_ms = Some(*lead_ms);
                 file.suspend = Some(*suspend);
             }
