@@ -6,10 +6,13 @@
 //!   runs many seeds.
 //! - [`scenario`]: [`Config`], [`Scenario`], [`ProcessSpec`], [`LockKind`], and the proptest
 //!   [`strategy`](scenario::strategy).
+//! - [`scenario_file`]: a scenario as a TOML file ([`Scenario::to_toml`], [`Scenario::from_toml`]).
 //! - [`faults`]: [`Fault`], [`ScheduledFault`], [`FaultBounds`].
 //! - [`workload`]: the [`Workload`] trait and [`ProcessCtx`], to put your own workload in the
 //!   world; [`Role`] for the built-in ones.
-//! - [`history`], [`timeline`], [`check`]: the record, its rendering, the checker.
+//! - [`history`], [`timeline`], [`check`]: the record, its rendering, the checker;
+//!   [`picture`]: a run drawn as an SVG timeline; [`RunReport::to_json`] for machines.
+//! - [`shrink`](mod@shrink): from a failing run to the smallest scenario that still fails.
 //! - [`clock`] ([`ClockSpec`], [`ProcessClock`]), [`net`] ([`NetSpec`]), [`naive`]: the parts
 //!   of the world.
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
@@ -22,11 +25,15 @@ mod gate;
 pub mod history;
 pub mod naive;
 pub mod net;
+pub mod picture;
 mod process;
 mod report;
+mod report_json;
 mod rng;
 mod roles;
 pub mod scenario;
+pub mod scenario_file;
+pub mod shrink;
 pub mod sweep;
 pub mod timeline;
 pub mod triggers;
@@ -42,5 +49,6 @@ pub use report::RunReport;
 pub use rng::SimRng;
 pub use roles::Role;
 pub use scenario::{Config, LockKind, ProcessSpec, Scenario};
+pub use scenario_file::ScenarioFileError;
 pub use workload::{Held, ProcessCtx, TokenBelief, Workload, WorkloadFuture};
 pub use world::{PARTITION_KEY, SORT_KEY, START_TIME_SECS, TABLE, World, start_time};

@@ -29,7 +29,7 @@ use crate::gate::Gate;
 use crate::history::{Actor, Event, OpId, ProcessRef, Recorder, WriteEffect};
 use crate::rng::SimRng;
 use crate::triggers::{Moment, Reaction, Triggers};
-use crate::truth::{LockTarget, Truth};
+use crate::truth::{LockTarget, Truth, find};
 
 /// How long a client waits for an answer that the network dropped.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
@@ -315,21 +315,17 @@ impl Link {
                 _ => {}
             }
         } else if let Some(body) = response.body().bytes()
-            && contains(body, b"ConditionalCheckFailed")
+            && find(body, b"ConditionalCheckFailed").is_some()
         {
             let refused = self.truth.refused(target, self.process, request.hash, &request.body);
             // Only an answer that shows the item tells the process who holds the lock; without it
             // the process must read the item again to know.
-            if contains(body, b"\"Item\"") {
+            if find(body, b"\"Item\"").is_some() {
                 extra.refused = Some(refused);
             }
         }
         extra
     }
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Whether an operation of DynamoDB writes.

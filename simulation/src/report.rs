@@ -18,11 +18,24 @@ pub struct RunReport {
     history: History,
     check: CheckReport,
     requests: usize,
+    source: Option<String>,
 }
 
 impl RunReport {
     pub(crate) fn new(scenario: Scenario, history: History, check: CheckReport, requests: usize) -> Self {
-        RunReport { scenario, history, check, requests }
+        RunReport { scenario, history, check, requests, source: None }
+    }
+
+    /// The same report, for a run whose scenario was read from the file at `path`: its replay
+    /// and shrink commands name the file rather than the seed.
+    pub fn with_source(mut self, path: impl Into<String>) -> Self {
+        self.source = Some(path.into());
+        self
+    }
+
+    /// The file the scenario was read from, if it was.
+    pub fn source(&self) -> Option<&str> {
+        self.source.as_deref()
     }
 
     /// How many requests DynamoDB (the fake) answered: what a run costs, at some 20 us each
@@ -56,13 +69,20 @@ impl RunReport {
         format!("{:016x}", self.history.digest())
     }
 
-    /// The command that replays this run.
+    /// The command that replays this run: `dynalease-sim run --seed N --timeline` with the
+    /// options that shaped the seed's scenario, or `run --scenario FILE` for a run read from a
+    /// file.
     pub fn replay_command(&self) -> String {
-        let lock = match self.scenario.lock {
-            LockKind::Library => "",
-            LockKind::Naive => " --lock naive",
-        };
-        format!("dynalease-sim run --seed {}{lock} --timeline", self.scenario.seed)
+        format!("dynalease-sim run {} --timeline", self.scenario_args())
+    }
+
+    /// The command that shrinks this run to the smallest scenario that still fails.
+    pub fn shrink_command(&self) -> String {
+        format!("dynalease-sim shrink {}", self.scenario_args())
+    }
+
+    fn scenario_args(&self) -> String {
+        self.scenario.command_args(self.source.as_deref())
     }
 
     /// The whole history as a timeline.
@@ -172,6 +192,7 @@ impl RunReport {
         let _ = writeln!(out, "VIOLATION: {} (seed {}, lock {lock})", violation.kind, self.scenario.seed);
         let _ = writeln!(out, "  {}", violation.message);
         let _ = writeln!(out, "  replay: {}", self.replay_command());
+        let _ = writeln!(out, "  shrink: {}", self.shrink_command());
         let section = |out: &mut String, title: &str, lines: &[usize]| {
             let _ = writeln!(out, "  {title}:");
             if lines.is_empty() {
@@ -241,5 +262,29 @@ fn concerns(entry: &Entry) -> Option<u16> {
         },
         (_, Actor::Process(_)) => None,
         _ => None,
+    }
+}
+
+impl Scenario {
+    /// The arguments of `dynalease-sim run` (or `shrink`) that make this scenario again: the
+    /// file it was read from, if `file`, else the seed with the options of its shape where they
+    /// are not the default ones (`--seed 7 --lock naive --duration-s 120`).
+    pub fn command_args(&self, file: Option<&str>) -> String {
+        let lock = match self.lock {
+            LockKind::Library => "",
+            LockKind::Naive => " --lock naive",
+        };
+        if let Some(path) = file {
+            return format!("--scenario {path}{lock}");
+        }
+        let mut args = format!("--seed {}{lock}", self.seed);
+        let default = crate::scenario::Config::default();
+        if self.processes.len() != usize::from(default.processes) {
+            args.push_str(&format!(" --processes {}", self.processes.len()));
+        }
+        if self.duration_ms != default.duration_ms {
+            args.push_str(&format!(" --duration-s {}", self.duration_ms / 1000));
+        }
+        args
     }
 }

@@ -406,7 +406,7 @@ impl Scenario {
 }
 
 /// The liveness phase: two leases to settle, one lease and a poll for the takeover, and room.
-fn safety_ms(duration_ms: u64, lease_ms: u64) -> u64 {
+pub(crate) fn safety_ms(duration_ms: u64, lease_ms: u64) -> u64 {
     let poll_ms = (lease_ms / 3).min(10_000);
     let liveness_ms = 2 * lease_ms + lease_ms + poll_ms + 15_000;
     duration_ms.saturating_sub(liveness_ms).max(duration_ms / 2)

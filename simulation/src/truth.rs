@@ -28,9 +28,10 @@ impl LockTarget {
     /// The lock item a request body names in its key, if it names one of `prefixes`.
     pub(crate) fn find(body: &[u8], prefixes: &[&str]) -> Option<LockTarget> {
         for prefix in prefixes {
-            let needle = format!("\"{prefix}");
-            let Some(at) = find(body, needle.as_bytes()) else { continue };
-            let start = at + 1;
+            // The key is a JSON string that starts with the prefix.
+            let starts =
+                (1..body.len()).filter(|&at| body[at - 1] == b'"' && body[at..].starts_with(prefix.as_bytes()));
+            let Some(start) = starts.into_iter().next() else { continue };
             let len = body[start..].iter().position(|&b| b == b'"')?;
             let key = std::str::from_utf8(&body[start..start + len]).ok()?;
             let name = key.strip_prefix(prefix)?;

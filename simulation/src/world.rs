@@ -86,19 +86,52 @@ impl World {
 
     /// Runs the scenario to its end and checks its history.
     pub fn run(self) -> RunReport {
+        let (runtime, report, _) = self.execute();
+        drop(runtime);
+        report
+    }
+
+    /// Runs the scenario to its end, checks its history, and then runs `after` with a client
+    /// of the DynamoDB as the run left it (on the run's paused clock, with no faults), to check
+    /// data of your own: the items your workloads wrote, say.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dynalease_sim::{Config, Scenario, World};
+    ///
+    /// let scenario = Scenario::from_seed(4, &Config { duration_ms: 60_000, ..Config::default() });
+    /// let (report, tables) = World::new(scenario).run_then(|client| async move {
+    ///     client.list_tables().send().await.map(|out| out.table_names().to_vec())
+    /// });
+    /// assert!(report.violations().is_empty());
+    /// assert_eq!(tables.unwrap(), [dynalease_sim::TABLE]);
+    /// ```
+    pub fn run_then<T, F>(self, after: impl FnOnce(aws_sdk_dynamodb::Client) -> F) -> (RunReport, T)
+    where
+        F: std::future::Future<Output = T>,
+    {
+        let (runtime, report, fake) = self.execute();
+        fake.clear_faults();
+        let read = runtime.block_on(after(fake.client()));
+        (report, read)
+    }
+
+    /// Runs the scenario and checks its history; hands back the runtime it ran on and the
+    /// fake as the run left it.
+    fn execute(self) -> (tokio::runtime::Runtime, RunReport, FakeDynamoDb) {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .start_paused(true)
             .build()
             .expect("a current-thread runtime with paused time");
-        let (history, requests) = runtime.block_on(drive(&self.scenario));
-        drop(runtime);
+        let (history, requests, fake) = runtime.block_on(drive(&self.scenario));
         let verdict = check(&history, &CheckContext::from_scenario(&self.scenario));
-        RunReport::new(self.scenario, history, verdict, requests)
+        (runtime, RunReport::new(self.scenario, history, verdict, requests), fake)
     }
 }
 
-async fn drive(scenario: &Scenario) -> (History, usize) {
+async fn drive(scenario: &Scenario) -> (History, usize, FakeDynamoDb) {
     fastrand::seed(SimRng::derive(scenario.seed, &[0xFA57]).next_u64());
     let clock = WorldClock::start();
     let recorder = Recorder::new(clock);
@@ -181,7 +214,7 @@ async fn drive(scenario: &Scenario) -> (History, usize) {
     for process in &mut nemesis.processes {
         process.stop();
     }
-    (recorder.finish(), nemesis.shared.truth.requests())
+    (recorder.finish(), nemesis.shared.truth.requests(), nemesis.shared.fake.clone())
 }
 
 impl Driver {

@@ -120,6 +120,26 @@ impl ViolationKind {
         )
     }
 
+    /// Every invariant, in the order of the checks.
+    pub const ALL: [ViolationKind; 11] = [
+        ViolationKind::TokenNotRising,
+        ViolationKind::TakeoverBeforeExpiry,
+        ViolationKind::ForeignWrite,
+        ViolationKind::UngrantedBelief,
+        ViolationKind::BeliefPastLease,
+        ViolationKind::OverlappingBeliefs,
+        ViolationKind::StaleFencedWrite,
+        ViolationKind::StoreAcceptedLower,
+        ViolationKind::SlowTakeover,
+        ViolationKind::LostWhileHealthy,
+        ViolationKind::RetryRefusedByItself,
+    ];
+
+    /// The invariant of a short name ([`name`](ViolationKind::name)).
+    pub fn from_name(name: &str) -> Option<ViolationKind> {
+        ViolationKind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
     /// A short name, for tables and command lines: `overlapping-beliefs`.
     pub fn name(self) -> &'static str {
         match self {

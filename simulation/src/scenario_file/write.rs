@@ -1,0 +1,205 @@
+//! From a scenario to a file: every field that shapes the run, defaults too.
+
+use super::format::*;
+use crate::faults::{Fault, ScheduledFault};
+use crate::roles::Role;
+use crate::scenario::{LockKind, ProcessSpec, Scenario};
+use crate::triggers::{Moment, Reaction, Trigger};
+
+impl FileScenario {
+    /// The file of `scenario`, every field spelled out.
+    pub(super) fn of(scenario: &Scenario) -> Self {
+        FileScenario {
+            seed: scenario.seed,
+            lock: match scenario.lock {
+                LockKind::Library => FileLock::Library,
+                LockKind::Naive => FileLock::Naive,
+            },
+            duration_ms: scenario.duration_ms,
+            safety_ms: Some(scenario.safety_ms),
+            lease_ms: scenario.lease_ms,
+            loss_ppm: scenario.loss_ppm,
+            processes: scenario.processes.iter().map(|p| unspanned(FileProcess::of(p))).collect(),
+            faults: scenario.faults.iter().map(|f| unspanned(FileFault::of(f))).collect(),
+            triggers: scenario.triggers.iter().map(|t| unspanned(FileTrigger::of(t))).collect(),
+        }
+    }
+}
+
+impl FileRole {
+    fn of(role: &Role) -> Self {
+        let mut file = FileRole {
+            role: RoleName::Leader,
+            lock: Some(role.lock().to_owned()),
+            write_every_ms: None,
+            every_ms_max: None,
+            timeout_ms: None,
+            writes: None,
+            steps: None,
+        };
+        match role {
+            Role::Leader { write_every_ms, .. } => file.write_every_ms = Some(*write_every_ms),
+            Role::StoreWriter { every_ms_max, writes, .. } => {
+                file.role = RoleName::StoreWriter;
+                file.every_ms_max = Some(*every_ms_max);
+                file.writes = Some(*writes);
+            }
+            Role::Job { every_ms_max, timeout_ms, writes, .. } => {
+                file.role = RoleName::Job;
+                file.every_ms_max = Some(*every_ms_max);
+                file.timeout_ms = Some(*timeout_ms);
+                file.writes = Some(*writes);
+            }
+            Role::TryLoop { every_ms_max, .. } => {
+                file.role = RoleName::TryLoop;
+                file.every_ms_max = Some(*every_ms_max);
+            }
+            Role::TokenHolder { every_ms_max, steps, .. } => {
+                file.role = RoleName::TokenHolder;
+                file.every_ms_max = Some(*every_ms_max);
+                file.steps = Some(*steps);
+            }
+        }
+        file
+    }
+}
+
+impl FileProcess {
+    fn of(process: &ProcessSpec) -> Self {
+        FileProcess {
+            lease_ms: process.lease_ms,
+            clock: FileClock {
+                offset_ms: process.clock.offset_ms,
+                drift_ppm: process.clock.drift_ppm,
+                uptime_ms: process.clock.uptime_ms,
+            },
+            net: FileNet { latency_ms_min: process.net.latency_ms_min, latency_ms_max: process.net.latency_ms_max },
+            roles: process.roles.iter().map(|r| unspanned(FileRole::of(r))).collect(),
+        }
+    }
+}
+
+impl FileFault {
+    fn of(scheduled: &ScheduledFault) -> Self {
+        let mut file = FileFault {
+            at_ms: scheduled.at_ms,
+            kind: FaultName::Crash,
+            process: scheduled.fault.process(),
+            for_ms: None,
+            restart_after_ms: None,
+            extra_ms: None,
+            per_million: None,
+            delta_ms: None,
+            lock: None,
+        };
+        match &scheduled.fault {
+            Fault::Crash { restart_after_ms, .. } => file.restart_after_ms = Some(*restart_after_ms),
+            Fault::Pause { for_ms, .. } => {
+                file.kind = FaultName::Pause;
+                file.for_ms = Some(*for_ms);
+            }
+            Fault::Suspend { for_ms, .. } => {
+                file.kind = FaultName::Suspend;
+                file.for_ms = Some(*for_ms);
+            }
+            Fault::Partition { for_ms, .. } => {
+                file.kind = FaultName::Partition;
+                file.for_ms = Some(*for_ms);
+            }
+            Fault::Latency { extra_ms, for_ms, .. } => {
+                file.kind = FaultName::Latency;
+                file.extra_ms = Some(*extra_ms);
+                file.for_ms = Some(*for_ms);
+            }
+            Fault::Throttle { per_million, for_ms, .. } => {
+                file.kind = FaultName::Throttle;
+                file.per_million = Some(*per_million);
+                file.for_ms = Some(*for_ms);
+            }
+            Fault::TableOutage { for_ms } => {
+                file.kind = FaultName::TableOutage;
+                file.for_ms = Some(*for_ms);
+            }
+            Fault::DeleteItem { lock } => {
+                file.kind = FaultName::DeleteItem;
+                file.lock = Some(lock.clone());
+            }
+            Fault::ClockStep { delta_ms, .. } => {
+                file.kind = FaultName::ClockStep;
+                file.delta_ms = Some(*delta_ms);
+            }
+        }
+        file
+    }
+}
+
+impl FileTrigger {
+    fn of(trigger: &Trigger) -> Self {
+        let mut file = FileTrigger {
+            after_ms: trigger.after_ms,
+            process: trigger.process,
+            lock: trigger.lock.clone(),
+            moment: match trigger.moment {
+                Moment::LockWriteSent => MomentName::LockWriteSent,
+                Moment::Granted => MomentName::Granted,
+                Moment::Renewed => MomentName::Renewed,
+                Moment::RenewalAnswered => MomentName::RenewalAnswered,
+                Moment::Waiting => MomentName::Waiting,
+            },
+            reaction: ReactionName::Pause,
+            for_ms: None,
+            restart_after_ms: None,
+            per_million: None,
+            delta_ms: None,
+            extra_ms: None,
+            min_ms: None,
+            lead_ms: None,
+            suspend: None,
+        };
+        match &trigger.reaction {
+            Reaction::Pause { for_ms } => file.for_ms = Some(*for_ms),
+            Reaction::Suspend { for_ms } => {
+                file.reaction = ReactionName::Suspend;
+                file.for_ms = Some(*for_ms);
+            }
+            Reaction::Crash { restart_after_ms } => {
+                file.reaction = ReactionName::Crash;
+                file.restart_after_ms = Some(*restart_after_ms);
+            }
+            Reaction::Partition { for_ms } => {
+                file.reaction = ReactionName::Partition;
+                file.for_ms = Some(*for_ms);
+            }
+            Reaction::Throttle { per_million, for_ms } => {
+                file.reaction = ReactionName::Throttle;
+                file.per_million = Some(*per_million);
+                file.for_ms = Some(*for_ms);
+            }
+            Reaction::ClockStep { delta_ms } => {
+                file.reaction = ReactionName::ClockStep;
+                file.delta_ms = Some(*delta_ms);
+            }
+            Reaction::DelayAnswer { extra_ms } => {
+                file.reaction = ReactionName::DelayAnswer;
+                file.extra_ms = Some(*extra_ms);
+            }
+            Reaction::LoseAnswer => file.reaction = ReactionName::LoseAnswer,
+            Reaction::DelayRequest { extra_ms } => {
+                file.reaction = ReactionName::DelayRequest;
+                file.extra_ms = Some(*extra_ms);
+            }
+            Reaction::HoldUntilRead { min_ms } => {
+                file.reaction = ReactionName::HoldUntilRead;
+                file.min_ms = Some(*min_ms);
+            }
+            Reaction::HoldUntilTakeover => file.reaction = ReactionName::HoldUntilTakeover,
+            Reaction::DeleteItem => file.reaction = ReactionName::DeleteItem,
+            Reaction::StopUntilTakeover { lead_ms, suspend } => {
+                file.reaction = ReactionName::StopUntilTakeover;
+                file.lead_ms = Some(*lead_ms);
+                file.suspend = Some(*suspend);
+            }
+        }
+        file
+    }
+}
