@@ -1,8 +1,6 @@
-//! Leases on named locks in DynamoDB (or SQLite, or PostgreSQL), with fencing tokens.
+#![doc = include_str!("README.md")]
 //!
-//! A lock is one item in a table you already have. A process acquires a [`Lease`] on it, the
-//! lease renews itself in the background, and every acquire raises the lock's fencing token,
-//! so a write can refuse a holder whose lease ended while it was paused.
+//! # The map of the crate
 //!
 //! - [`TableRef`] and [`LockTable`]: the table and its locks; [`LockTableOptions`] for the
 //!   holder label, item expiry, clock and ids.
@@ -22,52 +20,8 @@
 //!   simulations.
 //! - With the feature `testing`: `LockTable::simulate_holder` and the other helpers that act
 //!   as another process, and `LockState`.
-//!
-//! The library reports through the ecosystem's facades: `tracing` spans (`Lock.TryAcquire`,
-//! `Lock.Acquire`, `Lock.Renew`, `Lock.Release`) and log events with an `event_id` field from
-//! 40 to 49, and counters of the `metrics` crate (`dynalease.lock.acquisitions`,
-//! `dynalease.lock.renewals`, `dynalease.lock.losses`, `dynalease.lock.contention_retries`).
-//!
-//! A process that waits for a lock measures the wait on its own monotonic clock, and the
-//! holder counts its lease from when it sent its write, so no two machines' clocks are ever
-//! compared. A holder that was paused can still wake up believing in a lease that ended;
-//! fencing is what makes that harmless.
-//!
-//! # Examples
-//!
-//! Acquire, write under the lease, release:
-//!
-//! ```
-//! use std::time::Duration;
-//! use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
-//! use dynalease::{LockTable, LockTableOptions, TableRef, TransactWriteExt};
-//!
-//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let fake = dynalease_fake::FakeDynamoDb::new();
-//! fake.create_table("Shop", "pk", Some("sk"));
-//! let client = fake.client();
-//! let locks = LockTable::new(
-//!     TableRef::new(client.clone(), "Shop", "pk", Some("sk")),
-//!     LockTableOptions::default().holder_label("pod-7"),
-//! )?;
-//!
-//! let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
-//! let put = TransactWriteItem::builder()
-//!     .put(
-//!         Put::builder()
-//!             .table_name("Shop")
-//!             .item("pk", AttributeValue::S("REPORT#2024-06-01".into()))
-//!             .item("sk", AttributeValue::S("REPORT".into()))
-//!             .item("fence", AttributeValue::N(lease.fencing_token().to_string()))
-//!             .build()?,
-//!     )
-//!     .build();
-//! client.transact_write_items().is_held(&lease).transact_items(put).send().await?;
-//! lease.release().await?;
-//! # Ok(())
-//! # }
-//! ```
+//! - [`Error`]: what a call can fail with; [`Error::is_transient`] tells what is worth another
+//!   try.
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
 mod clock;
@@ -109,6 +63,12 @@ pub use testing::LockState;
 /// [`PostgresTable`] takes.
 #[cfg(feature = "postgres")]
 pub use {deadpool_postgres, tokio_postgres};
+
+/// The examples of the repository's README, compiled and run as documentation tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+#[derive(Debug)]
+pub struct RepositoryReadme;
 
 #[cfg(test)]
 mod tests {

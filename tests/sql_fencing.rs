@@ -239,7 +239,7 @@ async fn a_postgres_check_keeps_a_takeover_waiting_until_the_transaction_ends() 
     let tx = client.transaction().await.unwrap();
     lease.check_held_postgres(&tx).await.unwrap();
 
-    // Another session overwrites the row, as a takeover would: it waits for the row lock.
+    // Another connection overwrites the row, as a takeover would: it waits for the row lock.
     let admin = store.locks();
     let overwrite = tokio::spawn(async move { admin.simulate_holder("order-sweeper", LEASE, "another-pod").await });
     // While it waits, its statement holds the paused clock: ask the server, not the clock.

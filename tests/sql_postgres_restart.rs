@@ -1,4 +1,4 @@
-//! A real outage of PostgreSQL: the test cluster is stopped (its sessions cut, its socket gone)
+//! A real outage of PostgreSQL: the test cluster is stopped (its connections cut, its socket gone)
 //! and started again while a lease is held. Its own test binary, since it stops the cluster
 //! that the tests of a binary share.
 #![cfg(feature = "postgres")]

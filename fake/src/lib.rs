@@ -1,4 +1,6 @@
-//! An in-memory DynamoDB that the real `aws_sdk_dynamodb::Client` talks to, in-process or over HTTP.
+#![doc = include_str!("../README.md")]
+//!
+//! # The map of the crate
 //!
 //! - [`FakeDynamoDb`]: the fake itself; [`FakeDynamoDb::client`] gives a ready SDK client.
 //! - [`FakeClock`], [`TokioClock`]: where its time comes from (by default, tokio's clock).
@@ -7,6 +9,8 @@
 //! - [`ItemChange`], [`ChangeKind`]: an item change, as [`FakeDynamoDb::observe_item_changes`]
 //!   shows it; [`FakeDynamoDb::streams_client`] reads the tables' DynamoDB Streams.
 //! - [`serve`]: the fake over real HTTP/1.1 (also the binary `dynalease-fake serve`).
+//!
+//! A conditional put, refused the second time:
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -1,15 +1,7 @@
-//! A deterministic world of lock contenders, faults and invariant checks for `dynalease`.
+#![doc = include_str!("../README.md")]
 //!
-//! Many simulated processes contend for locks in one in-memory DynamoDB
-//! ([`dynalease_fake`]), through crashes, pauses, suspensions, clock offsets and drift,
-//! partitions, latency, throttling, lost answers, deleted lock items and a table that goes
-//! missing. Every request goes through the real `aws_sdk_dynamodb::Client`. The history of the
-//! run is recorded in Jepsen's form and checked: fencing tokens rise, no two processes believe
-//! in a lease at once (where their clocks allow it), every committed fenced write carries the
-//! highest token, and the lock of a crashed holder is taken over in time. A run is a pure
-//! function of its seed: `dynalease-sim run --seed N` replays it exactly.
+//! # The map of the crate
 //!
-//! The map of the crate:
 //! - [`World`] runs one [`Scenario`] and returns a [`RunReport`]; [`sweep()`](sweep::sweep)
 //!   runs many seeds.
 //! - [`scenario`]: [`Config`], [`Scenario`], [`ProcessSpec`], [`LockKind`], and the proptest
@@ -23,56 +15,6 @@
 //! - [`shrink`](mod@shrink): from a failing run to the smallest scenario that still fails.
 //! - [`clock`] ([`ClockSpec`], [`ProcessClock`]), [`net`] ([`NetSpec`]), [`naive`]: the parts
 //!   of the world.
-//!
-//! # Examples
-//!
-//! One seed of the default scenario, shortened to two simulated minutes:
-//!
-//! ```
-//! use dynalease_sim::{Config, Scenario, World};
-//!
-//! let config = Config { duration_ms: 120_000, ..Config::default() };
-//! let report = World::new(Scenario::from_seed(7, &config)).run();
-//! assert!(report.violations().is_empty(), "{}", report.failure_report());
-//! assert_eq!(report.digest(), World::new(Scenario::from_seed(7, &config)).run().digest());
-//! ```
-//!
-//! A workload of your own, beside the built-in ones:
-//!
-//! ```
-//! use std::sync::Arc;
-//! use std::time::Duration;
-//! use dynalease_sim::{Config, ProcessCtx, ProcessSpec, Scenario, World, Workload, WorkloadFuture};
-//!
-//! /// Every 20 s, takes the "report" lock if it is free and writes under it.
-//! #[derive(Debug)]
-//! struct Reporter;
-//!
-//! impl Workload for Reporter {
-//!     fn name(&self) -> String {
-//!         String::from("reporter")
-//!     }
-//!     fn run(&self, ctx: ProcessCtx) -> WorkloadFuture {
-//!         Box::pin(async move {
-//!             loop {
-//!                 ctx.sleep(Duration::from_secs(20)).await;
-//!                 if let Some(held) = ctx.try_acquire("report").await {
-//!                     ctx.fenced_write(&held).await;
-//!                     ctx.release(held).await;
-//!                 }
-//!             }
-//!         })
-//!     }
-//! }
-//!
-//! let mut scenario = Scenario::from_seed(3, &Config { duration_ms: 120_000, ..Config::default() });
-//! for process in &mut scenario.processes {
-//!     process.custom.push(Arc::new(Reporter));
-//! }
-//! let report = World::new(scenario).run();
-//! assert!(report.violations().is_empty(), "{}", report.failure_report());
-//! assert!(report.history().lock_id("report").is_some());
-//! ```
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
 pub mod check;

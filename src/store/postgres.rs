@@ -328,7 +328,7 @@ impl Inner {
             return Ok(());
         }
         if let Err(err) = connection.batch_execute(&self.sql.create).await {
-            // Two sessions that create the table at once: one of them finds it made.
+            // Two connections that create the table at once: one of them finds it made.
             let raced = err.as_db_error().is_some_and(|db| ["42P07", "42710", "23505"].contains(&db.code().code()));
             if !raced {
                 return Err(self.fail("create table", err));

@@ -66,7 +66,7 @@ impl Cluster {
         self.socket_dir.join(format!(".s.PGSQL.{}", self.port))
     }
 
-    /// Stops the server (fast shutdown: sessions are cut), as an outage would.
+    /// Stops the server (fast shutdown: connections are cut), as an outage would.
     pub fn stop(&self) {
         self.pg_ctl(&["stop", "-m", "fast", "-w"]);
     }
