@@ -1,8 +1,11 @@
 //! `FakeDynamoDb`: the engine behind a lock, with its clock, request log, faults and TTL sweeps.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
+
+use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::clock::{FakeClock, TokioClock};
 use crate::connector::{FakeHttpClient, client_config};
@@ -374,6 +377,23 @@ impl FakeDynamoDb {
         sweep(&mut lock(&self.shared.engine), now)
     }
 
+    /// The item at `key` of the table `table` as the fake holds it at this instant (`None` when
+    /// the table has no such item, there is no such table, or `key` is not a key of strings,
+    /// numbers or binaries), after the time-to-live deletions that are due, as a request would
+    /// see it. A look from outside the API: no request, no fault, no request id, no log entry and
+    /// no consumed capacity, so a checker can hold a write against the table's state at that
+    /// instant without changing what the run does next.
+    pub fn read_item(
+        &self,
+        table: &str,
+        key: &HashMap<String, AttributeValue>,
+    ) -> Option<HashMap<String, AttributeValue>> {
+        let key = crate::stream::from_sdk_key(key)?;
+        let engine = self.engine_at(self.now());
+        let table = engine.tables.get(table)?;
+        table.items.get(&table.primary_key(&key).ok()?).map(crate::stream::to_sdk_item)
+    }
+
     /// Answers one request synchronously, without faults: operation name and JSON body in,
     /// HTTP status and JSON body out. For embedding the engine behind another transport.
     pub fn handle_json(&self, operation: &str, body: &[u8]) -> (u16, Vec<u8>) {
@@ -482,10 +502,7 @@ impl FakeDynamoDb {
                 record.error = Some(error.code().to_owned());
                 return Err(error);
             }
-            let mut engine = lock(&self.shared.engine);
-            if let Some(cutoff) = lock(&self.shared.sweeps).due(now) {
-                sweep(&mut engine, cutoff);
-            }
+            let mut engine = self.engine_at(now);
             engine.batch_budget = match failure {
                 Some(Fault::Unprocessed(processed)) => Some(*processed),
                 _ => None,
@@ -498,6 +515,16 @@ impl FakeDynamoDb {
             }
             result
         })
+    }
+
+    /// The engine, locked, with the time-to-live deletions due at `now` made: the table as a
+    /// request arriving at `now` finds it.
+    fn engine_at(&self, now: SystemTime) -> MutexGuard<'_, Engine> {
+        let mut engine = lock(&self.shared.engine);
+        if let Some(cutoff) = lock(&self.shared.sweeps).due(now) {
+            sweep(&mut engine, cutoff);
+        }
+        engine
     }
 
     /// A new request id, shaped like DynamoDB's.

@@ -23,8 +23,8 @@ use std::time::Duration;
 pub(crate) use arn::{StreamArn, stream_label_after, table_in};
 pub(crate) use changes::{Changes, Origin};
 pub(crate) use iterator::ShardIterator;
-pub(crate) use observer::Observer;
 pub use observer::{ChangeKind, ItemChange};
+pub(crate) use observer::{Observer, from_sdk_key, to_sdk_item};
 pub(crate) use shard::Shard;
 pub(crate) use streams::{Stream, ViewType};
 

@@ -95,7 +95,7 @@ impl ItemChange {
     }
 }
 
-fn to_sdk_item(item: &Item) -> HashMap<String, AttributeValue> {
+pub(crate) fn to_sdk_item(item: &Item) -> HashMap<String, AttributeValue> {
     item.iter().map(|(name, value)| (name.clone(), to_sdk(value))).collect()
 }
 
@@ -112,6 +112,21 @@ fn to_sdk(value: &Value) -> AttributeValue {
         Value::NS(s) => AttributeValue::Ns(s.iter().map(ToString::to_string).collect()),
         Value::BS(s) => AttributeValue::Bs(s.iter().map(|b| Blob::new(b.clone())).collect()),
     }
+}
+
+/// A key given in the SDK's types, as the engine holds it; `None` for a value no key can be.
+pub(crate) fn from_sdk_key(key: &HashMap<String, AttributeValue>) -> Option<Item> {
+    key.iter()
+        .map(|(name, value)| {
+            let value = match value {
+                AttributeValue::S(s) => Value::S(s.clone()),
+                AttributeValue::N(n) => Value::N(crate::number::Number::parse(n).ok()?),
+                AttributeValue::B(b) => Value::B(b.as_ref().to_vec()),
+                _ => return None,
+            };
+            Some((name.clone(), value))
+        })
+        .collect()
 }
 
 /// An observer of a table's item changes.
