@@ -5,13 +5,14 @@
 //! lock its current state and the incarnation whose write gave it its owner. The checker holds
 //! every write against these records; the triggers of the nemesis ask who holds a lock.
 //!
-//! The read goes to the engine directly ([`FakeDynamoDb::handle_json`]), past the network and
-//! the fault rules: it is the world looking, not a process.
+//! The read goes to the engine directly ([`FakeDynamoDb::read_item`]), past the network, the
+//! fault rules and the request ids: it is the world looking, not a process.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use dynalease_fake::FakeDynamoDb;
 
 use crate::history::{Actor, Event, LockRecord, LockState, OpId, ProcessRef, Recorder, WriteEffect};
@@ -182,61 +183,26 @@ impl Truth {
 
     /// Reads the item of `target` from the engine: its state, and its owner id.
     fn peek(&self, target: &LockTarget) -> (LockState, Option<String>) {
-        let body = format!(
-            r#"{{"TableName":"{TABLE}","Key":{{"{PARTITION_KEY}":{{"S":{}}},"{SORT_KEY}":{{"S":"LOCK"}}}},"ConsistentRead":true}}"#,
-            serde_json::Value::String(target.key.clone())
-        );
-        let (status, answer) = self.fake.handle_json("GetItem", body.as_bytes());
-        let item = match serde_json::from_slice::<Answer<'_>>(&answer) {
-            Ok(Answer { item: Some(item) }) if status == 200 => item,
-            _ => return (LockState::Absent, None),
-        };
-        let fence = item.fence.and_then(|n| n.n.parse().ok()).unwrap_or(0);
-        let state = match item.owner {
+        let key = HashMap::from([
+            (PARTITION_KEY.to_owned(), AttributeValue::S(target.key.clone())),
+            (SORT_KEY.to_owned(), AttributeValue::S(String::from("LOCK"))),
+        ]);
+        let Some(item) = self.fake.read_item(TABLE, &key) else { return (LockState::Absent, None) };
+        let text = |name: &str| item.get(name).and_then(|value| value.as_s().ok());
+        let number = |name: &str| item.get(name).and_then(|value| value.as_n().ok());
+        let fence = number("fence").and_then(|n| n.parse().ok()).unwrap_or(0);
+        let owner = text("owner");
+        let state = match owner {
             None => LockState::Free { fence },
             Some(owner) => LockState::Held(LockRecord {
-                owner: self.recorder.intern(owner.s),
-                version: item.rvn.map(|v| v.s).or(item.expires.map(|v| v.n)).map_or(0, |v| self.recorder.intern(v)),
+                owner: self.recorder.intern(owner),
+                version: text("rvn").or(number("expiresAtMs")).map_or(0, |v| self.recorder.intern(v)),
                 fence,
-                lease_ms: item.lease_ms.and_then(|n| n.n.parse().ok()).unwrap_or(0),
+                lease_ms: number("leaseMs").and_then(|n| n.parse().ok()).unwrap_or(0),
             }),
         };
-        (state, item.owner.map(|owner| owner.s.to_owned()))
+        (state, owner.cloned())
     }
-}
-
-/// The answer of a GetItem of a lock item, as far as the world reads it. (Typed, so that reading
-/// it builds no maps: the world reads an item after every write to a lock.)
-#[derive(serde::Deserialize)]
-struct Answer<'a> {
-    #[serde(rename = "Item", borrow)]
-    item: Option<LockItem<'a>>,
-}
-
-#[derive(serde::Deserialize)]
-struct LockItem<'a> {
-    #[serde(borrow)]
-    owner: Option<Text<'a>>,
-    #[serde(borrow)]
-    rvn: Option<Text<'a>>,
-    #[serde(borrow)]
-    fence: Option<Number<'a>>,
-    #[serde(rename = "leaseMs", borrow)]
-    lease_ms: Option<Number<'a>>,
-    #[serde(rename = "expiresAtMs", borrow)]
-    expires: Option<Number<'a>>,
-}
-
-#[derive(Clone, Copy, serde::Deserialize)]
-struct Text<'a> {
-    #[serde(rename = "S")]
-    s: &'a str,
-}
-
-#[derive(Clone, Copy, serde::Deserialize)]
-struct Number<'a> {
-    #[serde(rename = "N")]
-    n: &'a str,
 }
 
 /// FNV-1a, 64 bits: the identity of a request body.
