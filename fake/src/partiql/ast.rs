@@ -1,5 +1,7 @@
 //! The statements of PartiQL for DynamoDB, as the parser reads them.
 
+use crate::expr::ast::CmpOp;
+
 /// One element of a document path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Elem {
@@ -45,34 +47,10 @@ pub(crate) enum Expr {
     Sub(Box<Expr>, Box<Expr>),
 }
 
-/// A comparison operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl Cmp {
-    pub(crate) fn text(self) -> &'static str {
-        match self {
-            Cmp::Eq => "=",
-            Cmp::Ne => "<>",
-            Cmp::Lt => "<",
-            Cmp::Le => "<=",
-            Cmp::Gt => ">",
-            Cmp::Ge => ">=",
-        }
-    }
-}
-
 /// A condition of a `WHERE` clause.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Cond {
-    Compare(Expr, Cmp, Expr),
+    Compare(Expr, CmpOp, Expr),
     Between(Expr, Expr, Expr),
     In(Expr, Vec<Expr>),
     /// A function that answers true or false: `begins_with`, `contains`, `attribute_type`, ...

@@ -8,8 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value as Json, json};
 
-use super::ast::{Action, Cmp, Cond, Elem, Expr, Path, Statement};
+use super::ast::{Action, Cond, Elem, Expr, Path, Statement};
 use crate::error::DynamoError;
+use crate::expr::ast::CmpOp;
 use crate::number::Number;
 use crate::operation::Operation;
 use crate::table::Table;
@@ -159,7 +160,7 @@ fn condition_in(cond: &Cond, context: u8, params: &[Value], ph: &mut Placeholder
 
 fn condition(cond: &Cond, params: &[Value], ph: &mut Placeholders) -> Result<String, DynamoError> {
     Ok(match cond {
-        Cond::Compare(a, cmp, b) => format!("{} {} {}", operand(a, params, ph)?, cmp.text(), operand(b, params, ph)?),
+        Cond::Compare(a, cmp, b) => format!("{} {} {}", operand(a, params, ph)?, cmp.symbol(), operand(b, params, ph)?),
         Cond::Between(a, low, high) => format!(
             "{} BETWEEN {} AND {}",
             operand(a, params, ph)?,
@@ -191,7 +192,7 @@ fn all_of(conds: &[&Cond], params: &[Value], ph: &mut Placeholders) -> Result<Op
 
 /// The value a conjunct requires `attribute` to equal, if it is `attribute = value`.
 fn equality(cond: &Cond, attribute: &str, params: &[Value]) -> Option<Value> {
-    let Cond::Compare(a, Cmp::Eq, b) = cond else { return None };
+    let Cond::Compare(a, CmpOp::Eq, b) = cond else { return None };
     let ((Expr::Path(path), value) | (value, Expr::Path(path))) = (a, b) else { return None };
     (path.attribute() == Some(attribute)).then(|| value_of(value, params).ok()).flatten()
 }
@@ -234,7 +235,7 @@ fn is_sort_condition(cond: &Cond, attribute: &str) -> bool {
     let on = |expr: &Expr| matches!(expr, Expr::Path(p) if p.attribute() == Some(attribute));
     let value = |expr: &Expr| !matches!(expr, Expr::Path(_) | Expr::Call(..) | Expr::Add(..) | Expr::Sub(..));
     match cond {
-        Cond::Compare(a, cmp, b) => *cmp != Cmp::Ne && on(a) && value(b),
+        Cond::Compare(a, cmp, b) => *cmp != CmpOp::Ne && on(a) && value(b),
         Cond::Between(a, low, high) => on(a) && value(low) && value(high),
         Cond::Call(name, args) => name == "begins_with" && args.len() == 2 && on(&args[0]) && value(&args[1]),
         _ => false,

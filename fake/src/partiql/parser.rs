@@ -3,9 +3,10 @@
 //! (`partiql-parser` 0.15) reads queries only (no INSERT ... VALUE, UPDATE ... SET or DELETE, no
 //! `?`), and it brings some 80 crates and a parser generator into the build.
 
-use super::ast::{Action, Cmp, Cond, Elem, Expr, Path, Returning, Source, Statement};
+use super::ast::{Action, Cond, Elem, Expr, Path, Returning, Source, Statement};
 use super::lexer::{Tok, tokenize};
 use crate::error::DynamoError;
+use crate::expr::ast::CmpOp;
 
 /// DynamoDB's error for a statement it cannot read.
 pub(crate) fn malformed(detail: impl std::fmt::Display) -> DynamoError {
@@ -302,12 +303,12 @@ impl Parser {
             return Ok(Cond::Call(name.to_ascii_lowercase(), args.clone()));
         }
         let compare = match self.peek() {
-            Some(Tok::Sym("=")) => Some(Cmp::Eq),
-            Some(Tok::Sym("<>" | "!=")) => Some(Cmp::Ne),
-            Some(Tok::Sym("<")) => Some(Cmp::Lt),
-            Some(Tok::Sym("<=")) => Some(Cmp::Le),
-            Some(Tok::Sym(">")) => Some(Cmp::Gt),
-            Some(Tok::Sym(">=")) => Some(Cmp::Ge),
+            Some(Tok::Sym("=")) => Some(CmpOp::Eq),
+            Some(Tok::Sym("<>" | "!=")) => Some(CmpOp::Ne),
+            Some(Tok::Sym("<")) => Some(CmpOp::Lt),
+            Some(Tok::Sym("<=")) => Some(CmpOp::Le),
+            Some(Tok::Sym(">")) => Some(CmpOp::Gt),
+            Some(Tok::Sym(">=")) => Some(CmpOp::Ge),
             _ => None,
         };
         if let Some(compare) = compare {
