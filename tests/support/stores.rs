@@ -179,6 +179,24 @@ impl Store for Postgres {
     }
 }
 
+/// A module `$module` of tests, one per body `$name`, each running `super::$name` against a new
+/// store of type `$store` on paused time: what [`store_contract!`](crate::store_contract) and
+/// [`sql_store_contract!`](crate::sql_store_contract) expand to for each store.
+#[macro_export]
+macro_rules! store_tests {
+    ($module:ident, $store:ident, $($name:ident)*) => {
+        mod $module {
+            $(
+                #[tokio::test(start_paused = true)]
+                async fn $name() {
+                    let store = <$crate::support::stores::$store as $crate::support::stores::Store>::start().await;
+                    super::$name(&store).await;
+                }
+            )*
+        }
+    };
+}
+
 /// Runs each test body against every store: `fake_dynamodb::name`, `sqlite::name` and
 /// `postgres::name`, each on paused time. A body is `async fn name(store: &S)` for any
 /// `S: Store`.
@@ -187,37 +205,13 @@ macro_rules! store_contract {
     ($($(#[doc = $doc:literal])* async fn $name:ident($store:ident) $body:block)*) => {
         $( $(#[doc = $doc])* async fn $name<S: $crate::support::stores::Store>($store: &S) $body )*
 
-        mod fake_dynamodb {
-            $(
-                #[tokio::test(start_paused = true)]
-                async fn $name() {
-                    let store = <$crate::support::stores::Fake as $crate::support::stores::Store>::start().await;
-                    super::$name(&store).await;
-                }
-            )*
-        }
+        $crate::store_tests!(fake_dynamodb, Fake, $($name)*);
 
         #[cfg(feature = "sqlite")]
-        mod sqlite {
-            $(
-                #[tokio::test(start_paused = true)]
-                async fn $name() {
-                    let store = <$crate::support::stores::Sqlite as $crate::support::stores::Store>::start().await;
-                    super::$name(&store).await;
-                }
-            )*
-        }
+        $crate::store_tests!(sqlite, Sqlite, $($name)*);
 
         #[cfg(feature = "postgres")]
-        mod postgres {
-            $(
-                #[tokio::test(start_paused = true)]
-                async fn $name() {
-                    let store = <$crate::support::stores::Postgres as $crate::support::stores::Store>::start().await;
-                    super::$name(&store).await;
-                }
-            )*
-        }
+        $crate::store_tests!(postgres, Postgres, $($name)*);
     };
 }
 
@@ -275,25 +269,9 @@ macro_rules! sql_store_contract {
         )*
 
         #[cfg(feature = "sqlite")]
-        mod sqlite {
-            $(
-                #[tokio::test(start_paused = true)]
-                async fn $name() {
-                    let store = <$crate::support::stores::Sqlite as $crate::support::stores::Store>::start().await;
-                    super::$name(&store).await;
-                }
-            )*
-        }
+        $crate::store_tests!(sqlite, Sqlite, $($name)*);
 
         #[cfg(feature = "postgres")]
-        mod postgres {
-            $(
-                #[tokio::test(start_paused = true)]
-                async fn $name() {
-                    let store = <$crate::support::stores::Postgres as $crate::support::stores::Store>::start().await;
-                    super::$name(&store).await;
-                }
-            )*
-        }
+        $crate::store_tests!(postgres, Postgres, $($name)*);
     };
 }
