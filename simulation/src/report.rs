@@ -151,6 +151,7 @@ impl RunReport {
         );
         let _ = writeln!(out, "  retries find their own {}", verdict(K::RetryRefusedByItself));
         let _ = writeln!(out, "  healthy leases hold    {}", verdict(K::LostWhileHealthy));
+        let _ = writeln!(out, "  leases run their time  {}", verdict(K::LostBeforeExpiry));
         let liveness = match (stats.takeover, self.crashed_for_liveness()) {
             (Some(took), _) => format!(
                 "{} (taken over {} after the crash, bound {})",

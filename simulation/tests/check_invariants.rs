@@ -381,6 +381,59 @@ fn a_lease_lost_after_the_heal_is_a_violation() {
 }
 
 #[test]
+fn a_lease_given_up_as_run_out_before_its_time_is_a_violation() {
+    use dynalease_sim::history::{Outcome, Value};
+    let process = Actor::Process(p(0));
+    let lost = |ms| at(ms, process, Event::Unheld { belief: BeliefId(0), why: Unheld::Lost(String::from("expired")) });
+    // Acquire called at 1 s, granted with a lease of 30 s sent at 1 s: it runs out at 31 s.
+    let entries = |lost_ms| {
+        vec![
+            at(1_000, process, Event::Invoke { op: OpId(0), call: Call::Acquire { lock: LOCK } }),
+            write(1_005, 0, 1_000, LockState::Absent, held_by(1, 1, 1)),
+            at(1_010, process, Event::Complete { op: OpId(0), outcome: Outcome::Ok, value: Value::Token(1) }),
+            held(1_010, 0, 0, 1),
+            lost(lost_ms),
+        ]
+    };
+    assert_eq!(kinds(&run(entries(31_000), vec![0])), []);
+    let report = run(entries(11_000), vec![0]);
+    assert_eq!(kinds(&report), [ViolationKind::LostBeforeExpiry]);
+    assert!(!ViolationKind::LostBeforeExpiry.is_safety());
+    assert!(report.violations[0].message.contains("20.000 s before"), "{}", report.violations[0].message);
+
+    // On a clock that runs 1% slow the lease lasts longer in global time; a suspended machine's
+    // clock stands still, so the loss must come later still.
+    assert_eq!(kinds(&run(entries(31_000), vec![-10_000])), [ViolationKind::LostBeforeExpiry]);
+    let suspended = |lost_ms| {
+        let mut e = entries(lost_ms);
+        e.insert(4, nemesis(5_000, Nemesis::Suspend(p(0))));
+        e.insert(5, nemesis(15_000, Nemesis::Resume(p(0))));
+        e
+    };
+    assert_eq!(kinds(&run(suspended(31_000), vec![0])), [ViolationKind::LostBeforeExpiry]);
+    assert_eq!(kinds(&run(suspended(41_000), vec![0])), []);
+
+    // A renewal sent at 19.99 s, and a window the library then promised at 20 s for 25 s more,
+    // which holds until 45 s.
+    let promised = |lost_ms| {
+        let mut e = entries(lost_ms);
+        let promise = Event::Promised { belief: BeliefId(0), left: Duration::from_secs(25) };
+        e.insert(4, write(19_995, 0, 19_990, held_by(1, 1, 1), held_by(1, 2, 1)));
+        e.insert(5, at(20_000, process, promise));
+        e
+    };
+    assert_eq!(kinds(&run(promised(40_000), vec![0])), [ViolationKind::LostBeforeExpiry]);
+    assert_eq!(kinds(&run(promised(45_000), vec![0])), []);
+
+    // Lost for another reason, or with no acquire to count from: not this invariant's business.
+    let mut taken = entries(11_000);
+    taken[4] =
+        at(11_000, process, Event::Unheld { belief: BeliefId(0), why: Unheld::Lost(String::from("taken_over")) });
+    assert_eq!(kinds(&run(taken, vec![0])), []);
+    assert_eq!(kinds(&run(entries(11_000)[1..].to_vec(), vec![0])), []);
+}
+
+#[test]
 fn a_promise_that_reaches_past_the_lease_is_a_violation() {
     let promised = |ms, left_ms| {
         at(ms, Actor::Process(p(0)), Event::Promised { belief: BeliefId(0), left: Duration::from_millis(left_ms) })

@@ -13,7 +13,7 @@ use crate::timeline::seconds;
 
 /// How late a process may learn that its lease ran out: the timer that tells it fires on the
 /// next millisecond.
-const LATE: Duration = Duration::from_micros(1_001);
+pub(super) const LATE: Duration = Duration::from_micros(1_001);
 
 impl Checked<'_> {
     /// The lease DynamoDB granted for `belief`, if any.

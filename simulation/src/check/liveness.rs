@@ -1,6 +1,8 @@
-//! Liveness, in the healed phase: the lock of a crashed holder is taken over in time, and a
-//! lease acquired once nothing fails any more is not lost.
+//! Liveness: in the healed phase, the lock of a crashed holder is taken over in time and a lease
+//! acquired once nothing fails any more is not lost; and throughout, a lease is given up as run
+//! out only once it has run out.
 
+use super::beliefs::LATE;
 use super::{CheckReport, Checked, ViolationKind};
 use crate::history::{Event, Phase, Unheld};
 use crate::timeline::seconds;
@@ -81,6 +83,49 @@ pub(super) fn healthy_leases_hold(checked: &Checked<'_>, report: &mut CheckRepor
                 seconds(belief.start)
             ),
             checked.index.belief_entries(belief),
+            Vec::new(),
+            Vec::new(),
+        ));
+    }
+}
+
+/// A lease the library gives up as run out ("expired") had run out on its holder's clock: not
+/// sooner than a whole lease after the acquire that returned it was called (the library counts
+/// its lease from a send that comes no earlier), nor before the end of a window the library
+/// promised it. A heartbeat that gives up while the lease still has time hands the lock to
+/// nobody, and the holder's work stops for nothing.
+pub(super) fn leases_run_their_time(checked: &Checked<'_>, report: &mut CheckReport) {
+    let (index, machines) = (&checked.index, &checked.machines);
+    for belief in index.beliefs.values() {
+        if !matches!(&belief.why, Some(Unheld::Lost(reason)) if reason == "expired") {
+            continue;
+        }
+        let id = belief.process.id;
+        let called = index
+            .acquire_of(belief.lock, belief.token, belief.process, belief.start_idx)
+            .and_then(|op| index.ops.get(&op))
+            .map(|op| index.entries[op.invoke].at);
+        let lease = checked.lease_of(belief).and_then(|lease| lease.versions.first()).map(|v| v.lease);
+        let acquired = called.zip(lease).map(|(at, lease)| (machines.monotonic(id, at) + lease, at, lease));
+        let promised = belief.promises.iter().map(|&(_, at, left)| (machines.monotonic(id, at) + left, at, left));
+        let Some((until, since, length)) = acquired.into_iter().chain(promised).max() else { continue };
+        let lost = machines.monotonic(id, belief.end);
+        if lost + LATE >= until {
+            continue;
+        }
+        report.violations.push(checked.violation(
+            ViolationKind::LostBeforeExpiry,
+            belief.lock,
+            format!(
+                "{} gave up its lease (token {}) as run out at {}, {} before the end of the {} it had from {} on its clock",
+                belief.process,
+                belief.token,
+                seconds(belief.end),
+                seconds(until - lost),
+                seconds(length),
+                seconds(since)
+            ),
+            index.belief_entries(belief),
             Vec::new(),
             Vec::new(),
         ));

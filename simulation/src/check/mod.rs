@@ -108,6 +108,8 @@ pub enum ViolationKind {
     LostWhileHealthy,
     /// A client's retry of a write was refused for what its own first attempt had written.
     RetryRefusedByItself,
+    /// The library gave a lease up as run out while, on its holder's clock, it had time left.
+    LostBeforeExpiry,
 }
 
 impl ViolationKind {
@@ -116,12 +118,15 @@ impl ViolationKind {
     pub fn is_safety(self) -> bool {
         !matches!(
             self,
-            ViolationKind::SlowTakeover | ViolationKind::LostWhileHealthy | ViolationKind::RetryRefusedByItself
+            ViolationKind::SlowTakeover
+                | ViolationKind::LostWhileHealthy
+                | ViolationKind::RetryRefusedByItself
+                | ViolationKind::LostBeforeExpiry
         )
     }
 
     /// Every invariant, in the order of the checks.
-    pub const ALL: [ViolationKind; 11] = [
+    pub const ALL: [ViolationKind; 12] = [
         ViolationKind::TokenNotRising,
         ViolationKind::TakeoverBeforeExpiry,
         ViolationKind::ForeignWrite,
@@ -133,6 +138,7 @@ impl ViolationKind {
         ViolationKind::SlowTakeover,
         ViolationKind::LostWhileHealthy,
         ViolationKind::RetryRefusedByItself,
+        ViolationKind::LostBeforeExpiry,
     ];
 
     /// The invariant of a short name ([`name`](ViolationKind::name)).
@@ -154,6 +160,7 @@ impl ViolationKind {
             ViolationKind::SlowTakeover => "slow-takeover",
             ViolationKind::LostWhileHealthy => "lost-while-healthy",
             ViolationKind::RetryRefusedByItself => "retry-refused-by-itself",
+            ViolationKind::LostBeforeExpiry => "lost-before-expiry",
         }
     }
 }
@@ -172,6 +179,7 @@ impl fmt::Display for ViolationKind {
             ViolationKind::SlowTakeover => "the lock of a crashed holder was not taken over in time",
             ViolationKind::LostWhileHealthy => "a lease was lost although nothing failed",
             ViolationKind::RetryRefusedByItself => "a retried write was refused by its own first attempt",
+            ViolationKind::LostBeforeExpiry => "a lease was given up as run out while it had time left",
         })
     }
 }
@@ -279,6 +287,7 @@ pub fn check(history: &History, context: &CheckContext) -> CheckReport {
     tokens::store(&checked, &mut report);
     liveness::takeover_in_time(&checked, &mut report);
     liveness::healthy_leases_hold(&checked, &mut report);
+    liveness::leases_run_their_time(&checked, &mut report);
     report.stats.beliefs = checked.index.beliefs.len();
     report.stats.writes = checked.truth.writes;
     // One violation per invariant and lock: the first one, which the others usually follow from.
