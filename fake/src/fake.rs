@@ -388,10 +388,34 @@ impl FakeDynamoDb {
         table: &str,
         key: &HashMap<String, AttributeValue>,
     ) -> Option<HashMap<String, AttributeValue>> {
+        self.with_item(table, key, crate::stream::to_sdk_item)
+    }
+
+    /// The attributes `names` of the item at `key` of the table `table`, in the order asked
+    /// (`None` for each the item does not have), looked at as [`read_item`](Self::read_item)
+    /// does: from outside the API, after the due time-to-live deletions. `None` when there is
+    /// no such item. For a checker that reads a few attributes after every write: it clones
+    /// those alone.
+    pub fn read_attributes(
+        &self,
+        table: &str,
+        key: &HashMap<String, AttributeValue>,
+        names: &[&str],
+    ) -> Option<Vec<Option<AttributeValue>>> {
+        self.with_item(table, key, |item| names.iter().map(|name| item.get(*name).map(crate::stream::to_sdk)).collect())
+    }
+
+    /// `look` applied to the item at `key` of `table` as a request arriving now would find it.
+    fn with_item<R>(
+        &self,
+        table: &str,
+        key: &HashMap<String, AttributeValue>,
+        look: impl FnOnce(&crate::value::Item) -> R,
+    ) -> Option<R> {
         let key = crate::stream::from_sdk_key(key)?;
         let engine = self.engine_at(self.now());
         let table = engine.tables.get(table)?;
-        table.items.get(&table.primary_key(&key).ok()?).map(crate::stream::to_sdk_item)
+        table.items.get(&table.primary_key(&key).ok()?).map(look)
     }
 
     /// Answers one request synchronously, without faults: operation name and JSON body in,

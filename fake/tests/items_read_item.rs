@@ -85,3 +85,28 @@ async fn read_item_sees_the_time_to_live_deletions_that_are_due() {
     tokio::time::advance(Duration::from_secs(12)).await;
     assert_eq!(fake.read_item("Locks", &key("a", "b")), None, "the sweep that was due ran first");
 }
+
+#[tokio::test(start_paused = true)]
+async fn read_attributes_gives_the_named_attributes_in_the_order_asked() {
+    let fake = FakeDynamoDb::new();
+    fake.create_table("Locks", "pk", Some("sk"));
+    let client = fake.client();
+    client
+        .put_item()
+        .table_name("Locks")
+        .item("pk", s("LOCK#a"))
+        .item("sk", s("LOCK"))
+        .item("owner", s("p1"))
+        .item("fence", AttributeValue::N("7".into()))
+        .send()
+        .await
+        .unwrap();
+    fake.inject(FaultRule::new(Fault::InternalServerError));
+    let before = fake.request_log().len();
+
+    let values = fake.read_attributes("Locks", &key("LOCK#a", "LOCK"), &["fence", "missing", "owner"]);
+    assert_eq!(values, Some(vec![Some(AttributeValue::N("7".into())), None, Some(s("p1"))]));
+    assert_eq!(fake.read_attributes("Locks", &key("LOCK#b", "LOCK"), &["owner"]), None);
+    assert_eq!(fake.read_attributes("Nowhere", &key("LOCK#a", "LOCK"), &["owner"]), None);
+    assert_eq!(fake.request_log().len(), before, "a read from outside is no request, and meets no fault");
+}

@@ -5,7 +5,7 @@
 //! lock its current state and the incarnation whose write gave it its owner. The checker holds
 //! every write against these records; the triggers of the nemesis ask who holds a lock.
 //!
-//! The read goes to the engine directly ([`FakeDynamoDb::read_item`]), past the network, the
+//! The read goes to the engine directly ([`FakeDynamoDb::read_attributes`]), past the network, the
 //! fault rules and the request ids: it is the world looking, not a process.
 
 use std::collections::{BTreeMap, HashMap};
@@ -187,18 +187,19 @@ impl Truth {
             (PARTITION_KEY.to_owned(), AttributeValue::S(target.key.clone())),
             (SORT_KEY.to_owned(), AttributeValue::S(String::from("LOCK"))),
         ]);
-        let Some(item) = self.fake.read_item(TABLE, &key) else { return (LockState::Absent, None) };
-        let text = |name: &str| item.get(name).and_then(|value| value.as_s().ok());
-        let number = |name: &str| item.get(name).and_then(|value| value.as_n().ok());
-        let fence = number("fence").and_then(|n| n.parse().ok()).unwrap_or(0);
-        let owner = text("owner");
+        let names = ["owner", "rvn", "fence", "leaseMs", "expiresAtMs"];
+        let Some(item) = self.fake.read_attributes(TABLE, &key, &names) else { return (LockState::Absent, None) };
+        let text = |i: usize| item[i].as_ref().and_then(|value| value.as_s().ok());
+        let number = |i: usize| item[i].as_ref().and_then(|value| value.as_n().ok());
+        let fence = number(2).and_then(|n| n.parse().ok()).unwrap_or(0);
+        let owner = text(0);
         let state = match owner {
             None => LockState::Free { fence },
             Some(owner) => LockState::Held(LockRecord {
                 owner: self.recorder.intern(owner),
-                version: text("rvn").or(number("expiresAtMs")).map_or(0, |v| self.recorder.intern(v)),
+                version: text(1).or(number(4)).map_or(0, |v| self.recorder.intern(v)),
                 fence,
-                lease_ms: number("leaseMs").and_then(|n| n.parse().ok()).unwrap_or(0),
+                lease_ms: number(3).and_then(|n| n.parse().ok()).unwrap_or(0),
             }),
         };
         (state, owner.cloned())

@@ -24,7 +24,7 @@ pub(crate) use arn::{StreamArn, stream_label_after, table_in};
 pub(crate) use changes::{Changes, Origin};
 pub(crate) use iterator::ShardIterator;
 pub use observer::{ChangeKind, ItemChange};
-pub(crate) use observer::{Observer, from_sdk_key, to_sdk_item};
+pub(crate) use observer::{Observer, from_sdk_key, to_sdk, to_sdk_item};
 pub(crate) use shard::Shard;
 pub(crate) use streams::{Stream, ViewType};
 

@@ -99,7 +99,7 @@ pub(crate) fn to_sdk_item(item: &Item) -> HashMap<String, AttributeValue> {
     item.iter().map(|(name, value)| (name.clone(), to_sdk(value))).collect()
 }
 
-fn to_sdk(value: &Value) -> AttributeValue {
+pub(crate) fn to_sdk(value: &Value) -> AttributeValue {
     match value {
         Value::S(s) => AttributeValue::S(s.clone()),
         Value::N(n) => AttributeValue::N(n.to_string()),
