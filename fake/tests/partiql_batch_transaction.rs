@@ -183,3 +183,43 @@ async fn a_transaction_token_makes_a_retry_answer_as_the_first_did() {
         .unwrap_err();
     assert_eq!(sdk_error(changed).0, "IdempotentParameterMismatchException");
 }
+
+#[tokio::test(start_paused = true)]
+async fn exists_in_a_transaction_is_a_condition_check_on_the_item_it_names() {
+    let (_fake, client) = setup().await;
+    let attempt = |exists: &'static str| {
+        client
+            .execute_transaction()
+            .transact_statements(transact(exists, &[]))
+            .transact_statements(transact("INSERT INTO Users VALUE {'username': 'ZZZZ'}", &[]))
+            .send()
+    };
+    let codes = |error: aws_sdk_dynamodb::error::SdkError<_, _>| -> Vec<String> {
+        match aws_sdk_dynamodb::Error::from(error) {
+            aws_sdk_dynamodb::Error::TransactionCanceledException(cancelled) => {
+                cancelled.cancellation_reasons().iter().map(|r| r.code().unwrap_or_default().to_owned()).collect()
+            }
+            other => panic!("a cancelled transaction: {other:?}"),
+        }
+    };
+
+    let missing = attempt("EXISTS(SELECT * FROM Users WHERE username = 'nobody')").await.unwrap_err();
+    assert_eq!(codes(missing), ["ConditionalCheckFailed", "None"]);
+    let unmet =
+        attempt("EXISTS(SELECT * FROM Users WHERE username = 'XXXX' AND first_name = 'other')").await.unwrap_err();
+    assert_eq!(codes(unmet), ["ConditionalCheckFailed", "None"]);
+    assert_eq!(names(&client).await, ["XXXX", "YYYY"], "a failed check applies nothing");
+
+    attempt("exists (select * from Users where username = 'XXXX' and first_name = 'test1')").await.unwrap();
+    assert_eq!(names(&client).await, ["XXXX", "YYYY", "ZZZZ"]);
+
+    let alone =
+        client.execute_statement().statement("EXISTS(SELECT * FROM Users WHERE username = 'XXXX')").send().await;
+    assert_eq!(sdk_error(alone.unwrap_err()).0, "ValidationException");
+    let no_key = client
+        .execute_transaction()
+        .transact_statements(transact("EXISTS(SELECT * FROM Users WHERE first_name = 'test1')", &[]))
+        .send()
+        .await;
+    assert_eq!(sdk_error(no_key.unwrap_err()).0, "ValidationException");
+}

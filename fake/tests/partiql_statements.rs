@@ -73,6 +73,34 @@ async fn select_reads_by_key_by_partition_or_by_scan_and_projects() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_select_orders_by_the_sort_key_or_by_the_partition_key_first() {
+    let (_fake, client) = setup().await;
+    let rows = |items: &[Item]| column(items, "pk").into_iter().zip(column(items, "sk")).collect::<Vec<_>>();
+    let down = run(&client, "SELECT * FROM Shop WHERE pk = 'a' ORDER BY sk DESC", vec![]).await.unwrap();
+    assert_eq!(column(&down, "sk"), ["3", "2", "1"]);
+    let up = run(&client, "SELECT sk FROM Shop WHERE pk = ? AND sk >= '2' ORDER BY sk ASC", vec![s("a")]).await;
+    assert_eq!(column(&up.unwrap(), "sk"), ["2", "3"]);
+    let both = run(&client, "SELECT * FROM Shop WHERE pk IN ['b', 'a'] ORDER BY pk DESC, sk DESC", vec![]).await;
+    let expected = [("b", "1"), ("a", "3"), ("a", "2"), ("a", "1")].map(|(p, k)| (p.to_owned(), k.to_owned()));
+    assert_eq!(rows(&both.unwrap()), expected);
+    let or = run(&client, "SELECT * FROM Shop WHERE pk = 'a' OR pk = 'b' ORDER BY pk", vec![]).await.unwrap();
+    assert_eq!(column(&or, "pk"), ["a", "a", "a", "b"]);
+
+    let refused = |text: &str| ("ValidationException".to_owned(), text.to_owned());
+    let no_where = run(&client, "SELECT * FROM Shop ORDER BY sk", vec![]).await;
+    assert_eq!(no_where.unwrap_err(), refused("Must have WHERE clause in the statement when using ORDER BY clause."));
+    let sort_first = run(&client, "SELECT * FROM Shop WHERE pk IN ['a', 'b'] ORDER BY sk", vec![]).await;
+    assert_eq!(
+        sort_first.unwrap_err(),
+        refused(
+            "Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause."
+        )
+    );
+    let not_a_key = run(&client, "SELECT * FROM Shop WHERE pk = 'a' ORDER BY price", vec![]).await;
+    assert_eq!(not_a_key.unwrap_err().0, "ValidationException");
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_select_pages_with_limit_and_next_token() {
     let (_fake, client) = setup().await;
     let mut seen = Vec::new();

@@ -42,10 +42,19 @@ fn options(body: &Json<'_>, members: &[&str]) -> Map<String, Answer> {
     members.iter().filter_map(|m| body.get(m).map(|v| ((*m).to_owned(), v.to_value()))).collect()
 }
 
-/// The statement as an item operation's request.
+/// The statement as an item operation's request, outside a transaction.
 fn lowered(engine: &Engine, bound: &Bound, options: &Map<String, Answer>) -> Result<Lowered, DynamoError> {
+    refuse_exists(&bound.statement)?;
     let table = engine.table(bound.statement.table())?;
     lower(&bound.statement, table, &bound.params, options)
+}
+
+/// An EXISTS checks a condition of a transaction: alone, it has nothing to check.
+fn refuse_exists(statement: &Statement) -> Result<(), DynamoError> {
+    match statement {
+        Statement::Exists(_) => Err(DynamoError::validation("EXISTS is only supported in ExecuteTransaction")),
+        _ => Ok(()),
+    }
 }
 
 /// Answers an item operation's request through the engine; the answer as JSON.
@@ -103,13 +112,16 @@ pub(crate) fn execute_statement(engine: &mut Engine, body: &Json<'_>) -> Result<
     }
     let lowered = lowered(engine, &bound, &options)?;
     let answer = run_lowered(engine, &lowered)?;
-    let items = match lowered.operation {
+    let mut items: Vec<Answer> = match lowered.operation {
         Operation::GetItem => answer.get("Item").cloned().into_iter().collect(),
         Operation::Query | Operation::Scan => {
             answer.get("Items").and_then(Answer::as_array).cloned().unwrap_or_default()
         }
         _ => answer.get("Attributes").cloned().into_iter().collect(),
     };
+    if !lowered.order.is_empty() {
+        items.sort_by(|a, b| ordered(a, b, &lowered.order));
+    }
     let mut out = json!({ "Items": items });
     if let Some(last) = answer.get("LastEvaluatedKey") {
         out["NextToken"] = json!(next_token(last));
@@ -119,6 +131,33 @@ pub(crate) fn execute_statement(engine: &mut Engine, body: &Json<'_>) -> Result<
         out["ConsumedCapacity"] = consumed.clone();
     }
     Ok(out)
+}
+
+/// How two items of an answer follow each other by the keys of an `ORDER BY`: numbers by value,
+/// strings and binaries bytewise, as DynamoDB orders keys.
+fn ordered(a: &Answer, b: &Answer, order: &[(String, bool)]) -> std::cmp::Ordering {
+    let key = |item: &Answer, attribute: &str| -> Option<Value> {
+        let value = item.get(attribute)?;
+        if let Some(text) = value.get("S").and_then(Answer::as_str) {
+            return Some(Value::S(text.to_owned()));
+        }
+        if let Some(number) = value.get("N").and_then(Answer::as_str) {
+            return crate::number::Number::parse(number).ok().map(Value::N);
+        }
+        let binary = value.get("B").and_then(Answer::as_str)?;
+        aws_smithy_types::base64::decode(binary).ok().map(Value::B)
+    };
+    order
+        .iter()
+        .map(|(attribute, descending)| {
+            let by = match (key(a, attribute), key(b, attribute)) {
+                (Some(x), Some(y)) => x.compare(&y).unwrap_or(std::cmp::Ordering::Equal),
+                (x, y) => y.is_some().cmp(&x.is_some()),
+            };
+            if *descending { by.reverse() } else { by }
+        })
+        .find(|by| by.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
 }
 
 /// The code a BatchExecuteStatement answer gives an error.
@@ -156,6 +195,7 @@ pub(crate) fn batch_execute_statement(engine: &mut Engine, body: &Json<'_>) -> R
         let table = bound.as_ref().ok().map(|b| b.statement.table().to_owned());
         let answer = bound.and_then(|bound| {
             let options = options(member, &["ConsistentRead", "ReturnValuesOnConditionCheckFailure"]);
+            refuse_exists(&bound.statement)?;
             let table = engine.table(bound.statement.table())?;
             if bound.statement.is_read() && !selects_one_item(&bound.statement, table, &bound.params) {
                 return Err(DynamoError::validation(
@@ -213,6 +253,7 @@ pub(crate) fn execute_transaction(engine: &mut Engine, body: &Json<'_>) -> Resul
             action.remove("ReturnValues");
         }
         let kind = match lowered.operation {
+            _ if lowered.condition_check => "ConditionCheck",
             Operation::GetItem => "Get",
             Operation::PutItem => "Put",
             Operation::UpdateItem => "Update",

@@ -106,6 +106,13 @@ pub(crate) enum Action {
     Remove(Path),
 }
 
+/// One key of an `ORDER BY`: the attribute, and whether it sorts descending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OrderBy {
+    pub(crate) path: Path,
+    pub(crate) descending: bool,
+}
+
 /// A table, or an index of one: `"Table"` or `"Table"."Index"`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Source {
@@ -116,14 +123,18 @@ pub(crate) struct Source {
 /// A statement.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Statement {
-    /// `SELECT * | paths FROM source [WHERE cond]`; `None` projects every attribute.
-    Select { projection: Option<Vec<Path>>, source: Source, filter: Option<Cond> },
+    /// `SELECT * | paths FROM source [WHERE cond] [ORDER BY key [ASC|DESC], ...]`; `None`
+    /// projects every attribute.
+    Select { projection: Option<Vec<Path>>, source: Source, filter: Option<Cond>, order: Vec<OrderBy> },
     /// `INSERT INTO table VALUE {...}`.
     Insert { table: String, item: Expr },
     /// `UPDATE table SET ... REMOVE ... WHERE cond [RETURNING ...]`.
     Update { table: String, actions: Vec<Action>, filter: Option<Cond>, returning: Option<Returning> },
     /// `DELETE FROM table WHERE cond [RETURNING ALL OLD *]`.
     Delete { table: String, filter: Option<Cond>, returning: Option<Returning> },
+    /// `EXISTS(SELECT * FROM table WHERE cond)`: in a transaction, a check that the item the
+    /// SELECT names exists and meets the rest of its condition.
+    Exists(Box<Statement>),
 }
 
 impl Statement {
@@ -134,6 +145,7 @@ impl Statement {
             Statement::Insert { table, .. } | Statement::Update { table, .. } | Statement::Delete { table, .. } => {
                 table
             }
+            Statement::Exists(select) => select.table(),
         }
     }
 

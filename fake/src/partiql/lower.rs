@@ -1,7 +1,8 @@
 //! A statement, its parameters bound, as the item operation that does the same: a SELECT with
 //! the whole key as GetItem, with the partition key as Query, otherwise as Scan; INSERT as a
 //! PutItem that the key must not exist for; UPDATE and DELETE as UpdateItem and DeleteItem of
-//! the one item their `WHERE` names by its whole key. The request is then answered by the item
+//! the one item their `WHERE` names by its whole key; EXISTS as a transaction's ConditionCheck of
+//! that item. The request is then answered by the item
 //! operation itself, through the engine: the same checks, the same write path, the same streams.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,6 +24,11 @@ pub(crate) struct Lowered {
     pub(crate) body: Json,
     /// An INSERT: the item operation's failed condition means the key exists.
     pub(crate) insert: bool,
+    /// A scan's items sorted by these attributes (descending where true): the `ORDER BY` of a
+    /// SELECT that names several partition keys.
+    pub(crate) order: Vec<(String, bool)>,
+    /// An EXISTS: the body is a ConditionCheck of a transaction.
+    pub(crate) condition_check: bool,
 }
 
 /// The placeholders of the expressions being written: `#n0`, `:v0`, ...
@@ -261,8 +267,10 @@ pub(crate) fn lower(
             }
         }
     };
+    let mut order = Vec::new();
+    let condition_check = matches!(statement, Statement::Exists(_));
     let (operation, insert) = match statement {
-        Statement::Select { projection, source, filter } => {
+        Statement::Select { projection, source, filter, order: order_by } => {
             if let Some(paths) = projection {
                 let text = paths.iter().map(|p| ph.path(p)).collect::<Vec<_>>().join(", ");
                 request.insert("ProjectionExpression".into(), json!(text));
@@ -275,6 +283,27 @@ pub(crate) fn lower(
                     (Some(index.key.hash.name.as_str()), index.key.range.as_ref().map(|r| r.name.as_str()))
                 }
                 _ => (None, None),
+            };
+            if !order_by.is_empty() {
+                if filter.is_none() {
+                    return Err(DynamoError::validation(
+                        "Must have WHERE clause in the statement when using ORDER BY clause.",
+                    ));
+                }
+                if let Some(other) =
+                    order_by.iter().find(|o| o.path.attribute().is_none_or(|a| Some(a) != hash && Some(a) != range))
+                {
+                    return Err(DynamoError::validation(format!(
+                        "Order by key is not a key attribute: {}",
+                        other.path.attribute().unwrap_or_default()
+                    )));
+                }
+            }
+            let descending = |attribute: Option<&str>| {
+                order_by
+                    .iter()
+                    .find(|o| attribute.is_some() && o.path.attribute() == attribute)
+                    .is_some_and(|o| o.descending)
             };
             let hash_value = hash.and_then(|h| conjuncts.iter().find_map(|c| equality(c, h, params)).map(|v| (h, v)));
             if let Some(index) = &source.index {
@@ -307,6 +336,9 @@ pub(crate) fn lower(
                             }
                         }
                         request.insert("KeyConditionExpression".into(), json!(key_condition));
+                        if descending(range) {
+                            request.insert("ScanIndexForward".into(), json!(false));
+                        }
                         if let Some(filter) = all_of(&filters, params, &mut ph)? {
                             request.insert("FilterExpression".into(), json!(filter));
                         }
@@ -318,6 +350,18 @@ pub(crate) fn lower(
                     }
                 }
                 None => {
+                    if let Some(first) = order_by.first() {
+                        if first.path.attribute() != hash {
+                            return Err(DynamoError::validation(
+                                "Must have hash key in ORDER BY clause when more than one hash key condition specified \
+                                 in WHERE clause.",
+                            ));
+                        }
+                        order = order_by
+                            .iter()
+                            .filter_map(|o| o.path.attribute().map(|a| (a.to_owned(), o.descending)))
+                            .collect();
+                    }
                     if let Some(filter) = all_of(&conjuncts, params, &mut ph)? {
                         request.insert("FilterExpression".into(), json!(filter));
                     }
@@ -377,6 +421,24 @@ pub(crate) fn lower(
             carry(&mut request, &["ReturnConsumedCapacity", "ReturnValuesOnConditionCheckFailure"]);
             (Operation::UpdateItem, false)
         }
+        Statement::Exists(select) => {
+            let Statement::Select { filter, order: order_by, .. } = select.as_ref() else {
+                return Err(DynamoError::validation("EXISTS takes a SELECT statement"));
+            };
+            if !order_by.is_empty() {
+                return Err(DynamoError::validation("ORDER BY is not allowed in an EXISTS statement"));
+            }
+            let (key, rest) = whole_key(table, filter.as_ref(), params)?;
+            let hash = ph.name(&table.key.hash.name);
+            let mut check = format!("attribute_exists({hash})");
+            if let Some(condition) = all_of(&rest, params, &mut ph)? {
+                check = format!("{check} AND ({condition})");
+            }
+            request.insert("Key".into(), key_json(&key));
+            request.insert("ConditionExpression".into(), json!(check));
+            carry(&mut request, &["ReturnValuesOnConditionCheckFailure"]);
+            (Operation::GetItem, false)
+        }
         Statement::Delete { filter, returning, .. } => {
             let (key, rest) = whole_key(table, filter.as_ref(), params)?;
             request.insert("Key".into(), key_json(&key));
@@ -397,7 +459,7 @@ pub(crate) fn lower(
         }
     };
     ph.into_request(&mut request);
-    Ok(Lowered { operation, body: Json::Object(request), insert })
+    Ok(Lowered { operation, body: Json::Object(request), insert, order, condition_check })
 }
 
 /// The table's whole key, from the equalities of a write's `WHERE`, and the conditions left.

@@ -3,7 +3,7 @@
 //! (`partiql-parser` 0.15) reads queries only (no INSERT ... VALUE, UPDATE ... SET or DELETE, no
 //! `?`), and it brings some 80 crates and a parser generator into the build.
 
-use super::ast::{Action, Cond, Elem, Expr, Path, Returning, Source, Statement};
+use super::ast::{Action, Cond, Elem, Expr, OrderBy, Path, Returning, Source, Statement};
 use super::lexer::{Tok, tokenize};
 use crate::error::DynamoError;
 use crate::expr::ast::CmpOp;
@@ -14,7 +14,7 @@ pub(crate) fn malformed(detail: impl std::fmt::Display) -> DynamoError {
 }
 
 /// The words that end a path or an operand where they stand: never names without quotes there.
-const KEYWORDS: [&str; 20] = [
+const KEYWORDS: [&str; 21] = [
     "SELECT",
     "FROM",
     "WHERE",
@@ -35,6 +35,7 @@ const KEYWORDS: [&str; 20] = [
     "MISSING",
     "NULL",
     "EXISTS",
+    "ORDER",
 ];
 
 /// The functions that answer true or false, usable as a condition of their own.
@@ -140,6 +141,13 @@ impl Parser {
             let returning = self.returning()?;
             return Ok(Statement::Delete { table, filter, returning });
         }
+        if self.eat_word("EXISTS") {
+            self.expect_sym("(")?;
+            self.expect_word("SELECT")?;
+            let select = self.select()?;
+            self.expect_sym(")")?;
+            return Ok(Statement::Exists(Box::new(select)));
+        }
         Err(malformed("Expected data manipulation"))
     }
 
@@ -157,7 +165,22 @@ impl Parser {
         let table = self.name()?;
         let index = if self.eat_sym(".") { Some(self.name()?) } else { None };
         let filter = self.filter()?;
-        Ok(Statement::Select { projection, source: Source { table, index }, filter })
+        let mut order = Vec::new();
+        if self.eat_word("ORDER") {
+            self.expect_word("BY")?;
+            loop {
+                let path = self.path()?;
+                let descending = self.eat_word("DESC");
+                if !descending {
+                    self.eat_word("ASC");
+                }
+                order.push(OrderBy { path, descending });
+                if !self.eat_sym(",") {
+                    break;
+                }
+            }
+        }
+        Ok(Statement::Select { projection, source: Source { table, index }, filter, order })
     }
 
     fn update(&mut self) -> Result<Statement, DynamoError> {
@@ -463,7 +486,7 @@ mod tests {
             parse(r#"SELECT a, "b"."c", d[1] FROM "Shop"."byOwner" WHERE owner = ? AND begins_with(sk, 'o#')"#)
                 .unwrap();
         assert_eq!(params, 1);
-        let Statement::Select { projection, source, filter } = select else { panic!("{select:?}") };
+        let Statement::Select { projection, source, filter, .. } = select else { panic!("{select:?}") };
         assert_eq!(projection.map(|p| p.len()), Some(3));
         assert_eq!((source.table.as_str(), source.index.as_deref()), ("Shop", Some("byOwner")));
         assert_eq!(filter.unwrap().conjuncts().len(), 2);
