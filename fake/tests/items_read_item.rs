@@ -14,12 +14,11 @@ fn key(pk: &str, sk: &str) -> HashMap<String, AttributeValue> {
     HashMap::from([(String::from("pk"), s(pk)), (String::from("sk"), s(sk))])
 }
 
-#[tokio::test(start_paused = true)]
-async fn read_item_gives_the_stored_item_and_nothing_for_a_missing_one() {
+/// A fake with the table `Locks` and one lock item in it, `LOCK#a`: owner `p1`, fence 7, tags.
+async fn lock_table() -> FakeDynamoDb {
     let fake = FakeDynamoDb::new();
     fake.create_table("Locks", "pk", Some("sk"));
-    let client = fake.client();
-    client
+    fake.client()
         .put_item()
         .table_name("Locks")
         .item("pk", s("LOCK#a"))
@@ -30,6 +29,12 @@ async fn read_item_gives_the_stored_item_and_nothing_for_a_missing_one() {
         .send()
         .await
         .unwrap();
+    fake
+}
+
+#[tokio::test(start_paused = true)]
+async fn read_item_gives_the_stored_item_and_nothing_for_a_missing_one() {
+    let fake = lock_table().await;
 
     let item = fake.read_item("Locks", &key("LOCK#a", "LOCK")).expect("the stored item");
     assert_eq!(item.len(), 5);
@@ -88,19 +93,7 @@ async fn read_item_sees_the_time_to_live_deletions_that_are_due() {
 
 #[tokio::test(start_paused = true)]
 async fn read_attributes_gives_the_named_attributes_in_the_order_asked() {
-    let fake = FakeDynamoDb::new();
-    fake.create_table("Locks", "pk", Some("sk"));
-    let client = fake.client();
-    client
-        .put_item()
-        .table_name("Locks")
-        .item("pk", s("LOCK#a"))
-        .item("sk", s("LOCK"))
-        .item("owner", s("p1"))
-        .item("fence", AttributeValue::N("7".into()))
-        .send()
-        .await
-        .unwrap();
+    let fake = lock_table().await;
     fake.inject(FaultRule::new(Fault::InternalServerError));
     let before = fake.request_log().len();
 
