@@ -132,6 +132,12 @@ impl<'h> Index<'h> {
             .find(|op| self.ops.get(op).is_some_and(|o| o.process == process))
     }
 
+    /// When the acquire that handed out `belief` was called, if the belief came from one.
+    pub(super) fn acquire_called(&self, belief: &Belief) -> Option<Duration> {
+        let op = self.acquire_of(belief.lock, belief.token, belief.process, belief.start_idx)?;
+        self.ops.get(&op).map(|op| self.entries[op.invoke].at)
+    }
+
     /// The entries that show a belief: its acquire, its start and its end.
     pub(super) fn belief_entries(&self, belief: &Belief) -> Vec<usize> {
         let mut out = Vec::new();

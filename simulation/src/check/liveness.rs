@@ -63,12 +63,7 @@ pub(super) fn healthy_leases_hold(checked: &Checked<'_>, report: &mut CheckRepor
         let Some(Unheld::Lost(reason)) = &belief.why else { continue };
         // A lease asked for before the heal may come back after it, late and already run out.
         let sent = checked.lease_of(belief).and_then(|lease| lease.versions.first()).map(|v| v.sent);
-        let invoked = checked
-            .index
-            .acquire_of(belief.lock, belief.token, belief.process, belief.start_idx)
-            .and_then(|op| checked.index.ops.get(&op))
-            .map(|op| checked.index.entries[op.invoke].at);
-        let asked = sent.into_iter().chain(invoked).min();
+        let asked = sent.into_iter().chain(checked.index.acquire_called(belief)).min();
         if belief.start < healed || asked.is_none_or(|at| at < healed) {
             continue;
         }
@@ -101,10 +96,7 @@ pub(super) fn leases_run_their_time(checked: &Checked<'_>, report: &mut CheckRep
             continue;
         }
         let id = belief.process.id;
-        let called = index
-            .acquire_of(belief.lock, belief.token, belief.process, belief.start_idx)
-            .and_then(|op| index.ops.get(&op))
-            .map(|op| index.entries[op.invoke].at);
+        let called = index.acquire_called(belief);
         let lease = checked.lease_of(belief).and_then(|lease| lease.versions.first()).map(|v| v.lease);
         let acquired = called.zip(lease).map(|(at, lease)| (machines.monotonic(id, at) + lease, at, lease));
         let promised = belief.promises.iter().map(|&(_, at, left)| (machines.monotonic(id, at) + left, at, left));
