@@ -171,10 +171,10 @@ impl LeaseInner {
         let rvn = self.table.ids.next_id();
         let grant =
             Grant { owner: &self.owner, rvn: &rvn, lease: self.duration, label: self.table.holder_label.as_deref() };
-        let answer = self.table.store.renew(&self.name, &grant).await;
+        let answer = self.table.store.renew(&self.name, &grant, false).await;
         let table = self.table.store.table_name();
         match &answer {
-            Ok(RenewOutcome::Renewed) => telemetry::renewal(table, None),
+            Ok(RenewOutcome::Renewed { .. }) => telemetry::renewal(table, None),
             // DynamoDB answered the conditional update with a failed condition.
             Ok(RenewOutcome::TakenOver | RenewOutcome::Deleted) => {
                 telemetry::renewal(table, Some("ConditionalCheckFailedException"));
@@ -182,7 +182,7 @@ impl LeaseInner {
             Err(err) => telemetry::renewal(table, Some(err.error_type())),
         }
         match answer {
-            Ok(RenewOutcome::Renewed) => {
+            Ok(RenewOutcome::Renewed { .. }) => {
                 let mut state = self.state();
                 if state.end.is_some() {
                     return Ok(false);

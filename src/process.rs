@@ -213,12 +213,14 @@ impl ProcessLocks {
     ///
     /// With `min_renew`, it renews only when less than `min_renew` is left of the lock, to
     /// spare the table a write per call; with more left it sends nothing and returns `true`.
-    /// What is left is known only to the instance that created or last renewed the lock: any
-    /// other renews at once.
+    /// What is left is measured from this instance's own last write of the lock, so an instance
+    /// that has not written it renews at once. An instance does not see the renewals of
+    /// another: a token that several instances renew in turn is best renewed without a minimum
+    /// window, or never with a shorter duration.
     ///
     /// A renewal is one conditional write on the owner in the token, so it never takes a lock
-    /// from another holder. With `duration` `None` and a token this instance did not write, it
-    /// reads the lock first for its duration.
+    /// from another holder. With `duration` `None` it keeps the duration the lock has, whichever
+    /// instance wrote it last, and learns it from the answer.
     ///
     /// # Errors
     ///
@@ -272,25 +274,15 @@ impl ProcessLocks {
             dynalease.lock.fencing_token = token.fence,
         );
         async {
-            let duration = match (duration, written) {
-                (Some(duration), _) => duration,
-                (None, Some(written)) => written.duration,
-                (None, None) => match shared.store.read(&token.name).await? {
-                    LockView::Held(holder) if holder.owner == token.owner => holder.lease,
-                    _ => {
-                        self.forget(&token.owner);
-                        return Ok(false);
-                    }
-                },
-            };
             let rvn = shared.ids.next_id();
-            let grant =
-                Grant { owner: &token.owner, rvn: &rvn, lease: duration, label: shared.holder_label.as_deref() };
+            // Without a duration, the write keeps the one the lock has, whoever wrote it last.
+            let lease = duration.unwrap_or(LockTable::MIN_LEASE);
+            let grant = Grant { owner: &token.owner, rvn: &rvn, lease, label: shared.holder_label.as_deref() };
             let sent_at = shared.clock.monotonic();
-            match shared.store.renew(&token.name, &grant).await {
-                Ok(RenewOutcome::Renewed) => {
+            match shared.store.renew(&token.name, &grant, duration.is_none()).await {
+                Ok(RenewOutcome::Renewed { lease }) => {
                     telemetry::renewal(table, None);
-                    self.remember(&token.owner, Written { sent_at, duration });
+                    self.remember(&token.owner, Written { sent_at, duration: lease });
                     Ok(true)
                 }
                 Ok(RenewOutcome::TakenOver | RenewOutcome::Deleted) => {

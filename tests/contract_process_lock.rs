@@ -37,6 +37,25 @@ store_contract! {
         assert_eq!(ProcessLocks::fencing_token(&next).unwrap(), 2);
     }
 
+    async fn renew_without_a_duration_keeps_the_one_another_instance_wrote_last(store) {
+        let (creator, other) = (ProcessLocks::new(store.locks()), ProcessLocks::new(store.locks()));
+        let token = creator.create("import", DURATION).await.unwrap().expect("free");
+        assert!(other.renew(&token, Some(Duration::from_secs(40)), None).await.unwrap());
+
+        // The creator wrote 15 s itself; the lock has 40 s now, and keeps them.
+        assert!(creator.renew(&token, None, None).await.unwrap());
+        let state = creator.lock_table().state("import").await.unwrap().unwrap();
+        assert_eq!(state.lease_duration, Some(Duration::from_secs(40)));
+
+        // And the creator measures its window from that renewal, with the 40 s it learned.
+        let contender = ProcessLocks::new(store.locks());
+        assert_eq!(contender.create("import", DURATION).await.unwrap(), None);
+        advance(Duration::from_secs(25)).await;
+        assert!(creator.renew(&token, None, Some(Duration::from_secs(10))).await.unwrap(), "15 s are left");
+        advance(Duration::from_secs(15)).await;
+        assert!(contender.create("import", DURATION).await.unwrap().is_some(), "nothing was written: 40 s passed");
+    }
+
     async fn renew_with_a_minimum_window_writes_only_once_less_than_it_is_left(store) {
         let (creator, contender) = (ProcessLocks::new(store.locks()), ProcessLocks::new(store.locks()));
         let token = creator.create("import", DURATION).await.unwrap().expect("free");

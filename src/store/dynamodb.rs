@@ -204,13 +204,13 @@ impl DynamoStore {
         }
     }
 
-    /// The attributes a holder writes on every acquire and renewal.
-    fn holder_attributes(&self, update: &mut Update, grant: &Grant<'_>) {
-        update.set("#rvn", RVN, AttributeValue::S(grant.rvn.to_owned())).set(
-            "#leaseMs",
-            LEASE_MS,
-            AttributeValue::N(grant.lease.as_millis().to_string()),
-        );
+    /// The attributes a holder writes on every acquire and renewal: all but the lease duration
+    /// if `keep_lease`.
+    fn holder_attributes(&self, update: &mut Update, grant: &Grant<'_>, keep_lease: bool) {
+        update.set("#rvn", RVN, AttributeValue::S(grant.rvn.to_owned()));
+        if !keep_lease {
+            update.set("#leaseMs", LEASE_MS, AttributeValue::N(grant.lease.as_millis().to_string()));
+        }
         match grant.label {
             Some(label) => update.set("#holder", HOLDER, AttributeValue::S(label.to_owned())),
             None => update.remove("#holder", HOLDER),
@@ -226,7 +226,7 @@ impl DynamoStore {
             OWNER,
             AttributeValue::S(grant.owner.to_owned()),
         );
-        self.holder_attributes(&mut update, grant);
+        self.holder_attributes(&mut update, grant, false);
         update.add.push(String::from("#fence :one"));
         update.name("#fence", FENCE).value(":one", AttributeValue::N(String::from("1")));
         update
@@ -405,19 +405,30 @@ impl LockStore for DynamoStore {
         })
     }
 
-    fn renew<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>) -> StoreFuture<'a, RenewOutcome> {
+    fn renew<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>, keep_lease: bool) -> StoreFuture<'a, RenewOutcome> {
         Box::pin(async move {
             let mut update = Update::default();
-            self.holder_attributes(&mut update, grant);
+            self.holder_attributes(&mut update, grant, keep_lease);
             update.name("#owner", OWNER).value(":owner", AttributeValue::S(grant.owner.to_owned()));
             let answer = update
                 .apply(self.update(name))
                 .condition_expression("#owner = :owner")
+                .return_values(ReturnValue::AllNew)
                 .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
                 .send()
                 .await;
             match answer {
-                Ok(_) => Ok(RenewOutcome::Renewed),
+                Ok(output) => match output.attributes().map(|item| self.decode_for(name, item)) {
+                    Some(Ok(LockView::Held(holder))) if holder.owner == grant.owner => {
+                        Ok(RenewOutcome::Renewed { lease: holder.lease })
+                    }
+                    Some(Err(err)) => Err(err),
+                    _ => Err(Error::NotALock {
+                        lock: name.to_owned(),
+                        table: self.table.table.clone(),
+                        reason: String::from("the renewal did not read back as held"),
+                    }),
+                },
                 Err(err) => match self.refused_view(name, &err).await {
                     Some(Ok(LockView::Absent)) => Ok(RenewOutcome::Deleted),
                     Some(Ok(_)) => Ok(RenewOutcome::TakenOver),

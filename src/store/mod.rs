@@ -80,8 +80,8 @@ pub(crate) enum AcquireOutcome {
 /// The answer to a renewal.
 #[derive(Clone, Debug)]
 pub(crate) enum RenewOutcome {
-    /// The record still has our owner, and now the new record version.
-    Renewed,
+    /// The record still has our owner, and now the new record version, with this lease.
+    Renewed { lease: Duration },
     /// The record has another owner or none.
     TakenOver,
     /// There is no record.
@@ -106,8 +106,9 @@ pub(crate) trait LockStore: Send + Sync + fmt::Debug + 'static {
         grant: &'a Grant<'a>,
     ) -> StoreFuture<'a, AcquireOutcome>;
 
-    /// Writes the new record version of `grant` if the record still has `grant.owner`.
-    fn renew<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>) -> StoreFuture<'a, RenewOutcome>;
+    /// Writes the new record version of `grant` if the record still has `grant.owner`, with
+    /// the lease of `grant`, or with the lease the record has if `keep_lease`.
+    fn renew<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>, keep_lease: bool) -> StoreFuture<'a, RenewOutcome>;
 
     /// Removes the owner if it is `owner`, keeping the record and its fencing token. Returns
     /// whether the record had that owner.

@@ -475,17 +475,20 @@ impl LockStore for PostgresStore {
         }))
     }
 
-    fn renew<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>) -> StoreFuture<'a, RenewOutcome> {
+    fn renew<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>, keep_lease: bool) -> StoreFuture<'a, RenewOutcome> {
         Box::pin(self.call(move |inner, connection| {
             Box::pin(async move {
                 let connection = &connection;
                 let statement =
                     connection.prepare_cached(&inner.sql.renew).await.map_err(|err| inner.fail("renew", err))?;
+                let lease_ms = (!keep_lease).then(|| sql::lease_ms(grant.lease));
                 let params: [&(dyn ToSql + Sync); 6] =
-                    [&name, &grant.owner, &grant.rvn, &sql::lease_ms(grant.lease), &grant.label, &inner.expiry()];
-                let changed = connection.execute(&statement, &params).await.map_err(|err| inner.fail("renew", err))?;
-                if changed > 0 {
-                    return Ok(RenewOutcome::Renewed);
+                    [&name, &grant.owner, &grant.rvn, &lease_ms, &grant.label, &inner.expiry()];
+                let row: Option<PgRow> =
+                    connection.query_opt(&statement, &params).await.map_err(|err| inner.fail("renew", err))?;
+                if let Some(row) = row {
+                    let lease_ms: Option<i64> = row.try_get(0).map_err(|err| inner.fail("renew", err))?;
+                    return Ok(sql::renewed(name, &inner.table, lease_ms)?);
                 }
                 match inner.read_row(connection, name).await? {
                     LockView::Absent => Ok(RenewOutcome::Deleted),

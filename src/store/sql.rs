@@ -121,8 +121,10 @@ impl Statements {
                 "UPDATE {t} SET owner = ?2, rvn = ?3, fence = COALESCE(fence, 0) + 1, lease_ms = ?4, holder = ?5, \
                  expires_at = ?6 WHERE name = ?1 AND (rvn = ?7 OR owner = ?2) RETURNING fence"
             )),
+            // A lease of `NULL` keeps the one the row has.
             renew: p(format!(
-                "UPDATE {t} SET rvn = ?3, lease_ms = ?4, holder = ?5, expires_at = ?6 WHERE name = ?1 AND owner = ?2"
+                "UPDATE {t} SET rvn = ?3, lease_ms = COALESCE(?4, lease_ms), holder = ?5, expires_at = ?6 \
+                 WHERE name = ?1 AND owner = ?2 RETURNING lease_ms"
             )),
             release: p(format!(
                 "UPDATE {t} SET owner = NULL, lease_ms = NULL, holder = NULL, expires_at = ?3 \
@@ -178,6 +180,23 @@ impl Row {
 /// The error for a row at the lock's name that is not a lock.
 pub(crate) fn not_a_lock(lock: &str, table: &str, reason: String) -> Error {
     Error::NotALock { lock: lock.to_owned(), table: table.to_owned(), reason }
+}
+
+/// The outcome of a renewal that a row of `lock` in `table` took, from the lease the row then
+/// has.
+pub(crate) fn renewed(lock: &str, table: &str, lease_ms: Option<i64>) -> Result<super::RenewOutcome, Error> {
+    let lease = lease_ms.and_then(|ms| u64::try_from(ms).ok()).map(Duration::from_millis);
+    match lease {
+        Some(lease) if (MIN_LEASE..=MAX_LEASE).contains(&lease) => Ok(super::RenewOutcome::Renewed { lease }),
+        _ => Err(not_a_lock(
+            lock,
+            table,
+            format!(
+                "its lease_ms {} is outside the lease durations of a lock",
+                lease_ms.map_or(String::from("NULL"), |ms| ms.to_string())
+            ),
+        )),
+    }
 }
 
 /// The expiry a write sets: the wall clock plus the retention, in seconds since the epoch, or

@@ -481,17 +481,21 @@ impl LockStore for SqliteStore {
         }))
     }
 
-    fn renew<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>) -> StoreFuture<'a, RenewOutcome> {
+    fn renew<'a>(&'a self, name: &'a str, grant: &'a Grant<'a>, keep_lease: bool) -> StoreFuture<'a, RenewOutcome> {
         let g = Owned::of(name, grant);
         Box::pin(self.call("renew", move |inner, connection| {
-            let changed = connection
+            let lease_ms = (!keep_lease).then_some(g.lease_ms);
+            let renewed = connection
                 .prepare_cached(&inner.sql.renew)
                 .and_then(|mut statement| {
-                    statement.execute(params![g.name, g.owner, g.rvn, g.lease_ms, g.label, inner.expiry()])
+                    let params = params![g.name, g.owner, g.rvn, lease_ms, g.label, inner.expiry()];
+                    statement.query_row(params, |row| row.get::<_, Value>(0)).optional()
                 })
                 .map_err(|err| inner.fail("renew", err))?;
-            if changed > 0 {
-                return Ok(RenewOutcome::Renewed);
+            if let Some(lease_ms) = renewed {
+                let lease_ms =
+                    integer("lease_ms", lease_ms).map_err(|reason| sql::not_a_lock(&g.name, &inner.table, reason))?;
+                return sql::renewed(&g.name, &inner.table, lease_ms);
             }
             match inner.read_row(connection, &g.name)? {
                 LockView::Absent => Ok(RenewOutcome::Deleted),
