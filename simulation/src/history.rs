@@ -96,6 +96,23 @@ pub enum Call {
         /// The fencing token.
         token: u64,
     },
+    /// Ask whether a lock is held ([`dynalease::ProcessLocks::exists`]); it answers
+    /// [`Value::Bool`].
+    Exists {
+        /// The lock.
+        lock: LockId,
+    },
+    /// An election ends: its caller stops it (cancels the token of `run_as_leader`), or the
+    /// work of its term returns on its own. It completes when `run_as_leader` returns, which
+    /// promises to have released the lease of the term.
+    Resign {
+        /// The lock of the election.
+        lock: LockId,
+        /// The fencing token of the lease of the term under way, if the process led then.
+        token: Option<u64>,
+        /// Whether the caller stopped it, rather than the work returning.
+        stopped: bool,
+    },
     /// An operation of a workload of your own.
     Custom {
         /// What it is, for the timeline.
@@ -132,6 +149,8 @@ pub enum Value {
     None,
     /// A fencing token.
     Token(u64),
+    /// A yes or a no.
+    Bool(bool),
     /// Why it failed, or anything else worth reading in the timeline.
     Text(String),
 }
@@ -348,6 +367,19 @@ pub enum Event {
         lock: LockId,
         /// The fencing token of the lease.
         token: u64,
+        /// Whether the lease renews itself (a [`dynalease::Lease`] and its heartbeat), which the
+        /// checker then holds to the heartbeat's promises.
+        renews: bool,
+    },
+    /// A process was handed the token of a lease that another process held: from now on it
+    /// may renew and release that lease as its own.
+    HandedOver {
+        /// The lock.
+        lock: LockId,
+        /// The fencing token of the lease.
+        token: u64,
+        /// The incarnation that handed it over.
+        from: ProcessRef,
     },
     /// A process was promised its lease for `left` more, on its own clock (a renewal by token
     /// with a minimum window that returned true, say): the lease as DynamoDB holds it must last
@@ -399,6 +431,26 @@ pub enum Event {
         /// interned; 0 if it names none.
         names: u32,
     },
+    /// A write to a lock item left its process (each attempt of the client, retries too).
+    Sent {
+        /// The lock.
+        lock: LockId,
+        /// The request, interned as for [`Event::Applied`].
+        request: u32,
+        /// The owner of a lease that the request names (its renewal or its release, say),
+        /// interned; 0 if it names none.
+        names: u32,
+    },
+    /// The answer to an attempt of a write to a lock item reached its process: `ok` if DynamoDB
+    /// applied it, otherwise an error, a timeout or a lost answer.
+    Answered {
+        /// The lock.
+        lock: LockId,
+        /// The request.
+        request: u32,
+        /// Whether the write was applied and the process heard so.
+        ok: bool,
+    },
     /// The answer of a refused write to a lock item ([`Event::Refused`]), with the item as it
     /// was, reached its process: it knows who holds the lock.
     Heard {
@@ -420,6 +472,14 @@ pub enum Event {
         lock: LockId,
         /// The token.
         token: u64,
+    },
+    /// A process saw the library answer against its documentation (an election that returned
+    /// `Cancelled` though nobody cancelled it, say).
+    Broken {
+        /// The lock.
+        lock: LockId,
+        /// What the library did, and what it promises.
+        what: String,
     },
     /// A step of the run.
     Phase(Phase),
@@ -618,6 +678,12 @@ impl Entry {
                         d.u64(700 + u64::from(lock.0));
                         d.u64(*token);
                     }
+                    Call::Exists { lock } => d.u64(800 + u64::from(lock.0)),
+                    Call::Resign { lock, token, stopped } => {
+                        d.u64(900 + u64::from(lock.0));
+                        d.u64(token.map_or(0, |t| t + 1));
+                        d.u64(u64::from(*stopped));
+                    }
                 }
             }
             Event::Complete { op, outcome, value } => {
@@ -634,13 +700,33 @@ impl Entry {
                         d.u64(2);
                         d.str(text);
                     }
+                    Value::Bool(yes) => d.u64(3 + u64::from(*yes)),
                 }
             }
-            Event::Held { belief, lock, token } => {
+            Event::Held { belief, lock, token, renews } => {
                 d.u64(12);
                 d.u64(u64::from(belief.0));
                 d.u64(u64::from(lock.0));
                 d.u64(*token);
+                d.u64(u64::from(*renews));
+            }
+            Event::HandedOver { lock, token, from } => {
+                d.u64(22);
+                d.u64(u64::from(lock.0));
+                d.u64(*token);
+                d.process(*from);
+            }
+            Event::Sent { lock, request, names } => {
+                d.u64(23);
+                d.u64(u64::from(lock.0));
+                d.u64(u64::from(*request));
+                d.u64(u64::from(*names));
+            }
+            Event::Answered { lock, request, ok } => {
+                d.u64(24);
+                d.u64(u64::from(lock.0));
+                d.u64(u64::from(*request));
+                d.u64(u64::from(*ok));
             }
             Event::Promised { belief, left } => {
                 d.u64(21);
@@ -693,6 +779,11 @@ impl Entry {
                 d.u64(u64::from(op.0));
                 d.u64(u64::from(lock.0));
                 d.u64(*token);
+            }
+            Event::Broken { lock, what } => {
+                d.u64(25);
+                d.u64(u64::from(lock.0));
+                d.str(what);
             }
             Event::Phase(phase) => {
                 d.u64(18);
@@ -802,14 +893,16 @@ impl Recorder {
         inner.entries.push(Entry { at, actor, event: Event::Complete { op, outcome, value } });
     }
 
-    /// Records that `process` believes it holds `lock` with `token`.
-    pub(crate) fn held(&self, process: ProcessRef, lock: LockId, token: u64) -> BeliefId {
+    /// Records that `process` believes it holds `lock` with `token`, a lease that renews itself
+    /// if `renews`.
+    pub(crate) fn held(&self, process: ProcessRef, lock: LockId, token: u64, renews: bool) -> BeliefId {
         let at = self.now();
         let mut inner = self.inner();
         let belief = BeliefId(inner.next_belief);
         inner.next_belief += 1;
         inner.open_beliefs.insert(belief, OpenBelief { process });
-        inner.entries.push(Entry { at, actor: Actor::Process(process), event: Event::Held { belief, lock, token } });
+        let event = Event::Held { belief, lock, token, renews };
+        inner.entries.push(Entry { at, actor: Actor::Process(process), event });
         belief
     }
 

@@ -50,5 +50,5 @@ pub use rng::SimRng;
 pub use roles::Role;
 pub use scenario::{Config, LockKind, ProcessSpec, Scenario};
 pub use scenario_file::ScenarioFileError;
-pub use workload::{Held, ProcessCtx, TokenBelief, Workload, WorkloadFuture};
+pub use workload::{Fence, Handoff, Held, Mailbox, ProcessCtx, TokenBelief, Workload, WorkloadFuture};
 pub use world::{PARTITION_KEY, SORT_KEY, START_TIME_SECS, TABLE, World, start_time};

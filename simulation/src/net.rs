@@ -151,6 +151,8 @@ pub(crate) struct Extra {
     delay: Duration,
     lose: bool,
     renewed: bool,
+    /// Whether DynamoDB applied it as a write to a lock item.
+    applied: bool,
     /// The request, if DynamoDB refused it as a write to a lock item.
     refused: Option<u32>,
 }
@@ -189,11 +191,12 @@ impl Link {
     /// through the gate. A write that left the process is delivered even if the process stops
     /// waiting for it, crashes or is cut off: only its answer can be lost. The answer to a write
     /// may be lost on the way; a partition drops the request or its answer, and the client
-    /// times out. `lock` names the lock item a write is for, which the triggers may hold.
+    /// times out. `lock_write` is the write to a lock item the request is, if it is one: its
+    /// send and its answer are recorded, and the triggers may hold it.
     pub(crate) async fn round_trip<T, F, Fut>(
         self: &Arc<Self>,
         write: bool,
-        target: Option<&LockTarget>,
+        lock_write: Option<&LockWrite>,
         apply: F,
     ) -> Result<T, NetError>
     where
@@ -202,11 +205,19 @@ impl Link {
         T: Send + 'static,
     {
         self.gate.open().await;
+        let request = lock_write.map(|w| (w, self.truth.sent(&w.target, self.process, w.hash, &w.body)));
+        let answered = |ok: bool| {
+            if let Some((w, request)) = request {
+                self.truth.answered(&w.target, self.process, request, ok);
+            }
+        };
+        let target = lock_write.map(|w| &w.target);
         let sent = self.clock.now();
         let draw = self.network.draw(write);
         if draw.partitioned {
             self.clock.sleep(REQUEST_TIMEOUT).await;
             self.gate.open().await;
+            answered(false);
             return Err(NetError::Timeout);
         }
         let (mut there, back) = (draw.there, draw.back);
@@ -247,7 +258,10 @@ impl Link {
             });
             match rx.await {
                 Ok(delivered) => delivered,
-                Err(_) => return Err(NetError::Lost),
+                Err(_) => {
+                    answered(false);
+                    return Err(NetError::Lost);
+                }
             }
         } else {
             deliver.await
@@ -256,12 +270,15 @@ impl Link {
             let spent = self.clock.now().saturating_sub(sent);
             self.clock.sleep(REQUEST_TIMEOUT.saturating_sub(spent)).await;
             self.gate.open().await;
+            answered(false);
             return Err(NetError::Timeout);
         }
         self.gate.open().await;
         if draw.lost || extra.lose {
+            answered(false);
             return Err(NetError::Lost);
         }
+        answered(extra.applied);
         if let Some(request) = extra.refused
             && let Some(target) = target
         {
@@ -302,6 +319,7 @@ impl Link {
             return extra;
         }
         if status == 200 {
+            extra.applied = true;
             let observed = self.truth.applied(target, self.process, sent, request.hash, request.operation);
             let moment = match observed.effect {
                 WriteEffect::Grant => Some(Moment::Granted),
@@ -328,6 +346,15 @@ impl Link {
     }
 }
 
+/// A write to a lock item, as it leaves its process.
+#[derive(Clone, Debug)]
+pub(crate) struct LockWrite {
+    target: LockTarget,
+    /// The identity of its body, which the client's retries share.
+    hash: u64,
+    body: Arc<[u8]>,
+}
+
 /// Whether an operation of DynamoDB writes.
 fn is_write(operation: &str) -> bool {
     matches!(operation, "UpdateItem" | "PutItem" | "DeleteItem" | "TransactWriteItems" | "BatchWriteItem")
@@ -345,12 +372,18 @@ struct Observing {
     /// The identity of its body, which the client's retries share.
     hash: u64,
     /// The body of a write to a lock item.
-    body: Vec<u8>,
+    body: Arc<[u8]>,
     /// The operation the sending task acquires a lock for.
     operation: Option<OpId>,
 }
 
 impl Observing {
+    /// The write to a lock item this request is, if it is one.
+    fn lock_write(&self) -> Option<LockWrite> {
+        let target = self.target.clone().filter(|_| self.writes_lock)?;
+        Some(LockWrite { target, hash: self.hash, body: self.body.clone() })
+    }
+
     fn of(operation: &str, request: &HttpRequest) -> Observing {
         let op = request.headers().get(OP_HEADER).and_then(|v| v.parse().ok()).map(OpId);
         let body = request.body().bytes().unwrap_or_default();
@@ -358,7 +391,7 @@ impl Observing {
         let target = if single { LockTarget::find(body, &[LIBRARY_PREFIX, NAIVE_PREFIX]) } else { None };
         let writes_lock = target.is_some() && operation != "GetItem";
         let hash = if writes_lock { crate::truth::fnv(body) } else { 0 };
-        let body = if writes_lock { body.to_vec() } else { Vec::new() };
+        let body: Arc<[u8]> = if writes_lock { Arc::from(body) } else { Arc::from(&[][..]) };
         let operation = if writes_lock { crate::workload::current_operation() } else { None };
         Observing { op, target, writes_lock, hash, body, operation }
     }
@@ -386,10 +419,10 @@ impl HttpConnector for SimConnector {
         let link = self.link.clone();
         HttpConnectorFuture::new(async move {
             let write = is_write(&operation);
-            let target = observing.target.clone().filter(|_| observing.writes_lock);
+            let lock_write = observing.lock_write();
             let far = link.clone();
             let sent = link
-                .round_trip(write, target.as_ref(), move |sent| async move {
+                .round_trip(write, lock_write.as_ref(), move |sent| async move {
                     let answer = fake.call(request).await;
                     let extra = match &answer {
                         Ok(response) => far.observe(&observing, sent, response),

@@ -234,7 +234,7 @@ pub fn svg(report: &RunReport) -> String {
     let mut bars = Vec::new();
     for (index, entry) in entries.iter().enumerate() {
         match (&entry.event, entry.actor) {
-            (Event::Held { belief, lock, token }, Actor::Process(p)) => {
+            (Event::Held { belief, lock, token, .. }, Actor::Process(p)) => {
                 open.insert(*belief, (p.id, *lock, *token, entry.at, index));
             }
             (Event::Unheld { belief, .. }, _) => {

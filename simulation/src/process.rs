@@ -23,7 +23,7 @@ use crate::rng::SimRng;
 use crate::scenario::{LockKind, ProcessSpec};
 use crate::triggers::Triggers;
 use crate::truth::Truth;
-use crate::workload::{Incarnation, Locks, ProcessCtx, Tasks};
+use crate::workload::{Incarnation, Locks, Mailbox, ProcessCtx, Tasks};
 use crate::world::{PARTITION_KEY, SORT_KEY, TABLE};
 
 /// What the processes of a world share.
@@ -39,12 +39,15 @@ pub(crate) struct Shared {
     pub(crate) lease: Duration,
     pub(crate) seed: u64,
     pub(crate) start_time: SystemTime,
+    pub(crate) mailbox: Arc<Mailbox>,
+    pub(crate) healed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Streams of a process's randomness.
 const STREAM_NET: u64 = 10;
 const STREAM_IDS: u64 = 11;
 const STREAM_CLIENT: u64 = 12;
+const STREAM_OPTIONS: u64 = 13;
 
 /// One simulated process and its machine.
 pub(crate) struct Process {
@@ -108,8 +111,7 @@ impl Process {
             shared.fake.client_config().http_client(http).time_source(clock.clone()).sleep_impl(clock.clone()).build();
         let client = aws_sdk_dynamodb::Client::from_conf(config);
         let ids = Arc::new(SeededIds::new(SimRng::derive(shared.seed, &path(STREAM_IDS)).next_u64()));
-        let options = LockTableOptions::default()
-            .holder_label(process.to_string())
+        let options = incarnation_options(&mut SimRng::derive(shared.seed, &path(STREAM_OPTIONS)), process)
             .clock(Arc::new(clock.clone()))
             .id_source(ids.clone());
         let lock_table = LockTable::new(TableRef::new(client.clone(), TABLE, PARTITION_KEY, Some(SORT_KEY)), options)
@@ -131,6 +133,8 @@ impl Process {
             tasks: self.tasks.clone(),
             lease,
             seed: shared.seed,
+            mailbox: shared.mailbox.clone(),
+            healed: shared.healed.clone(),
         });
         for (index, workload) in self.spec.workloads().into_iter().enumerate() {
             let ctx = ProcessCtx::new(incarnation.clone(), index as u16);
@@ -204,3 +208,23 @@ impl Process {
         self.tasks.abort_all();
     }
 }
+
+/// The options of an incarnation's `LockTable`, drawn for each: most name their holder and some
+/// do not, since a label is never part of a condition and processes with and without one
+/// contend as equals; half write an expiry on their lock items, with the shortest retention or
+/// the recommended one.
+fn incarnation_options(rng: &mut SimRng, process: ProcessRef) -> LockTableOptions {
+    let mut options = LockTableOptions::default();
+    if rng.chance_ppm(750_000) {
+        options = options.holder_label(process.to_string());
+    }
+    if rng.chance_ppm(500_000) {
+        let retention =
+            if rng.chance_ppm(500_000) { LockTableOptions::MIN_RETENTION } else { LockTableOptions::DEFAULT_RETENTION };
+        options = options.time_to_live(EXPIRY_ATTRIBUTE, retention);
+    }
+    options
+}
+
+/// The attribute the lock items of a process with the expiry option expire by.
+pub(crate) const EXPIRY_ATTRIBUTE: &str = "expiresAt";

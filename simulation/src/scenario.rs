@@ -50,7 +50,7 @@ pub const LEDGER_LOCK: &str = "ledger";
 pub const JOB_LOCK: &str = "job";
 /// The lock of the try-loops.
 pub const CACHE_LOCK: &str = "cache";
-/// The lock of the token holders.
+/// The lock of the token holders and the scope holders, which the watchers watch.
 pub const BATCH_LOCK: &str = "batch";
 
 /// The shape of the runs of a sweep.
@@ -273,8 +273,8 @@ impl Scenario {
     }
 
     /// Gives the processes the default mix of workloads: two leaders on distinct processes,
-    /// two store writers, two jobs, two try-loops and two token holders, spread over the
-    /// processes in an order drawn from `rng`.
+    /// two store writers, two jobs, two try-loops, two token holders, two scope holders and two
+    /// watchers, spread over the processes in an order drawn from `rng`.
     fn assign_default_roles(&mut self, rng: &mut SimRng) {
         let n = self.processes.len();
         let mut order: Vec<usize> = (0..n).collect();
@@ -293,8 +293,12 @@ impl Scenario {
             RoleKind::TryLoop,
             RoleKind::TokenHolder,
             RoleKind::TokenHolder,
+            RoleKind::ScopeHolder,
+            RoleKind::ScopeHolder,
+            RoleKind::Watcher,
+            RoleKind::Watcher,
         ];
-        // Ten workloads, or one for every process where there are more.
+        // Fourteen workloads, or one for every process where there are more.
         for slot in 0..kinds.len().max(n) {
             let role = kinds[slot % kinds.len()].role(self.lease_ms);
             self.processes[order[slot % n]].roles.push(role);
@@ -425,6 +429,10 @@ pub enum RoleKind {
     TryLoop,
     /// [`Role::TokenHolder`] on the batch lock.
     TokenHolder,
+    /// [`Role::ScopeHolder`] on the batch lock.
+    ScopeHolder,
+    /// [`Role::Watcher`] of the batch lock.
+    Watcher,
 }
 
 impl RoleKind {
@@ -446,6 +454,10 @@ impl RoleKind {
             RoleKind::TokenHolder => {
                 Role::TokenHolder { lock: BATCH_LOCK.to_owned(), every_ms_max: 3 * lease_ms, steps: 16 }
             }
+            RoleKind::ScopeHolder => {
+                Role::ScopeHolder { lock: BATCH_LOCK.to_owned(), every_ms_max: 4 * lease_ms, steps: 8 }
+            }
+            RoleKind::Watcher => Role::Watcher { lock: BATCH_LOCK.to_owned(), every_ms_max: lease_ms / 2 },
         }
     }
 }
@@ -501,6 +513,8 @@ pub fn strategy(config: Config) -> impl Strategy<Value = Scenario> {
         RoleKind::Job,
         RoleKind::TryLoop,
         RoleKind::TokenHolder,
+        RoleKind::ScopeHolder,
+        RoleKind::Watcher,
     ]);
     let max_processes = usize::from(config.processes.max(2));
     let mixes = prop::collection::vec(prop::collection::vec(kinds, 1..=2), 2..=max_processes);

@@ -33,7 +33,7 @@ impl<'h> Timeline<'h> {
                 (Event::Invoke { op, call }, Actor::Process(process)) => {
                     calls.insert(*op, (call, process));
                 }
-                (Event::Held { belief, lock, token }, _) => {
+                (Event::Held { belief, lock, token, .. }, _) => {
                     beliefs.insert(*belief, (*lock, *token));
                 }
                 _ => {}
@@ -77,6 +77,14 @@ impl<'h> Timeline<'h> {
             Call::Renew { lock, token } => format!("renew {} token {token}", self.lock(*lock)),
             Call::FencedWrite { lock, token } => format!("fenced-write {} token {token}", self.lock(*lock)),
             Call::StoreWrite { lock, token } => format!("store-write {} token {token}", self.lock(*lock)),
+            Call::Exists { lock } => format!("exists {}", self.lock(*lock)),
+            Call::Resign { lock, token: Some(token), stopped: true } => {
+                format!("stop leading {} (term of token {token})", self.lock(*lock))
+            }
+            Call::Resign { lock, token: None, .. } => format!("stop contending for {}", self.lock(*lock)),
+            Call::Resign { lock, token: Some(token), stopped: false } => {
+                format!("hand {} on (the work of the term of token {token} returned)", self.lock(*lock))
+            }
             Call::Custom { name } => name.clone(),
         }
     }
@@ -91,9 +99,21 @@ impl<'h> Timeline<'h> {
                     Value::None => format!("{outcome} {}", self.op(*op)),
                     Value::Token(token) => format!("{outcome} {} -> token {token}", self.op(*op)),
                     Value::Text(text) => format!("{outcome} {}: {text}", self.op(*op)),
+                    Value::Bool(yes) => format!("{outcome} {} -> {yes}", self.op(*op)),
                 }
             }
             Event::Held { lock, token, .. } => format!("held   {} token {token}", self.lock(*lock)),
+            Event::HandedOver { lock, token, from } => {
+                format!("was handed {} token {token} by {from}", self.lock(*lock))
+            }
+            Event::Sent { lock, request, .. } => format!("sent write r{request} to {}", self.lock(*lock)),
+            Event::Broken { lock, what } => format!("BROKEN PROMISE on {}: {what}", self.lock(*lock)),
+            Event::Answered { lock, request, ok: true } => {
+                format!("heard write r{request} to {} applied", self.lock(*lock))
+            }
+            Event::Answered { lock, request, ok: false } => {
+                format!("heard no success of write r{request} to {}", self.lock(*lock))
+            }
             Event::Promised { belief, left } => {
                 let what = match self.belief(*belief) {
                     Some((lock, token)) => format!("{} token {token}", self.lock(lock)),
@@ -220,6 +240,10 @@ impl<'h> Timeline<'h> {
             | Event::Applied { lock, .. }
             | Event::Refused { lock, .. }
             | Event::Heard { lock, .. }
+            | Event::HandedOver { lock, .. }
+            | Event::Sent { lock, .. }
+            | Event::Answered { lock, .. }
+            | Event::Broken { lock, .. }
             | Event::StoreAccepted { lock, .. } => Some(*lock),
             Event::Nemesis(Nemesis::Triggered { lock, .. }) => Some(*lock),
             Event::Unheld { belief, .. } | Event::Promised { belief, .. } => self.belief(*belief).map(|(lock, _)| lock),
@@ -238,7 +262,9 @@ pub(crate) fn call_lock(call: &Call) -> Option<LockId> {
         | Call::Release { lock, .. }
         | Call::Renew { lock, .. }
         | Call::FencedWrite { lock, .. }
-        | Call::StoreWrite { lock, .. } => Some(*lock),
+        | Call::StoreWrite { lock, .. }
+        | Call::Exists { lock }
+        | Call::Resign { lock, .. } => Some(*lock),
         Call::Custom { .. } => None,
     }
 }

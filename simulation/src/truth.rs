@@ -57,8 +57,8 @@ struct LockTruth {
 #[derive(Debug, Default)]
 struct State {
     locks: BTreeMap<String, LockTruth>,
-    /// The owner ids of the leases granted to each incarnation, by lock.
-    granted: BTreeMap<(String, ProcessRef), Vec<String>>,
+    /// The owner ids of the leases granted on each lock, in the order they were granted.
+    owners: BTreeMap<String, Vec<String>>,
     /// Requests the processes sent to DynamoDB.
     sent: usize,
     /// Request bodies by hash, numbered in the order they first reached DynamoDB.
@@ -123,9 +123,9 @@ impl Truth {
             if effect == WriteEffect::Grant
                 && let Some(owner) = owner
             {
-                let granted = state.granted.entry((target.name.clone(), by)).or_default();
-                if !granted.contains(&owner) {
-                    granted.push(owner);
+                let owners = state.owners.entry(target.name.clone()).or_default();
+                if !owners.contains(&owner) {
+                    owners.push(owner);
                 }
             }
             before
@@ -140,17 +140,39 @@ impl Truth {
         let request = self.request(hash);
         let (state, _) = self.peek(target);
         let lock = self.recorder.lock(&target.name);
+        self.state().locks.entry(target.name.clone()).or_default().state = state;
+        let names = self.named(target, body);
+        self.recorder.record(Actor::Db, Event::Refused { lock, by, request, state, names });
+        request
+    }
+
+    /// The owner of a lease granted on `target` that the request `body` names (in its condition,
+    /// as a renewal or a release does), interned; 0 if it names none.
+    fn named(&self, target: &LockTarget, body: &[u8]) -> u32 {
         let named = {
-            let mut inner = self.state();
-            inner.locks.entry(target.name.clone()).or_default().state = state;
-            let key = (target.name.clone(), by);
-            inner.granted.get(&key).and_then(|owners| {
+            let state = self.state();
+            state.owners.get(&target.name).and_then(|owners| {
                 owners.iter().rev().find(|owner| crate::truth::find(body, owner.as_bytes()).is_some()).cloned()
             })
         };
-        let names = named.map_or(0, |owner| self.recorder.intern(&owner));
-        self.recorder.record(Actor::Db, Event::Refused { lock, by, request, state, names });
+        named.map_or(0, |owner| self.recorder.intern(&owner))
+    }
+
+    /// Records that the write `body` of `by` to `target`, whose body hashes to `hash`, left its
+    /// process. Returns the number of the request.
+    pub(crate) fn sent(&self, target: &LockTarget, by: ProcessRef, hash: u64, body: &[u8]) -> u32 {
+        let request = self.request(hash);
+        let lock = self.recorder.lock(&target.name);
+        let names = self.named(target, body);
+        self.recorder.record(Actor::Process(by), Event::Sent { lock, request, names });
         request
+    }
+
+    /// The answer to an attempt of the request `request` to `target` reached `by`, or its
+    /// client gave up on it: `ok` if DynamoDB applied it.
+    pub(crate) fn answered(&self, target: &LockTarget, by: ProcessRef, request: u32, ok: bool) {
+        let lock = self.recorder.lock(&target.name);
+        self.recorder.record(Actor::Process(by), Event::Answered { lock, request, ok });
     }
 
     /// The answer of the refused request `request` to `target` reached its process.

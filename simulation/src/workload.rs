@@ -11,6 +11,7 @@
 //! Everything a workload awaits must go through the process: its clock, its client, the
 //! helpers. A plain `tokio::time::sleep` would not stop while the process is paused.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
@@ -27,7 +28,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::clock::ProcessClock;
 use crate::external::ExternalStore;
-use crate::history::{Call, LockId, OpId, Outcome, ProcessRef, Recorder, Unheld, Value};
+use crate::history::{Actor, Call, Event, LockId, OpId, Outcome, ProcessRef, Recorder, Unheld, Value};
 use crate::naive::{NaiveLease, NaiveLocks};
 use crate::net::{Extra, Link, OP_HEADER};
 use crate::rng::SimRng;
@@ -136,6 +137,46 @@ pub(crate) struct Incarnation {
     pub(crate) tasks: Tasks,
     pub(crate) lease: Duration,
     pub(crate) seed: u64,
+    pub(crate) mailbox: Arc<Mailbox>,
+    /// Set once every fault of the run is healed.
+    pub(crate) healed: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// A token that one process hands another: the token string of [`ProcessLocks`], with what the
+/// receiver needs to know of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Handoff {
+    /// The token.
+    pub token: String,
+    /// Its fencing token.
+    pub fence: u64,
+    /// The duration its lock was last written with.
+    pub duration: Duration,
+    /// The incarnation that hands it over.
+    pub from: ProcessRef,
+}
+
+/// Tokens that processes hand each other, by lock, shared by the whole world.
+#[derive(Debug, Default)]
+pub struct Mailbox(Mutex<BTreeMap<String, VecDeque<Handoff>>>);
+
+impl Mailbox {
+    fn slots(&self) -> MutexGuard<'_, BTreeMap<String, VecDeque<Handoff>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Posts `handoff` for the next process that takes a token of `lock`.
+    pub fn post(&self, lock: &str, handoff: Handoff) {
+        self.slots().entry(lock.to_owned()).or_default().push_back(handoff);
+    }
+
+    /// The oldest token of `lock` posted by another process than `taker`, if any.
+    pub fn take(&self, lock: &str, taker: u16) -> Option<Handoff> {
+        let mut slots = self.slots();
+        let queue = slots.get_mut(lock)?;
+        let at = queue.iter().position(|h| h.from.id != taker)?;
+        queue.remove(at)
+    }
 }
 
 /// One incarnation of a process, as one of its workloads sees it. Cheap to clone.
@@ -156,6 +197,19 @@ impl fmt::Debug for ProcessCtx {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ProcessCtx").field("process", &self.inner.process).field("workload", &self.workload).finish()
     }
+}
+
+/// How a fenced write adds the check of its lease to its transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fence {
+    /// `is_held_marked`, which tells a lost lease from another cancellation.
+    Marked,
+    /// `is_held`.
+    Plain,
+    /// `is_held_current`: the lease of the leader term the write runs in.
+    Current,
+    /// `is_held_current_marked`.
+    CurrentMarked,
 }
 
 /// A lease that a process believes it holds.
@@ -329,8 +383,43 @@ impl ProcessCtx {
     /// other means than a [`Lease`] (a token of [`ProcessLocks`], say), until the returned
     /// [`TokenBelief`] is ended or dropped.
     pub fn believe_token(&self, lock: LockId, token: u64) -> TokenBelief {
-        let belief = self.inner.recorder.held(self.inner.process, lock, token);
+        self.believe_lease(lock, token, false)
+    }
+
+    /// Records that this process believes it holds `lock` with `token`, a lease that renews
+    /// itself if `renews` (the [`Lease`] of a [`dynalease::ProcessLockScope`], say: the checker
+    /// then holds it to the heartbeat's promises), until the returned [`TokenBelief`] is ended
+    /// or dropped.
+    pub fn believe_lease(&self, lock: LockId, token: u64, renews: bool) -> TokenBelief {
+        let belief = self.inner.recorder.held(self.inner.process, lock, token, renews);
         TokenBelief { recorder: self.inner.recorder.clone(), belief, lock, token }
+    }
+
+    /// Records that `from` handed this process the token of its lease `token` on `lock`: from
+    /// now on this process may renew and release that lease as its own.
+    pub fn handed_over(&self, lock: LockId, token: u64, from: ProcessRef) {
+        let event = Event::HandedOver { lock, token, from };
+        self.inner.recorder.record(Actor::Process(self.inner.process), event);
+    }
+
+    /// Records that the library answered against its documentation, as this process saw it:
+    /// `what` says how. The checker reports it as a broken promise.
+    pub fn broken_promise(&self, lock: LockId, what: impl Into<String>) {
+        let event = Event::Broken { lock, what: what.into() };
+        self.inner.recorder.record(Actor::Process(self.inner.process), event);
+    }
+
+    /// Whether every fault of the run is healed: the liveness phase, in which a workload that
+    /// stops on its own (an election it cancels, say) would keep the checker from measuring how
+    /// soon a crashed holder's lock is taken over.
+    pub fn healed(&self) -> bool {
+        self.inner.healed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The tokens that processes hand each other, by lock: what one process posts, another
+    /// takes.
+    pub fn mailbox(&self) -> &Mailbox {
+        &self.inner.mailbox
     }
 
     /// Writes to the external store with `token` for `lock`, as [`store_write`](Self::store_write)
@@ -356,7 +445,13 @@ impl ProcessCtx {
     /// DynamoDB makes for its requests to `op`, which tells the checker which grant a belief
     /// came from when one process holds several leases of a lock.
     pub async fn as_operation<T>(&self, op: OpId, future: impl Future<Output = T>) -> T {
-        OPERATION.scope(Arc::new(Mutex::new(Some(op))), future).await
+        self.as_pending(Arc::new(Mutex::new(Some(op))), future).await
+    }
+
+    /// Runs `future` as the operation that `pending` holds at each moment, for an election
+    /// whose contentions are one operation each.
+    pub(crate) async fn as_pending<T>(&self, pending: Arc<Mutex<Option<OpId>>>, future: impl Future<Output = T>) -> T {
+        OPERATION.scope(pending, future).await
     }
 
     /// Records that this process starts `call`; complete it with [`complete`](Self::complete).
@@ -384,7 +479,7 @@ impl ProcessCtx {
         let lock = self.lock_id(lease.name());
         let token = lease.fencing_token();
         let watched = lease.clone();
-        let dropped = self.believe(lock, token, ended.clone(), move || match watched.loss_reason() {
+        let dropped = self.believe(lock, token, ended.clone(), true, move || match watched.loss_reason() {
             Some(reason) => Unheld::Lost(reason.as_str().to_owned()),
             None => Unheld::Released,
         });
@@ -396,7 +491,7 @@ impl ProcessCtx {
         let lock = self.lock_id(name);
         let token = lease.token();
         let watched = lease.clone();
-        let dropped = self.believe(lock, token, lease.ended(), move || match watched.loss_reason() {
+        let dropped = self.believe(lock, token, lease.ended(), false, move || match watched.loss_reason() {
             Some("released") | None => Unheld::Released,
             Some(reason) => Unheld::Lost(reason.to_owned()),
         });
@@ -404,21 +499,22 @@ impl ProcessCtx {
         Held { lock, name: name.to_owned(), token, lease: HeldLease::Naive(lease), ended, _dropped: dropped }
     }
 
-    /// Records that the process believes it holds `lock` with `token` until `ended` is
-    /// cancelled or the returned guard is dropped. A lease that has ended already when it is
-    /// handed out is no belief at all.
+    /// Records that the process believes it holds `lock` with `token` (a lease that renews
+    /// itself if `renews`) until `ended` is cancelled or the returned guard is dropped. A lease
+    /// that has ended already when it is handed out is no belief at all.
     fn believe(
         &self,
         lock: LockId,
         token: u64,
         ended: CancellationToken,
+        renews: bool,
         why: impl FnOnce() -> Unheld + Send + 'static,
     ) -> DropGuard {
         let dropped = CancellationToken::new();
         if ended.is_cancelled() {
             return dropped.drop_guard();
         }
-        let belief = self.inner.recorder.held(self.inner.process, lock, token);
+        let belief = self.inner.recorder.held(self.inner.process, lock, token, renews);
         let recorder = self.inner.recorder.clone();
         let on_drop = dropped.clone();
         self.spawn(async move {
@@ -558,32 +654,50 @@ impl ProcessCtx {
     /// recorded when it is applied. A lease the process already knows has ended sends nothing
     /// and returns `Fail`.
     pub async fn fenced_write(&self, held: &Held) -> Outcome {
+        self.fenced_write_as(held, Fence::Marked).await
+    }
+
+    /// [`fenced_write`](Self::fenced_write), with the check of the lease added to the
+    /// transaction as `fence` says.
+    pub async fn fenced_write_as(&self, held: &Held, fence: Fence) -> Outcome {
         let (lock, token) = (held.lock, held.token);
         if held.ended().is_cancelled() {
             return Outcome::Fail;
         }
-        let op = self.invoke(Call::FencedWrite { lock, token });
-        let writer = self.inner.process.to_string();
-        let (outcome, value) = match &held.lease {
-            HeldLease::Library(lease) => self.transact(lease, &held.name, token, op, &writer).await,
+        match &held.lease {
+            HeldLease::Library(lease) => self.fenced_write_lease(lease, fence).await,
             HeldLease::Naive(_) => {
+                let op = self.invoke(Call::FencedWrite { lock, token });
+                let writer = self.inner.process.to_string();
                 let Locks::Naive(naive) = &self.inner.locks else {
                     unreachable!("a naive lease comes from the naive locks")
                 };
-                match naive.unguarded_write(&held.name, token, op.0, &writer).await {
+                let (outcome, value) = match naive.unguarded_write(&held.name, token, op.0, &writer).await {
                     Ok(()) => (Outcome::Ok, Value::None),
                     Err(err) => (Outcome::Info, Value::Text(err)),
-                }
+                };
+                self.complete(op, outcome, value);
+                outcome
             }
-        };
+        }
+    }
+
+    /// Writes the data item of the lock of `lease` in a transaction that commits only while the
+    /// lease holds the lock, checked as `fence` says. Records the operation.
+    pub async fn fenced_write_lease(&self, lease: &Lease, fence: Fence) -> Outcome {
+        let (lock, token) = (self.lock_id(lease.name()), lease.fencing_token());
+        let op = self.invoke(Call::FencedWrite { lock, token });
+        let writer = self.inner.process.to_string();
+        let (outcome, value) = self.transact(lease, lock, op, &writer, fence).await;
         self.complete(op, outcome, value);
         outcome
     }
 
-    async fn transact(&self, lease: &Lease, name: &str, token: u64, op: OpId, writer: &str) -> (Outcome, Value) {
+    async fn transact(&self, lease: &Lease, lock: LockId, op: OpId, writer: &str, fence: Fence) -> (Outcome, Value) {
+        let token = lease.fencing_token();
         let put = Put::builder()
             .table_name(TABLE)
-            .item(PARTITION_KEY, AttributeValue::S(format!("DATA#{name}")))
+            .item(PARTITION_KEY, AttributeValue::S(format!("DATA#{}", lease.name())))
             .item(SORT_KEY, AttributeValue::S(String::from("DATA")))
             .item("token", AttributeValue::N(token.to_string()))
             .item("op", AttributeValue::N(op.0.to_string()))
@@ -593,13 +707,41 @@ impl ProcessCtx {
             Ok(put) => put,
             Err(err) => return (Outcome::Fail, Value::Text(err.to_string())),
         };
+        let request =
+            self.inner.client.transact_write_items().transact_items(TransactWriteItem::builder().put(put).build());
         let mut held = HeldCheck::default();
-        let answer = self
-            .inner
-            .client
-            .transact_write_items()
-            .transact_items(TransactWriteItem::builder().put(put).build())
-            .is_held_marked(lease, &mut held)
+        let request = match fence {
+            Fence::Marked => request.is_held_marked(lease, &mut held),
+            Fence::Plain => request.is_held(lease),
+            Fence::Current | Fence::CurrentMarked => {
+                // The lease of the term this code runs in must be the one the term was given.
+                match Lease::current() {
+                    Some(current) if current.fencing_token() == token && current.name() == lease.name() => {}
+                    Some(current) => self.broken_promise(
+                        lock,
+                        format!(
+                            "Lease::current() in the work of the term of token {token} is the lease of {} token {}",
+                            current.name(),
+                            current.fencing_token()
+                        ),
+                    ),
+                    None => self.broken_promise(
+                        lock,
+                        format!("Lease::current() is None in the work of the term of token {token}"),
+                    ),
+                }
+                let added = if fence == Fence::CurrentMarked {
+                    request.is_held_current_marked(&mut held)
+                } else {
+                    request.is_held_current()
+                };
+                match added {
+                    Ok(request) => request,
+                    Err(err) => return (Outcome::Fail, Value::Text(err.to_string())),
+                }
+            }
+        };
+        let answer = request
             .customize()
             .mutate_request(move |request| {
                 request.headers_mut().insert(OP_HEADER, op.0.to_string());
@@ -660,7 +802,7 @@ impl ProcessCtx {
                             }
                         }
                     });
-                    let ended = OPERATION.scope(pending.clone(), election).await;
+                    let ended = self.as_pending(pending.clone(), election).await;
                     if let Some(op) = lock_pending(&pending).take() {
                         let text = match ended {
                             Err(dynalease::LeaderError::Election(err)) => err.to_string(),

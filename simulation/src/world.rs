@@ -162,6 +162,8 @@ async fn drive(scenario: &Scenario) -> (History, usize, FakeDynamoDb) {
         lease: scenario.lease(),
         seed: scenario.seed,
         start_time,
+        mailbox: Arc::default(),
+        healed: Arc::default(),
     };
     recorder.record(Actor::World, Event::Phase(Phase::Safety));
     let processes = scenario
@@ -428,6 +430,7 @@ impl Driver {
     /// paused processes and restarts crashed ones.
     fn heal(&mut self) {
         self.healed = true;
+        self.shared.healed.store(true, std::sync::atomic::Ordering::Relaxed);
         self.shared.triggers.disarm();
         self.server.clear();
         let recorder = self.shared.recorder.clone();

@@ -31,7 +31,7 @@ fn write(ms: u64, by: u16, sent_ms: u64, before: LockState, after: LockState) ->
 }
 
 fn held(ms: u64, process: u16, belief: u32, token: u64) -> Entry {
-    at(ms, Actor::Process(p(process)), Event::Held { belief: BeliefId(belief), lock: LOCK, token })
+    at(ms, Actor::Process(p(process)), Event::Held { belief: BeliefId(belief), lock: LOCK, token, renews: false })
 }
 
 fn unheld(ms: u64, process: u16, belief: u32) -> Entry {

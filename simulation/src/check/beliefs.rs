@@ -17,8 +17,17 @@ pub(super) const LATE: Duration = Duration::from_micros(1_001);
 
 impl Checked<'_> {
     /// The lease DynamoDB granted for `belief`, if any.
+    /// A lease handed over to the process after the acquire that returned the same token is
+    /// the one it believes in.
     pub(super) fn lease_of(&self, belief: &Belief) -> Option<&TrueLease> {
         let op = self.index.acquire_of(belief.lock, belief.token, belief.process, belief.start_idx);
+        let acquired = op.and_then(|op| self.index.ops.get(&op)).and_then(|op| op.complete);
+        if let Some((lease, handed)) =
+            self.truth.lease_handed(belief.lock, belief.process, belief.token, belief.start_idx)
+            && acquired.is_none_or(|acquired| handed > acquired)
+        {
+            return Some(lease);
+        }
         self.truth.lease_granted(belief.lock, belief.process, belief.token, belief.start_idx, op)
     }
 }
@@ -88,7 +97,7 @@ fn overrun(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease) -> Option<
     }
     let machines = &checked.machines;
     for &(idx, at, left) in &belief.promises {
-        let Some((deadline, version)) = lease.deadline(machines, idx) else { continue };
+        let Some((deadline, version)) = lease.deadline_on(machines, idx, process.id) else { continue };
         let promised = machines.monotonic(process.id, at) + left;
         if promised > deadline + LATE {
             return Some(format!(
@@ -230,7 +239,7 @@ fn exempt(checked: &Checked<'_>, earlier: &Belief, later: &Belief) -> Option<Exe
     if checked.index.deleted_within(earlier.lock, old_at, new_at) {
         return Some(Exempt::Deleted);
     }
-    let confirmed = old.deadline(&checked.machines, new.granted_idx()).map(|(_, v)| v);
+    let confirmed = old.deadline_on(&checked.machines, new.granted_idx(), old_belief.process.id).map(|(_, v)| v);
     if let Some(version) = confirmed
         && checked.machines.stopped_within(old_belief.process.id, version.sent, new_at.max(new_belief.start))
     {

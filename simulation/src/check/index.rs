@@ -23,6 +23,8 @@ pub(super) struct Belief {
     pub(super) process: ProcessRef,
     pub(super) lock: LockId,
     pub(super) token: u64,
+    /// Whether the lease renews itself: a lease with a heartbeat.
+    pub(super) renews: bool,
     pub(super) start: Duration,
     pub(super) start_idx: usize,
     pub(super) end: Duration,
@@ -30,6 +32,34 @@ pub(super) struct Belief {
     pub(super) why: Option<Unheld>,
     /// What the lock promised while the belief lasted: (entry, time, how long more).
     pub(super) promises: Vec<(usize, Duration, Duration)>,
+}
+
+/// One attempt of a write to a lock item: when it left its process, and when its answer came
+/// back and whether it said the write was applied.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Attempt {
+    pub(super) sent: Duration,
+    pub(super) answer: Option<(Duration, bool)>,
+}
+
+/// A write to a lock item as its process sent it: one call of the library, whose attempts are
+/// the client's retries.
+#[derive(Clone, Debug)]
+pub(super) struct Request {
+    pub(super) lock: LockId,
+    pub(super) attempts: Vec<Attempt>,
+}
+
+impl Request {
+    /// When its first attempt left the process: where the library counts a lease from.
+    pub(super) fn first_sent(&self) -> Duration {
+        self.attempts.first().map_or(Duration::ZERO, |a| a.sent)
+    }
+
+    /// When the process heard that it was applied, if it did.
+    pub(super) fn acknowledged(&self) -> Option<Duration> {
+        self.attempts.iter().find_map(|a| a.answer.filter(|(_, ok)| *ok).map(|(at, _)| at))
+    }
 }
 
 /// The indexes of a history.
@@ -44,6 +74,11 @@ pub(super) struct Index<'h> {
     /// When every fault was healed.
     pub(super) healed: Option<Duration>,
     pub(super) end: Duration,
+    /// The writes to lock items, by incarnation and request.
+    pub(super) requests: BTreeMap<(ProcessRef, u32), Request>,
+    /// The requests of each incarnation that name the lease of an owner on a lock, in the order
+    /// they were first sent.
+    pub(super) naming: BTreeMap<(ProcessRef, LockId, u32), Vec<u32>>,
 }
 
 impl<'h> Index<'h> {
@@ -55,8 +90,27 @@ impl<'h> Index<'h> {
         let mut acquired: BTreeMap<(LockId, u64), Vec<OpId>> = BTreeMap::new();
         let mut deletions: BTreeMap<LockId, Vec<(Duration, usize)>> = BTreeMap::new();
         let mut healed = None;
+        let mut requests: BTreeMap<(ProcessRef, u32), Request> = BTreeMap::new();
+        let mut naming: BTreeMap<(ProcessRef, LockId, u32), Vec<u32>> = BTreeMap::new();
         for (idx, entry) in entries.iter().enumerate() {
             match (&entry.event, entry.actor) {
+                (Event::Sent { lock, request, names }, Actor::Process(process)) => {
+                    let sent = requests.entry((process, *request)).or_insert_with(|| {
+                        if *names != 0 {
+                            naming.entry((process, *lock, *names)).or_default().push(*request);
+                        }
+                        Request { lock: *lock, attempts: Vec::new() }
+                    });
+                    sent.attempts.push(Attempt { sent: entry.at, answer: None });
+                }
+                (Event::Answered { request, ok, .. }, Actor::Process(process)) => {
+                    let open = requests
+                        .get_mut(&(process, *request))
+                        .and_then(|r| r.attempts.iter_mut().find(|a| a.answer.is_none()));
+                    if let Some(attempt) = open {
+                        attempt.answer = Some((entry.at, *ok));
+                    }
+                }
                 (Event::Invoke { op, call }, Actor::Process(process)) => {
                     ops.insert(*op, Op { process, call, invoke: idx, complete: None });
                 }
@@ -70,11 +124,12 @@ impl<'h> Index<'h> {
                         }
                     }
                 }
-                (Event::Held { belief, lock, token }, Actor::Process(process)) => {
+                (Event::Held { belief, lock, token, renews }, Actor::Process(process)) => {
                     let belief_at = Belief {
                         process,
                         lock: *lock,
                         token: *token,
+                        renews: *renews,
                         start: entry.at,
                         start_idx: idx,
                         end,
@@ -103,7 +158,7 @@ impl<'h> Index<'h> {
                 _ => {}
             }
         }
-        Index { entries, ops, beliefs, acquired, deletions, healed, end }
+        Index { entries, ops, beliefs, acquired, deletions, healed, end, requests, naming }
     }
 
     /// Whether the nemesis deleted the item of `lock` at a time in `[from, to]`.

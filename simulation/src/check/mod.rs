@@ -42,8 +42,12 @@
 
 mod beliefs;
 mod clocks;
+mod exists;
+mod heartbeat;
 mod index;
 mod liveness;
+mod promises;
+mod releases;
 mod tokens;
 mod truth;
 mod writes;
@@ -110,6 +114,25 @@ pub enum ViolationKind {
     RetryRefusedByItself,
     /// The library gave a lease up as run out while, on its holder's clock, it had time left.
     LostBeforeExpiry,
+    /// A lease's heartbeat sent its renewal later than a third of the lease after the send of
+    /// the last write that succeeded.
+    RenewalLate,
+    /// A lease was lost to an outage shorter than what it left for retries: its heartbeat stopped
+    /// retrying while more than the longest retry was left.
+    LostInShortOutage,
+    /// `exists` answered against the lock item as it was during the call.
+    WrongExists,
+    /// `exists` still counted a holder that its table had seen unchanged for a whole lease.
+    StaleExists,
+    /// A release that returned (or an election that released its term's lease) left the item
+    /// holding that lease.
+    HeldAfterRelease,
+    /// An election stopped while it waited did not return at once.
+    SlowStop,
+    /// The library answered against its documentation, as a process saw it.
+    BrokenPromise,
+    /// A lease was said lost for a reason the lock item and the table do not show.
+    WrongLossReason,
 }
 
 impl ViolationKind {
@@ -122,11 +145,17 @@ impl ViolationKind {
                 | ViolationKind::LostWhileHealthy
                 | ViolationKind::RetryRefusedByItself
                 | ViolationKind::LostBeforeExpiry
+                | ViolationKind::RenewalLate
+                | ViolationKind::LostInShortOutage
+                | ViolationKind::StaleExists
+                | ViolationKind::HeldAfterRelease
+                | ViolationKind::SlowStop
+                | ViolationKind::WrongLossReason
         )
     }
 
     /// Every invariant, in the order of the checks.
-    pub const ALL: [ViolationKind; 12] = [
+    pub const ALL: [ViolationKind; 20] = [
         ViolationKind::TokenNotRising,
         ViolationKind::TakeoverBeforeExpiry,
         ViolationKind::ForeignWrite,
@@ -139,6 +168,14 @@ impl ViolationKind {
         ViolationKind::LostWhileHealthy,
         ViolationKind::RetryRefusedByItself,
         ViolationKind::LostBeforeExpiry,
+        ViolationKind::RenewalLate,
+        ViolationKind::LostInShortOutage,
+        ViolationKind::WrongExists,
+        ViolationKind::StaleExists,
+        ViolationKind::HeldAfterRelease,
+        ViolationKind::SlowStop,
+        ViolationKind::BrokenPromise,
+        ViolationKind::WrongLossReason,
     ];
 
     /// The invariant of a short name ([`name`](ViolationKind::name)).
@@ -161,6 +198,14 @@ impl ViolationKind {
             ViolationKind::LostWhileHealthy => "lost-while-healthy",
             ViolationKind::RetryRefusedByItself => "retry-refused-by-itself",
             ViolationKind::LostBeforeExpiry => "lost-before-expiry",
+            ViolationKind::RenewalLate => "renewal-late",
+            ViolationKind::LostInShortOutage => "lost-in-short-outage",
+            ViolationKind::WrongExists => "wrong-exists",
+            ViolationKind::StaleExists => "stale-exists",
+            ViolationKind::HeldAfterRelease => "held-after-release",
+            ViolationKind::SlowStop => "slow-stop",
+            ViolationKind::BrokenPromise => "broken-promise",
+            ViolationKind::WrongLossReason => "wrong-loss-reason",
         }
     }
 }
@@ -180,6 +225,16 @@ impl fmt::Display for ViolationKind {
             ViolationKind::LostWhileHealthy => "a lease was lost although nothing failed",
             ViolationKind::RetryRefusedByItself => "a retried write was refused by its own first attempt",
             ViolationKind::LostBeforeExpiry => "a lease was given up as run out while it had time left",
+            ViolationKind::RenewalLate => {
+                "a lease was renewed later than a third of its duration after its last success"
+            }
+            ViolationKind::LostInShortOutage => "a lease was lost to an outage shorter than it leaves for retries",
+            ViolationKind::WrongExists => "exists answered against the lock item",
+            ViolationKind::StaleExists => "exists counted a holder seen unchanged for a whole lease",
+            ViolationKind::HeldAfterRelease => "a release returned while the lock item still held the lease",
+            ViolationKind::SlowStop => "an election stopped while it waited did not return at once",
+            ViolationKind::BrokenPromise => "the library answered against its documentation",
+            ViolationKind::WrongLossReason => "a lease was said lost for a reason the lock item does not show",
         })
     }
 }
@@ -288,6 +343,14 @@ pub fn check(history: &History, context: &CheckContext) -> CheckReport {
     liveness::takeover_in_time(&checked, &mut report);
     liveness::healthy_leases_hold(&checked, &mut report);
     liveness::leases_run_their_time(&checked, &mut report);
+    heartbeat::renewals_in_time(&checked, &mut report);
+    heartbeat::outages_survived(&checked, &mut report);
+    exists::answers_agree(&checked, &mut report);
+    exists::stale_holders_drop(&checked, &mut report);
+    releases::releases_release(&checked, &mut report);
+    releases::stops_at_once(&checked, &mut report);
+    promises::promises_kept(&checked, &mut report);
+    promises::loss_reasons(&checked, &mut report);
     report.stats.beliefs = checked.index.beliefs.len();
     report.stats.writes = checked.truth.writes;
     // One violation per invariant and lock: the first one, which the others usually follow from.

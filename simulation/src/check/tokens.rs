@@ -96,7 +96,7 @@ pub(super) fn fencing(checked: &Checked<'_>, report: &mut CheckReport) {
         let state = checked.truth.state_at(*lock, idx);
         let lease = state.held().and_then(|record| checked.truth.lease_of_owner(*lock, record.owner));
         let holder = lease.map(|l| l.to);
-        if state.fence() == *token && holder == Some(write.process) {
+        if state.fence() == *token && lease.is_some_and(|l| l.held_by(write.process, idx)) {
             last_good.insert(*lock, entries);
             continue;
         }

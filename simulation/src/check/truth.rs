@@ -1,18 +1,21 @@
 //! The ground truth of the locks, rebuilt from the writes DynamoDB applied: every lease as
-//! DynamoDB knew it (an owner id, granted to one incarnation), the record versions written for
-//! it and when each was sent, how it ended, and what each lock item held at every instant.
+//! DynamoDB knew it (an owner id, granted to one incarnation and perhaps handed over to others),
+//! the record versions written for it, by whom and when each was sent, how it ended, and what
+//! each lock item held at every instant.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::clocks::Machines;
 use super::index::Index;
-use crate::history::{Event, LockId, LockState, Nemesis, OpId, ProcessRef, WriteEffect};
+use crate::history::{Actor, Event, LockId, LockState, Nemesis, OpId, ProcessRef, WriteEffect};
 
 /// A record version written for a lease: the first write that DynamoDB applied with it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Version {
     pub(super) value: u32,
+    /// The incarnation that wrote it: the lease counts on its clock.
+    pub(super) by: ProcessRef,
     /// When that write left its process, in global time.
     pub(super) sent: Duration,
     pub(super) applied: Duration,
@@ -39,6 +42,8 @@ pub(super) struct TrueLease {
     pub(super) owner: u32,
     /// The incarnation whose write granted it.
     pub(super) to: ProcessRef,
+    /// The incarnations it was handed over to, each with the entry from which it held the lease.
+    pub(super) handed: Vec<(ProcessRef, usize)>,
     /// The grants of the lease: its fencing tokens, with their entries and the operations they
     /// were for (more than one when the client retried an acquire whose answer was lost).
     pub(super) grants: Vec<(u64, usize, Option<OpId>)>,
@@ -53,14 +58,40 @@ impl TrueLease {
         self.grants.first().map_or(0, |(_, idx, _)| *idx)
     }
 
-    /// The latest end of the lease on its holder's monotonic clock, by the versions DynamoDB had
-    /// applied up to entry `idx`, and the version that sets it.
-    pub(super) fn deadline(&self, machines: &Machines, idx: usize) -> Option<(Duration, Version)> {
+    /// Whether `process` held the lease at entry `idx`: it was granted it, or handed it before.
+    pub(super) fn held_by(&self, process: ProcessRef, idx: usize) -> bool {
+        self.to == process || self.handed.iter().any(|&(p, from)| p == process && from <= idx)
+    }
+
+    /// The latest end of the lease on the monotonic clock of machine `machine`, by the versions
+    /// DynamoDB had applied up to entry `idx`, and the version that sets it.
+    pub(super) fn deadline_on(&self, machines: &Machines, idx: usize, machine: u16) -> Option<(Duration, Version)> {
         self.versions
             .iter()
             .filter(|v| v.idx <= idx)
-            .map(|v| (machines.monotonic(self.to.id, v.sent) + v.lease, *v))
+            .map(|v| (machines.monotonic(machine, v.sent) + v.lease, *v))
             .max_by_key(|(deadline, v)| (*deadline, v.idx))
+    }
+
+    /// How much of the lease was left at global time `at` by the record version `value` (the
+    /// one the item holds, which a contender counts from), on the clock of the incarnation that
+    /// wrote it; by the versions applied up to entry `idx` if the lease has no such version.
+    /// Returns the version too.
+    pub(super) fn left_at(
+        &self,
+        machines: &Machines,
+        idx: usize,
+        value: u32,
+        at: Duration,
+    ) -> Option<(Duration, Version)> {
+        let left = |v: &Version| {
+            let deadline = machines.monotonic(v.by.id, v.sent) + v.lease;
+            (deadline.saturating_sub(machines.monotonic(v.by.id, at)), *v)
+        };
+        match self.versions.iter().find(|v| v.value == value && v.idx <= idx) {
+            Some(version) => Some(left(version)),
+            None => self.versions.iter().filter(|v| v.idx <= idx).map(left).max_by_key(|(left, v)| (*left, v.idx)),
+        }
     }
 }
 
@@ -114,6 +145,7 @@ impl Truth {
                                 lock: *lock,
                                 owner: record.owner,
                                 to: *by,
+                                handed: Vec::new(),
                                 grants: Vec::new(),
                                 versions: Vec::new(),
                                 end: None,
@@ -131,6 +163,7 @@ impl Truth {
                             if record.lease_ms > 0 { Duration::from_millis(record.lease_ms) } else { default_lease };
                         lease.versions.push(Version {
                             value: record.version,
+                            by: *by,
                             sent: *sent,
                             applied: entry.at,
                             idx,
@@ -147,6 +180,17 @@ impl Truth {
                         && names != 0
                     {
                         truth.told.push(Told { at: entry.at, by, names });
+                    }
+                }
+                Event::HandedOver { lock, token, from } => {
+                    let Actor::Process(to) = entry.actor else { continue };
+                    let handed = truth
+                        .leases
+                        .iter_mut()
+                        .filter(|l| l.lock == *lock && l.held_by(*from, idx) && l.grants.iter().any(|g| g.0 == *token))
+                        .max_by_key(|l| l.grants.first().map_or(0, |g| g.1));
+                    if let Some(lease) = handed {
+                        lease.handed.push((to, idx));
                     }
                 }
                 Event::Nemesis(Nemesis::DeleteItem(lock)) => {
@@ -178,13 +222,58 @@ impl Truth {
         at.checked_sub(1).map_or(LockState::Absent, |i| states[i].1)
     }
 
+    /// What the item of `lock` held from right after entry `from` to right after entry `to`:
+    /// the state then, and every state it changed to in between, in order.
+    pub(super) fn states_between(&self, lock: LockId, from: usize, to: usize) -> Vec<LockState> {
+        let mut states = vec![self.state_at(lock, from)];
+        if let Some(changes) = self.states.get(&lock) {
+            let start = changes.partition_point(|(i, _)| *i <= from);
+            states.extend(changes[start..].iter().take_while(|(i, _)| *i <= to).map(|(_, state)| *state));
+        }
+        states
+    }
+
+    /// The lease with `token` on `lock` that `process` held at entry `idx` (granted to it or
+    /// handed over to it), the latest if several.
+    pub(super) fn lease_held(&self, lock: LockId, process: ProcessRef, token: u64, idx: usize) -> Option<&TrueLease> {
+        self.leases
+            .iter()
+            .filter(|l| {
+                l.lock == lock && l.held_by(process, idx) && l.grants.iter().any(|g| g.0 == token && g.1 <= idx)
+            })
+            .max_by_key(|l| l.granted_idx())
+    }
+
     /// The lease of `owner` on `lock`.
     pub(super) fn lease_of_owner(&self, lock: LockId, owner: u32) -> Option<&TrueLease> {
         self.by_owner.get(&(lock, owner)).map(|&i| &self.leases[i])
     }
 
-    /// The lease that DynamoDB granted `to` on `lock` with `token` before entry `idx`: the one
-    /// granted for the operation `op` if there is one, else the last.
+    /// The lease with `token` on `lock` that was last handed over to `to` before entry `idx`,
+    /// and the entry of the handoff.
+    pub(super) fn lease_handed(
+        &self,
+        lock: LockId,
+        to: ProcessRef,
+        token: u64,
+        idx: usize,
+    ) -> Option<(&TrueLease, usize)> {
+        self.leases
+            .iter()
+            .filter(|l| l.lock == lock && l.grants.iter().any(|g| g.0 == token))
+            .filter_map(|l| {
+                l.handed
+                    .iter()
+                    .filter(|&&(p, at)| p == to && at <= idx)
+                    .map(|&(_, at)| (l, at))
+                    .max_by_key(|(_, at)| *at)
+            })
+            .max_by_key(|(_, at)| *at)
+    }
+
+    /// The lease that DynamoDB granted `to` (or that was handed over to it) on `lock` with
+    /// `token` before entry `idx`: the one granted for the operation `op` if there is one, else
+    /// the last.
     pub(super) fn lease_granted(
         &self,
         lock: LockId,
@@ -198,7 +287,7 @@ impl Truth {
                 .iter()
                 .any(|&(fence, at, grant_op)| fence == token && at <= idx && (of.is_none() || grant_op == of))
         };
-        let candidates = || self.leases.iter().filter(|l| l.lock == lock && l.to == to);
+        let candidates = || self.leases.iter().filter(|l| l.lock == lock && l.held_by(to, idx));
         op.and_then(|op| candidates().filter(|l| granted(l, Some(op))).max_by_key(|l| l.granted_idx()))
             .or_else(|| candidates().filter(|l| granted(l, None)).max_by_key(|l| l.granted_idx()))
     }

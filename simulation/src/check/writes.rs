@@ -20,8 +20,9 @@ pub(super) fn drift_allowance(checked: &Checked<'_>, holder: u16, contender: u16
 }
 
 /// DynamoDB gives a lock to a new owner only once the previous lease has run out on its
-/// holder's clock, counted from the send of its newest record version, unless the holder's
-/// machine was suspended since (its clock stood still while the contender's ran).
+/// holder's clock, counted from the send of the record version the item holds (with the
+/// duration written with it), unless the holder's machine was suspended since (its clock stood
+/// still while the contender's ran).
 pub(super) fn takeovers(checked: &Checked<'_>, report: &mut CheckReport) {
     let mut last_good: BTreeMap<crate::history::LockId, usize> = BTreeMap::new();
     for (idx, entry) in checked.index.entries.iter().enumerate() {
@@ -33,10 +34,8 @@ pub(super) fn takeovers(checked: &Checked<'_>, report: &mut CheckReport) {
             continue;
         }
         let Some(previous) = checked.truth.lease_of_owner(*lock, old.owner) else { continue };
-        let Some((deadline, version)) = previous.deadline(&checked.machines, idx) else { continue };
-        let holder = previous.to;
-        let now = checked.machines.monotonic(holder.id, entry.at);
-        let left = deadline.saturating_sub(now);
+        let Some((left, version)) = previous.left_at(&checked.machines, idx, old.version, entry.at) else { continue };
+        let holder = version.by;
         let allowance = drift_allowance(checked, holder.id, by.id, version.lease);
         if left <= allowance || checked.machines.suspended_within(holder.id, version.sent, entry.at) {
             last_good.insert(*lock, idx);
@@ -60,8 +59,8 @@ pub(super) fn takeovers(checked: &Checked<'_>, report: &mut CheckReport) {
     }
 }
 
-/// A renewal or a release that DynamoDB applied comes from the incarnation that holds the
-/// lease it changes.
+/// A renewal or a release that DynamoDB applied comes from an incarnation that holds the
+/// lease it changes: the one it was granted to, or one it was handed over to.
 pub(super) fn own_writes(checked: &Checked<'_>, report: &mut CheckReport) {
     for (idx, entry) in checked.index.entries.iter().enumerate() {
         let Event::Applied { lock, by, before: before @ LockState::Held(old), after, .. } = &entry.event else {
@@ -75,7 +74,7 @@ pub(super) fn own_writes(checked: &Checked<'_>, report: &mut CheckReport) {
             _ => continue,
         };
         let Some(lease) = checked.truth.lease_of_owner(*lock, old.owner) else { continue };
-        if lease.to == *by {
+        if lease.held_by(*by, idx) {
             continue;
         }
         report.violations.push(checked.violation(

@@ -124,6 +124,8 @@ pub(super) enum RoleName {
     Job,
     TryLoop,
     TokenHolder,
+    ScopeHolder,
+    Watcher,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

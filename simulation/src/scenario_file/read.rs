@@ -196,6 +196,8 @@ impl FileRole {
             RoleName::Job => "a job",
             RoleName::TryLoop => "a try-loop",
             RoleName::TokenHolder => "a token holder",
+            RoleName::ScopeHolder => "a scope holder",
+            RoleName::Watcher => "a watcher",
         };
         let fields = Fields::new(
             what,
@@ -213,6 +215,8 @@ impl FileRole {
             RoleName::Job => RoleKind::Job,
             RoleName::TryLoop => RoleKind::TryLoop,
             RoleName::TokenHolder => RoleKind::TokenHolder,
+            RoleName::ScopeHolder => RoleKind::ScopeHolder,
+            RoleName::Watcher => RoleKind::Watcher,
         };
         if self.lock.as_deref() == Some("") {
             return Err((String::from(".lock"), String::from("a lock has a name")));
@@ -255,6 +259,21 @@ impl FileRole {
                     lock: name.unwrap_or(lock),
                     every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
                     steps: self.steps.unwrap_or(steps),
+                }
+            }
+            (Role::ScopeHolder { lock, every_ms_max, steps }, name) => {
+                fields.only(&["every_ms_max", "steps"])?;
+                Role::ScopeHolder {
+                    lock: name.unwrap_or(lock),
+                    every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
+                    steps: self.steps.unwrap_or(steps),
+                }
+            }
+            (Role::Watcher { lock, every_ms_max }, name) => {
+                fields.only(&["every_ms_max"])?;
+                Role::Watcher {
+                    lock: name.unwrap_or(lock),
+                    every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
                 }
             }
         };

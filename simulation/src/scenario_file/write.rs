@@ -59,6 +59,15 @@ impl FileRole {
                 file.every_ms_max = Some(*every_ms_max);
                 file.steps = Some(*steps);
             }
+            Role::ScopeHolder { every_ms_max, steps, .. } => {
+                file.role = RoleName::ScopeHolder;
+                file.every_ms_max = Some(*every_ms_max);
+                file.steps = Some(*steps);
+            }
+            Role::Watcher { every_ms_max, .. } => {
+                file.role = RoleName::Watcher;
+                file.every_ms_max = Some(*every_ms_max);
+            }
         }
         file
     }

@@ -1,0 +1,118 @@
+//! Releases the library promises, held against the lock item: a release that returned `Ok` left
+//! the item without its lease, and so did an election that returned after a term once nothing
+//! fails any more; an election stopped while it waited returns at once.
+
+use super::beliefs::LATE;
+use super::{CheckReport, Checked, ViolationKind};
+use crate::history::{Call, Outcome, Unheld};
+use crate::timeline::seconds;
+
+/// Every release the library answered, and every election that returned after a term, left the
+/// lock item without the lease it released.
+pub(super) fn releases_release(checked: &Checked<'_>, report: &mut CheckReport) {
+    let index = &checked.index;
+    for (&op, released) in &index.ops {
+        let Some(complete) = released.complete else { continue };
+        let (lock, token) = match released.call {
+            Call::Release { lock, token } => {
+                if !matches!(
+                    &index.entries[complete].event,
+                    crate::history::Event::Complete { outcome: Outcome::Ok, .. }
+                ) {
+                    continue;
+                }
+                (*lock, *token)
+            }
+            // An election logs a release that fails, and returns all the same (and a lease it
+            // lost it does not release): it is held to its release once nothing fails any more.
+            Call::Resign { lock, token: Some(token), .. } => {
+                let healed = index.healed.is_some_and(|at| at <= index.entries[released.invoke].at);
+                let returned = matches!(
+                    &index.entries[complete].event,
+                    crate::history::Event::Complete { outcome: Outcome::Ok, .. }
+                );
+                if !healed || !returned {
+                    continue;
+                }
+                (*lock, *token)
+            }
+            _ => continue,
+        };
+        let Some(lease) = checked.truth.lease_held(lock, released.process, token, released.invoke) else { continue };
+        if checked.truth.state_at(lock, complete).owner() != Some(lease.owner) {
+            continue;
+        }
+        // A lease the process knew lost (taken over, deleted, its table gone) is not released:
+        // its belief ends then, at the latest in the instant the release returns.
+        let lost = index.beliefs.values().any(|b| {
+            b.process == released.process
+                && b.lock == lock
+                && b.token == token
+                && b.start_idx <= released.invoke
+                && b.end <= index.entries[complete].at
+                && matches!(&b.why, Some(Unheld::Lost(reason)) if reason != "expired")
+        });
+        if lost {
+            continue;
+        }
+        let (from, to) = (index.entries[released.invoke].at, index.entries[complete].at);
+        let sent = index.naming.get(&(released.process, lock, lease.owner)).into_iter().flatten().any(|request| {
+            index
+                .requests
+                .get(&(released.process, *request))
+                .is_some_and(|r| r.attempts.iter().any(|a| a.sent >= from && a.sent <= to))
+        });
+        report.violations.push(checked.violation(
+            ViolationKind::HeldAfterRelease,
+            lock,
+            format!(
+                "{}'s release of token {token} returned at {}, but the lock item still held that lease{}",
+                released.process,
+                seconds(to),
+                if sent { "" } else { ", and no write of it was sent" }
+            ),
+            checked.grant_entries(lease.granted_idx()),
+            index.op_entries(op),
+            Vec::new(),
+        ));
+    }
+}
+
+/// An election stopped by its caller while it waited for the lock returns at once: it has no
+/// lease to release.
+pub(super) fn stops_at_once(checked: &Checked<'_>, report: &mut CheckReport) {
+    let index = &checked.index;
+    for (&op, stop) in &index.ops {
+        let Call::Resign { lock, token: None, stopped: true } = stop.call else { continue };
+        let Some(complete) = stop.complete else { continue };
+        let (from, to) = (index.entries[stop.invoke].at, index.entries[complete].at);
+        // A write of the lock already on its way (the release of a lease whose acquire answered
+        // too late, say) is waited for.
+        let waited = index
+            .requests
+            .iter()
+            .filter(|((process, _), request)| *process == stop.process && request.lock == *lock)
+            .flat_map(|(_, request)| request.attempts.iter())
+            .filter(|a| a.sent <= from)
+            .filter_map(|a| a.answer.map(|(at, _)| at))
+            .filter(|&at| at >= from)
+            .max()
+            .unwrap_or(from);
+        if to <= waited + LATE {
+            continue;
+        }
+        report.violations.push(checked.violation(
+            ViolationKind::SlowStop,
+            *lock,
+            format!(
+                "{} stopped an election that waited for the lock at {}, but it returned only at {}",
+                stop.process,
+                seconds(from),
+                seconds(to)
+            ),
+            index.op_entries(op),
+            Vec::new(),
+            Vec::new(),
+        ));
+    }
+}
