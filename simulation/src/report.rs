@@ -152,6 +152,14 @@ impl RunReport {
         let _ = writeln!(out, "  retries find their own {}", verdict(K::RetryRefusedByItself));
         let _ = writeln!(out, "  healthy leases hold    {}", verdict(K::LostWhileHealthy));
         let _ = writeln!(out, "  leases run their time  {}", verdict(K::LostBeforeExpiry));
+        let _ = writeln!(out, "  renewals in time       {}", verdict(K::RenewalLate));
+        let _ = writeln!(out, "  short outages survived {}", verdict(K::LostInShortOutage));
+        let _ = writeln!(out, "  exists agrees          {}", verdict(K::WrongExists));
+        let _ = writeln!(out, "  exists drops the stale {}", verdict(K::StaleExists));
+        let _ = writeln!(out, "  releases release       {}", verdict(K::HeldAfterRelease));
+        let _ = writeln!(out, "  stops at once          {}", verdict(K::SlowStop));
+        let _ = writeln!(out, "  promises kept          {}", verdict(K::BrokenPromise));
+        let _ = writeln!(out, "  loss reasons true      {}", verdict(K::WrongLossReason));
         let liveness = match (stats.takeover, self.crashed_for_liveness()) {
             (Some(took), _) => format!(
                 "{} (taken over {} after the crash, bound {})",

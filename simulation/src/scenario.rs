@@ -440,7 +440,9 @@ impl RoleKind {
     pub fn role(self, lease_ms: u64) -> Role {
         let poll_ms = (lease_ms / 3).min(10_000);
         match self {
-            RoleKind::Leader => Role::Leader { lock: LEADER_LOCK.to_owned(), write_every_ms: lease_ms / 2 },
+            RoleKind::Leader => {
+                Role::Leader { lock: LEADER_LOCK.to_owned(), write_every_ms: lease_ms / 2, resigns: true }
+            }
             RoleKind::StoreWriter => {
                 Role::StoreWriter { lock: LEDGER_LOCK.to_owned(), every_ms_max: 4 * lease_ms, writes: 3 }
             }

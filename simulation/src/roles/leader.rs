@@ -59,8 +59,9 @@ impl Shared {
     }
 }
 
-/// Leads `name` for as long as the process lives, writing every `write_every_ms` in each term.
-pub(super) async fn leader(ctx: ProcessCtx, name: &str, write_every_ms: u64) {
+/// Leads `name` for as long as the process lives, writing every `write_every_ms` in each term;
+/// stopping its election and ending terms on its own now and then if it `resigns`.
+pub(super) async fn leader(ctx: ProcessCtx, name: &str, write_every_ms: u64, resigns: bool) {
     if ctx.is_naive() {
         ctx.lead(name, move |ctx, held| async move {
             write_while_held(&ctx, &held, write_every_ms, u32::MAX, Fence::Marked).await;
@@ -78,7 +79,8 @@ pub(super) async fn leader(ctx: ProcessCtx, name: &str, write_every_ms: u64) {
         let done = CancellationToken::new();
         let stop_after = {
             let mut rng = rng.lock().unwrap_or_else(|e| e.into_inner());
-            rng.chance_ppm(250_000).then(|| Duration::from_millis(rng.range(0, 2 * lease.as_millis() as u64)))
+            let stops = resigns && rng.chance_ppm(250_000);
+            stops.then(|| Duration::from_millis(rng.range(0, 2 * lease.as_millis() as u64)))
         };
         if let Some(after) = stop_after {
             let (task, shared, stop, done) = (ctx.clone(), shared.clone(), stop.clone(), done.clone());
@@ -103,7 +105,7 @@ pub(super) async fn leader(ctx: ProcessCtx, name: &str, write_every_ms: u64) {
             let (ctx, shared, rng) = (ctx.clone(), shared.clone(), rng.clone());
             move |lease: Lease, term: CancellationToken| {
                 let (ctx, shared, rng) = (ctx.clone(), shared.clone(), rng.clone());
-                async move { work(&ctx, &shared, &rng, lock, lease, term, write_every_ms).await }
+                async move { work(&ctx, &shared, &rng, lock, lease, term, write_every_ms, resigns).await }
             }
         };
         let election = ctx.lock_table().run_as_leader(name, lease, stop, work);
@@ -119,6 +121,7 @@ pub(super) async fn leader(ctx: ProcessCtx, name: &str, write_every_ms: u64) {
 
 /// The work of one term: completes the acquire of the contention, believes in the lease until
 /// the term ends, writes, and returns on its own if the term's plan says so.
+#[allow(clippy::too_many_arguments)]
 async fn work(
     ctx: &ProcessCtx,
     shared: &Shared,
@@ -127,6 +130,7 @@ async fn work(
     lease: Lease,
     term: CancellationToken,
     write_every_ms: u64,
+    resigns: bool,
 ) -> Result<(), ()> {
     let token = lease.fencing_token();
     if let Some(op) = shared.pending().take() {
@@ -140,8 +144,8 @@ async fn work(
     let (end, fence) = {
         let mut rng = rng.lock().unwrap_or_else(|e| e.into_inner());
         let end = match rng.below(10) {
-            0 => TermEnd::Returns(rng.range(0, 4) as u32),
-            1 => TermEnd::Fails(rng.range(0, 4) as u32),
+            0 if resigns => TermEnd::Returns(rng.range(0, 4) as u32),
+            1 if resigns => TermEnd::Fails(rng.range(0, 4) as u32),
             _ => TermEnd::WhenStopped,
         };
         let fences = [Fence::Marked, Fence::Plain, Fence::Current, Fence::CurrentMarked];

@@ -32,12 +32,17 @@ mod watcher;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Role {
-    /// Leads `lock` and makes a fenced write every `write_every_ms` while it leads.
+    /// Leads `lock` and makes a fenced write every `write_every_ms` while it leads. If it
+    /// `resigns`, now and then it stops its election, or ends a term on its own.
     Leader {
         /// The lock.
         lock: String,
         /// Between two writes.
         write_every_ms: u64,
+        /// Whether it stops its election now and then (one in four, while it leads or waits),
+        /// and ends a term on its own now and then (one in ten with a value, one in ten with an
+        /// error), before every fault is healed.
+        resigns: bool,
     },
     /// Every while (up to `every_ms_max`), tries `lock` once; on success writes `writes` times
     /// to the external store with its fencing token, and releases.
@@ -136,7 +141,9 @@ impl Workload for Role {
         let role = self.clone();
         Box::pin(async move {
             match role {
-                Role::Leader { lock, write_every_ms } => leader::leader(ctx, &lock, write_every_ms).await,
+                Role::Leader { lock, write_every_ms, resigns } => {
+                    leader::leader(ctx, &lock, write_every_ms, resigns).await;
+                }
                 Role::StoreWriter { lock, every_ms_max, writes } => {
                     simple::store_writer(ctx, &lock, every_ms_max, writes).await;
                 }

@@ -137,6 +137,8 @@ pub(super) struct FileRole {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) write_every_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) resigns: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) every_ms_max: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) timeout_ms: Option<u64>,

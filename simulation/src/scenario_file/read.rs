@@ -203,6 +203,7 @@ impl FileRole {
             what,
             [
                 ("write_every_ms", self.write_every_ms.is_some()),
+                ("resigns", self.resigns.is_some()),
                 ("every_ms_max", self.every_ms_max.is_some()),
                 ("timeout_ms", self.timeout_ms.is_some()),
                 ("writes", self.writes.is_some()),
@@ -222,11 +223,12 @@ impl FileRole {
             return Err((String::from(".lock"), String::from("a lock has a name")));
         }
         let role = match (kind.role(lease_ms), self.lock) {
-            (Role::Leader { lock, write_every_ms }, name) => {
-                fields.only(&["write_every_ms"])?;
+            (Role::Leader { lock, write_every_ms, resigns }, name) => {
+                fields.only(&["write_every_ms", "resigns"])?;
                 Role::Leader {
                     lock: name.unwrap_or(lock),
                     write_every_ms: pace("write_every_ms", self.write_every_ms.unwrap_or(write_every_ms))?,
+                    resigns: self.resigns.unwrap_or(resigns),
                 }
             }
             (Role::StoreWriter { lock, every_ms_max, writes }, name) => {

@@ -32,13 +32,17 @@ impl FileRole {
             role: RoleName::Leader,
             lock: Some(role.lock().to_owned()),
             write_every_ms: None,
+            resigns: None,
             every_ms_max: None,
             timeout_ms: None,
             writes: None,
             steps: None,
         };
         match role {
-            Role::Leader { write_every_ms, .. } => file.write_every_ms = Some(*write_every_ms),
+            Role::Leader { write_every_ms, resigns, .. } => {
+                file.write_every_ms = Some(*write_every_ms);
+                file.resigns = Some(*resigns);
+            }
             Role::StoreWriter { every_ms_max, writes, .. } => {
                 file.role = RoleName::StoreWriter;
                 file.every_ms_max = Some(*every_ms_max);

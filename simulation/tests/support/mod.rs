@@ -36,7 +36,7 @@ impl Workload for After {
 }
 
 pub fn leader() -> Role {
-    Role::Leader { lock: String::from("leader"), write_every_ms: 5_000 }
+    Role::Leader { lock: String::from("leader"), write_every_ms: 5_000, resigns: false }
 }
 
 /// A process with a nominal clock and the default network.
