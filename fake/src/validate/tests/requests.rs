@@ -103,6 +103,10 @@ fn expression_maps_must_hold_placeholders() {
         maps(json!({"ExpressionAttributeNames": {"#a_1": "a"}, "ExpressionAttributeValues": {":B2": {}}})),
         Ok(())
     );
+    assert_eq!(
+        maps(json!({"ExpressionAttributeNames": {"#ok": "a", "#name": ""}})),
+        Err("ExpressionAttributeNames contains invalid value: Empty attribute name for key #name".into())
+    );
     // Not part of `check`: DynamoDB reports the attribute values of the item first.
     passes(
         "PutItem",
