@@ -1,6 +1,7 @@
 //! What a request may name an attribute by: never the empty string, whether through a name
-//! placeholder, `AttributesToGet`, `AttributeUpdates` or an item. ScyllaDB's Alternator suite, run
-//! against DynamoDB, pins it; the words for a placeholder are DynamoDB's own.
+//! placeholder, `AttributesToGet`, `AttributeUpdates` or an item; and a list index of a document
+//! path fits in 32 bits. ScyllaDB's Alternator suite, run against DynamoDB, pins both; the words
+//! for a placeholder and for an index are DynamoDB's own.
 
 mod support;
 
@@ -49,4 +50,32 @@ fn an_empty_attribute_name_is_refused_wherever_a_request_names_one() {
     let put = json!({"TableName": "Things", "Item": {"pk": {"S": "k"}, "": {"N": "1"}}});
     assert_eq!(invalid(&fake, "PutItem", put), "Empty attribute name");
     assert_eq!(stored(&fake), before, "no refused request wrote anything");
+}
+
+#[test]
+fn a_list_index_beyond_32_bits_is_refused_and_one_past_the_list_reads_nothing() {
+    let fake = fake();
+    let project = |path: &str| json!({"TableName": "Things", "Key": {"pk": {"S": "k"}}, "ProjectionExpression": path});
+    assert_eq!(ok(&fake, "GetItem", project("a[1]"))["Item"], json!({"a": {"L": [{"N": "42"}]}}));
+    assert_eq!(ok(&fake, "GetItem", project("a[2147483647]"))["Item"], json!({}));
+    for index in ["2147483648", "99999999999999", "99999999999999999999999"] {
+        assert_eq!(
+            invalid(&fake, "GetItem", project(&format!("a[{index}]"))),
+            format!("Invalid ProjectionExpression: List index is not within the allowable range; index: [{index}]")
+        );
+    }
+    assert!(invalid(&fake, "GetItem", project("a[-1]")).starts_with("Invalid ProjectionExpression: Syntax error;"));
+    // In an update, and after the text parsed: a syntax error further on is reported first.
+    let update = |expression: &str| {
+        json!({"TableName": "Things", "Key": {"pk": {"S": "k"}}, "UpdateExpression": expression,
+               "ExpressionAttributeValues": {":v": {"N": "1"}}})
+    };
+    assert_eq!(
+        invalid(&fake, "UpdateItem", update("SET a[4294967295] = :v")),
+        "Invalid UpdateExpression: List index is not within the allowable range; index: [4294967295]"
+    );
+    assert_eq!(
+        invalid(&fake, "UpdateItem", update("SET a[4294967295] = :v,")),
+        "Invalid UpdateExpression: Syntax error; token: \"<EOF>\", near: \",\""
+    );
 }
