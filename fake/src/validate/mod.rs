@@ -120,7 +120,8 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
     static TRANSACT_GET_ITEMS: OperationChecks =
         OperationChecks::new(&transact_schema::TRANSACT_GET_ITEMS, transact::get);
     static LIST_STREAMS: OperationChecks = OperationChecks::new(&stream_schema::LIST_STREAMS, rules::pass);
-    static DESCRIBE_STREAM: OperationChecks = OperationChecks::new(&stream_schema::DESCRIBE_STREAM, rules::pass);
+    static DESCRIBE_STREAM: OperationChecks =
+        OperationChecks::new(&stream_schema::DESCRIBE_STREAM, streams::describe_stream);
     static GET_SHARD_ITERATOR: OperationChecks =
         OperationChecks::new(&stream_schema::GET_SHARD_ITERATOR, streams::get_shard_iterator);
     static GET_RECORDS: OperationChecks = OperationChecks::new(&stream_schema::GET_RECORDS, rules::pass);
