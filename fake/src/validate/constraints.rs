@@ -138,6 +138,20 @@ pub(crate) fn check_body(body: &Resolved<'_>, input: &'static StructShape) -> Re
     violations.into_result()
 }
 
+/// Checks the constraints of one member of the body, `name`, and reports its violations alone.
+pub(crate) fn check_member_alone(
+    body: &Resolved<'_>,
+    input: &'static StructShape,
+    name: &str,
+) -> Result<(), DynamoError> {
+    let mut violations = Violations::default();
+    if let Some(index) = input.members.iter().position(|member| member.name == name) {
+        let (member, value) = (&input.members[index], body.get(index).copied().flatten());
+        check_member(&mut violations, &Path::ROOT.then(Step::Member(member)), value, member);
+    }
+    violations.into_result()
+}
+
 fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Object<'_>, shape: &'static StructShape) {
     for member in shape.members {
         if v.full() {

@@ -14,6 +14,15 @@ fn tables<'a>(request: &'a Object<'a>) -> impl Iterator<Item = (&'a str, &'a Jso
     object(request, "RequestItems").into_iter().flatten()
 }
 
+/// A batch's `RequestItems`, if present, names at least one table (nubo-db's conformance suite,
+/// recorded against DynamoDB in 2026; dynalite's older captures had the length constraint).
+pub(crate) fn request_items_present(request: &Object<'_>, operation: &str) -> Result<(), DynamoError> {
+    match object(request, "RequestItems") {
+        Some(tables) if tables.is_empty() => refuse(format!("The requestItems parameter is required for {operation}")),
+        _ => Ok(()),
+    }
+}
+
 /// `BatchGetItem` before the keys are read.
 pub(crate) fn get(request: &Object<'_>) -> Result<(), DynamoError> {
     let mut keys = 0;

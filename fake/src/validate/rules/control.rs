@@ -4,11 +4,19 @@
 use super::{Object, list, refuse, text};
 use crate::error::DynamoError;
 
-/// The check that table operations make on `TableName` before any constraint.
+/// The refusal of a table operation of the control plane without a `TableName`.
+pub(crate) fn table_name_required(request: &Object<'_>) -> Result<(), DynamoError> {
+    match text(request, "TableName") {
+        Some(_) => Ok(()),
+        None => refuse("The parameter 'TableName' is required but was not present in the request"),
+    }
+}
+
+/// The check that table operations other than CreateTable make on `TableName` before any
+/// constraint.
 pub(crate) fn table_name_present(request: &Object<'_>) -> Result<(), DynamoError> {
-    let Some(name) = text(request, "TableName") else {
-        return refuse("The parameter 'TableName' is required but was not present in the request");
-    };
+    table_name_required(request)?;
+    let name = text(request, "TableName").unwrap_or_default();
     let len = name.encode_utf16().count();
     if !(3..=255).contains(&len) && crate::table::name_in_arn(name).is_none() {
         return refuse("TableName must be at least 3 characters long and at most 255 characters long");
