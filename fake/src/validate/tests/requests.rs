@@ -175,7 +175,8 @@ fn query_and_scan_rules() {
     );
     assert_eq!(
         after_values("Scan", json!({"TableName": "abc", "Segment": 1, "TotalSegments": 1})),
-        "The Segment parameter is zero-based and must be less than parameter TotalSegments"
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 1 is not less \
+         than TotalSegments: 1"
     );
     passes("Scan", json!({"TableName": "abc", "Segment": 0, "TotalSegments": 1}));
     assert_eq!(
