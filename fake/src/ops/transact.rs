@@ -14,7 +14,7 @@ use super::write::{Failure, WriteKind, WritePlan};
 use crate::engine::{Engine, TokenEntry};
 use crate::error::DynamoError;
 use crate::expr::project::project;
-use crate::request::{expression_context, item, string, table_name};
+use crate::request::{item, names_context, string, table_name};
 use crate::value::{item_size, item_to_json};
 
 /// How long DynamoDB remembers a ClientRequestToken.
@@ -230,8 +230,8 @@ pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json<'_>) -> Result
         let get = action.get("Get").cloned().unwrap_or(Json::Null);
         let name = table_name(&get)?.to_owned();
         let key_item = item(&get, "Key")?;
-        crate::validate::check_expression_maps(&get)?;
-        let mut ctx = expression_context(&get)?;
+        crate::validate::check_expression_names(&get)?;
+        let mut ctx = names_context(&get)?;
         let projection = read_projection(&get, &mut ctx)?;
         ctx.check_unused()?;
         let table = engine.table(&name)?;

@@ -239,6 +239,16 @@ pub(crate) fn check_expression_maps(request: &Json<'_>) -> Result<(), DynamoErro
     }
 }
 
+/// Checks `ExpressionAttributeNames` of a read whose input has no `ExpressionAttributeValues`
+/// (GetItem, a table of BatchGetItem, a `Get` of TransactGetItems), as
+/// [`check_expression_maps`] does; `ExpressionAttributeValues` is ignored there.
+pub(crate) fn check_expression_names(request: &Json<'_>) -> Result<(), DynamoError> {
+    match request {
+        Json::Object(request) => expressions::check_names(request),
+        _ => Ok(()),
+    }
+}
+
 /// A boolean member as DynamoDB reads it: `true`/`false`, or a string such as `"TRUE"`,
 /// `"no"` or `"1"` (the type check has refused every other string).
 pub(crate) fn as_bool(json: &Json<'_>) -> Option<bool> {

@@ -3,7 +3,7 @@
 use serde_json::{Value as Json, json};
 
 use super::{after_values, passes, validation};
-use crate::validate::check_expression_maps;
+use crate::validate::{check_expression_maps, check_expression_names};
 
 #[test]
 fn expressions_and_legacy_parameters_do_not_mix() {
@@ -106,6 +106,13 @@ fn expression_maps_must_hold_placeholders() {
     assert_eq!(
         maps(json!({"ExpressionAttributeNames": {"#ok": "a", "#name": ""}})),
         Err("ExpressionAttributeNames contains invalid value: Empty attribute name for key #name".into())
+    );
+    // A read whose input has no `ExpressionAttributeValues` checks its names alone.
+    let names = |request: Json| check_expression_names(&super::doc(&request)).map_err(|e| e.message);
+    assert_eq!(names(json!({"ExpressionAttributeNames": {"#a": "a"}, "ExpressionAttributeValues": {}})), Ok(()));
+    assert_eq!(
+        names(json!({"ExpressionAttributeNames": {}})),
+        Err("ExpressionAttributeNames must not be empty".into())
     );
     // Not part of `check`: DynamoDB reports the attribute values of the item first.
     passes(
