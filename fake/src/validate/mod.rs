@@ -37,6 +37,8 @@ use schema::{
 };
 use shape::{Resolved, StructShape};
 
+pub(crate) use rules::control::access_denied;
+
 /// What DynamoDB answers for a body that is not a JSON object: a `SerializationException`
 /// without a message.
 fn unreadable_body() -> DynamoError {
