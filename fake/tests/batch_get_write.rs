@@ -128,7 +128,12 @@ async fn batch_checks_come_in_dynamodb_order() {
             invalid(&fake, operation, json!({"RequestItems": {}})),
             format!("The requestItems parameter is required for {operation}")
         );
+        // A table given nothing to do is refused, not answered with nothing done.
+        let (code, _) = refused(&fake, operation, json!({"RequestItems": {"hash": null}}));
+        assert_eq!(code, "ValidationException", "{operation}");
     }
+    let (code, _) = refused(&fake, "BatchWriteItem", json!({"RequestItems": {"hash": [null]}}));
+    assert_eq!(code, "ValidationException");
     let dup = |keys: serde_json::Value, extra: serde_json::Value| {
         let mut table = extra;
         table["Keys"] = keys;

@@ -307,6 +307,8 @@ fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Obj
         for value in entries.values() {
             let len = match value {
                 Json::Array(items) => items.len() as u64,
+                // A key given no list at all holds none.
+                Json::Null => 0,
                 _ => continue,
             };
             if map.value_len.min.is_some_and(|min| len < min) || map.value_len.max.is_some_and(|max| len > max) {
@@ -323,8 +325,13 @@ fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Obj
             if v.full() {
                 return;
             }
-            if !value.is_null() {
-                check_shape(v, &path.then(Step::Entry(key)), value, &map.value);
+            match (value, &map.value) {
+                // A key given no structure at all lacks every member the structure needs.
+                (Json::Null, Shape::Structure(shape)) => {
+                    check_struct(v, &path.then(Step::Entry(key)), &Object::default(), shape);
+                }
+                (Json::Null, _) => {}
+                (value, shape) => check_shape(v, &path.then(Step::Entry(key)), value, shape),
             }
         }
     }

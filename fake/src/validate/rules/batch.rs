@@ -49,9 +49,10 @@ pub(crate) fn write(request: &Object<'_>) -> Result<(), DynamoError> {
     let mut requests = 0;
     for (_, table) in tables(request) {
         let writes = table.as_array().unwrap_or_default();
-        // A write request with neither a put nor a delete is refused with this odd message.
+        // A write request with neither a put nor a delete, or none at all, is refused with this
+        // odd message.
         let is_empty = |write: &Json<'_>| {
-            write.as_object().is_some_and(|w| ["PutRequest", "DeleteRequest"].iter().all(|r| object(w, r).is_none()))
+            write.as_object().is_none_or(|w| ["PutRequest", "DeleteRequest"].iter().all(|r| object(w, r).is_none()))
         };
         if writes.iter().any(is_empty) {
             return refuse(

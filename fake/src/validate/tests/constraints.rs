@@ -115,6 +115,25 @@ fn map_values_of_batch_writes_hold_one_to_twenty_five_requests() {
 }
 
 #[test]
+fn a_table_of_a_batch_given_nothing_breaks_the_constraints_of_what_it_lacks() {
+    assert_eq!(
+        validation("BatchWriteItem", json!({"RequestItems": {"abc": null}})),
+        "1 validation error detected: Value '{abc=null}' at 'requestItems' failed to satisfy constraint: Map value \
+         must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater \
+         than or equal to 1]"
+    );
+    assert_eq!(
+        validation("BatchGetItem", json!({"RequestItems": {"abc": null}})),
+        "1 validation error detected: Value at 'RequestItems.abc.member.Keys' failed to satisfy constraint: Member \
+         must not be null"
+    );
+    assert_eq!(
+        validation("BatchWriteItem", json!({"RequestItems": {"abc": [null]}})),
+        "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
+    );
+}
+
+#[test]
 fn an_empty_request_items_of_a_batch_is_a_missing_parameter_before_the_constraints() {
     for operation in ["BatchGetItem", "BatchWriteItem"] {
         assert_eq!(
