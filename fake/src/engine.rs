@@ -80,10 +80,10 @@ impl Engine {
         validate::check(operation, body)?;
         let _value_checks = crate::value::ValueChecks::of_operation(operation).enter();
         let answer = match operation {
-            Operation::PutItem => return ops::items::put_item(self, body).map_err(ops::envelope::single_write),
+            Operation::PutItem => return ops::items::put_item(self, body),
             Operation::GetItem => return ops::items::get_item(self, body),
-            Operation::UpdateItem => return ops::items::update_item(self, body).map_err(ops::envelope::single_write),
-            Operation::DeleteItem => return ops::items::delete_item(self, body).map_err(ops::envelope::single_write),
+            Operation::UpdateItem => return ops::items::update_item(self, body),
+            Operation::DeleteItem => return ops::items::delete_item(self, body),
             Operation::CreateTable => ops::control::create_table(self, body, now),
             Operation::DeleteTable => ops::control::delete_table(self, body),
             Operation::DescribeTable => ops::control::describe_table(self, body),

@@ -23,13 +23,24 @@ pub(crate) fn nesting_error() -> DynamoError {
 /// against DynamoDB: 65535 is the last name accepted).
 pub(crate) const MAX_ATTRIBUTE_NAME_BYTES: usize = 65535;
 
-/// DynamoDB's refusal of an attribute name longer than [`MAX_ATTRIBUTE_NAME_BYTES`], wherever a
-/// request names one: an item, `ExpressionAttributeNames`, `AttributesToGet`, `AttributeUpdates`.
+/// DynamoDB's refusal of an empty attribute name or one longer than
+/// [`MAX_ATTRIBUTE_NAME_BYTES`], wherever a request names one: an item, `AttributesToGet`,
+/// `AttributeUpdates`, the legacy conditions (`ExpressionAttributeNames` words an empty name
+/// its own way, see `validate`).
 pub(crate) fn check_attribute_name(name: &str) -> Result<(), DynamoError> {
+    if name.is_empty() {
+        return Err(empty_attribute_name());
+    }
     if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
         return Err(DynamoError::validation("Attribute name is too large, must be less than 65536 bytes"));
     }
     Ok(())
+}
+
+/// The refusal of an attribute named by the empty string.
+#[cold]
+fn empty_attribute_name() -> DynamoError {
+    DynamoError::validation("Empty attribute name")
 }
 
 /// Checks what DynamoDB checks of an item to store beyond its values: every attribute has a
@@ -37,7 +48,7 @@ pub(crate) fn check_attribute_name(name: &str) -> Result<(), DynamoError> {
 pub(crate) fn check_item_depth(item: &Item) -> Result<(), DynamoError> {
     // The names sort the empty one first, so the first name tells whether there is one.
     if item.keys().next().is_some_and(String::is_empty) {
-        return Err(DynamoError::validation("Empty attribute name"));
+        return Err(empty_attribute_name());
     }
     let mut too_deep = false;
     for (name, value) in item {

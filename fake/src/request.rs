@@ -34,19 +34,17 @@ pub(crate) fn item(body: &Json<'_>, key: &str) -> Result<Item, DynamoError> {
     }
 }
 
+/// The request's `ExpressionAttributeNames` alone, as the context of the projection of a read
+/// whose input has no `ExpressionAttributeValues` (GetItem, BatchGetItem, TransactGetItems): a
+/// member that is not part of an operation's input is ignored, as DynamoDB's protocol does.
+pub(crate) fn names_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'r>, DynamoError> {
+    Ok(ExprContext::new(names(body)?, Vec::new()))
+}
+
 /// The request's `ExpressionAttributeNames` and `ExpressionAttributeValues`, as a context for its
 /// expressions.
 pub(crate) fn expression_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'r>, DynamoError> {
-    let mut names = Vec::new();
-    if let Some(Json::Object(map)) = body.get("ExpressionAttributeNames") {
-        names.reserve_exact(map.len());
-        for (placeholder, name) in map {
-            if let Json::String(name) = name {
-                crate::limits::check_attribute_name(name)?;
-                names.push((placeholder, *name));
-            }
-        }
-    }
+    let names = names(body)?;
     let mut values = Vec::new();
     if let Some(Json::Object(map)) = body.get("ExpressionAttributeValues") {
         values.reserve_exact(map.len());
@@ -64,6 +62,21 @@ pub(crate) fn expression_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'
         }
     }
     Ok(ExprContext::new(names, values))
+}
+
+/// The placeholders of `ExpressionAttributeNames` and the names behind them.
+fn names<'r>(body: &'r Json<'_>) -> Result<Vec<(&'r str, &'r str)>, DynamoError> {
+    let mut names = Vec::new();
+    if let Some(Json::Object(map)) = body.get("ExpressionAttributeNames") {
+        names.reserve_exact(map.len());
+        for (placeholder, name) in map {
+            if let Json::String(name) = name {
+                crate::limits::check_attribute_name(name)?;
+                names.push((placeholder, *name));
+            }
+        }
+    }
+    Ok(names)
 }
 
 /// A `Return...` enum member, or its default.

@@ -15,18 +15,19 @@ use crate::operation::Operation;
 /// An item: attribute names to values, in name order.
 pub type Item = BTreeMap<String, Value>;
 
-/// Which of DynamoDB's two checkers of attribute values an operation runs. They word a malformed
-/// number and a duplicate set member differently, and one of them reports inside the
-/// `1 validation error detected: ` envelope.
+/// How an operation words its refusals of attribute values. DynamoDB runs two checkers, which
+/// word a malformed number and a duplicate set member differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ValueChecks {
-    /// PutItem, UpdateItem and DeleteItem: the current wording, inside the envelope, wherever
-    /// the value sits (item, key, expression value, legacy parameter).
-    CurrentEnveloped,
-    /// GetItem, BatchGetItem and Query: the current wording, bare.
+    /// PutItem, UpdateItem and DeleteItem: numbers in the current wording, duplicate set members
+    /// in the older one (nubo-db's conformance suite, recorded against DynamoDB in 2026, for a
+    /// string set); the placeholder of an empty set in an expression value is not named (moto's
+    /// tests verified against DynamoDB).
+    SingleWrite,
+    /// GetItem, BatchGetItem and Query: the current wording.
     Current,
-    /// BatchWriteItem, the transactions, Scan and the rest: the older wording, bare, with
-    /// expression values named in an `ExpressionAttributeValues contains invalid value` wrapper.
+    /// BatchWriteItem, the transactions, Scan and the rest: the older wording, with expression
+    /// values named in an `ExpressionAttributeValues contains invalid value` wrapper.
     Older,
 }
 
@@ -48,7 +49,7 @@ impl ValueChecks {
     /// The checker DynamoDB runs for this operation.
     pub(crate) fn of_operation(operation: Operation) -> ValueChecks {
         match operation {
-            Operation::PutItem | Operation::UpdateItem | Operation::DeleteItem => ValueChecks::CurrentEnveloped,
+            Operation::PutItem | Operation::UpdateItem | Operation::DeleteItem => ValueChecks::SingleWrite,
             Operation::GetItem | Operation::BatchGetItem | Operation::Query => ValueChecks::Current,
             _ => ValueChecks::Older,
         }
@@ -68,7 +69,6 @@ impl ValueChecks {
     /// duplicate set member): the current checker reports those without naming the placeholder of
     /// an expression value; every other refusal of a value is named the same way by both.
     fn words_differently(message: &str) -> bool {
-        let message = message.strip_prefix("1 validation error detected: ").unwrap_or(message);
         [
             "The parameter cannot be converted to a numeric value",
             "Number overflow.",
@@ -89,17 +89,7 @@ impl ValueChecks {
         match self {
             ValueChecks::Older => true,
             ValueChecks::Current => !ValueChecks::words_differently(message),
-            ValueChecks::CurrentEnveloped => {
-                !ValueChecks::words_differently(message) && !crate::ops::envelope::is_empty_set(message)
-            }
-        }
-    }
-
-    /// The error for a message of the value checker, enveloped where this checker does that.
-    fn refuse(self, message: String) -> DynamoError {
-        match self {
-            ValueChecks::CurrentEnveloped => DynamoError::validation(format!("1 validation error detected: {message}")),
-            ValueChecks::Current | ValueChecks::Older => DynamoError::validation(message),
+            ValueChecks::SingleWrite => !ValueChecks::words_differently(message) && !is_empty_set(message),
         }
     }
 
@@ -117,6 +107,11 @@ impl ValueChecks {
         }
         seen.into_values().collect()
     }
+}
+
+/// True for the refusal of an empty set value.
+fn is_empty_set(message: &str) -> bool {
+    message.ends_with("set  may not be empty") || message.ends_with("Binary sets should not be empty")
 }
 
 /// One attribute value.
@@ -200,8 +195,13 @@ impl Value {
                 "B" => Value::B(decode_blob(member)?),
                 "BOOL" => Value::Bool(expect_bool(member)?),
                 "NULL" => {
-                    // DynamoDB refused `false` until 2026; it now reads it as a null, stored as `true`.
-                    expect_bool(member)?;
+                    // nubo-db's conformance suite, recorded against DynamoDB in 2026, as dynalite's
+                    // older captures: `false` is refused.
+                    if !expect_bool(member)? {
+                        return Err(DynamoError::invalid_parameter(
+                            "Null attribute value types must have the value of true",
+                        ));
+                    }
                     Value::Null
                 }
                 "M" => {
@@ -234,16 +234,15 @@ impl Value {
                         set.insert(s.to_owned());
                     }
                     if set.len() != texts.len() {
-                        let checks = ValueChecks::in_force();
-                        let listed = if checks == ValueChecks::Older {
-                            texts.join(", ")
-                        } else {
+                        let listed = if ValueChecks::in_force() == ValueChecks::Current {
                             let members: Vec<(String, String)> = texts.iter().map(|t| (t.clone(), t.clone())).collect();
                             let quoted: Vec<String> =
                                 ValueChecks::current_duplicates(&members).iter().map(|t| format!("\"{t}\"")).collect();
                             quoted.join(", ")
+                        } else {
+                            texts.join(", ")
                         };
-                        return Err(checks.refuse(format!(
+                        return Err(DynamoError::validation(format!(
                             "One or more parameter values were invalid: Input collection [{listed}] contains duplicates."
                         )));
                     }
@@ -258,13 +257,12 @@ impl Value {
                     for item in items {
                         let text = expect_string(item, "String")?;
                         if !set.insert(parse_number(text)?) {
-                            return Err(match ValueChecks::in_force() {
-                                ValueChecks::Older => DynamoError::validation("Input collection contains duplicates"),
-                                checks => checks.refuse(
+                            return Err(DynamoError::validation(match ValueChecks::in_force() {
+                                ValueChecks::Current => {
                                     "One or more parameter values were invalid: Input collection contains duplicates."
-                                        .to_owned(),
-                                ),
-                            });
+                                }
+                                ValueChecks::SingleWrite | ValueChecks::Older => "Input collection contains duplicates",
+                            }));
                         }
                     }
                     Value::NS(set)
@@ -282,15 +280,14 @@ impl Value {
                         set.insert(bytes);
                     }
                     if set.len() != members.len() {
-                        let checks = ValueChecks::in_force();
-                        let listed = if checks == ValueChecks::Older {
-                            members.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join(", ")
-                        } else {
+                        let listed = if ValueChecks::in_force() == ValueChecks::Current {
                             let quoted: Vec<String> =
                                 ValueChecks::current_duplicates(&members).iter().map(|t| format!("\"{t}\"")).collect();
                             quoted.join(",")
+                        } else {
+                            members.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join(", ")
                         };
-                        return Err(checks.refuse(format!(
+                        return Err(DynamoError::validation(format!(
                             "One or more parameter values were invalid: Input collection [{listed}]of type BS contains duplicates."
                         )));
                     }
@@ -429,7 +426,7 @@ fn parse_number(text: &str) -> Result<Number, DynamoError> {
     Number::parse(text).map_err(|e| match ValueChecks::in_force() {
         ValueChecks::Older => e.to_error(text),
         // The current checker quotes the text of every malformed number, even an empty one.
-        checks => checks.refuse(match e {
+        ValueChecks::Current | ValueChecks::SingleWrite => DynamoError::validation(match e {
             crate::number::NumberError::Syntax => {
                 format!("The parameter cannot be converted to a numeric value: {text}")
             }
@@ -445,8 +442,12 @@ fn expect_string<'a>(json: &'a Json<'_>, target: &str) -> Result<&'a str, Dynamo
     }
 }
 
+/// The value of a `BOOL` or `NULL`: a JSON boolean, not a text that names one.
 fn expect_bool(json: &Json<'_>) -> Result<bool, DynamoError> {
-    crate::validate::as_bool(json).ok_or_else(|| type_mismatch(json, "Boolean"))
+    match json {
+        Json::Bool(b) => Ok(*b),
+        other => Err(type_mismatch(other, "Boolean")),
+    }
 }
 
 fn expect_list<'a>(json: &Json<'a>) -> Result<&'a [Json<'a>], DynamoError> {

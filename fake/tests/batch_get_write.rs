@@ -122,6 +122,18 @@ async fn batch_get_projects_each_table_as_asked() {
 #[tokio::test(start_paused = true)]
 async fn batch_checks_come_in_dynamodb_order() {
     let fake = fake();
+    // No table at all is a missing parameter (nubo-db's conformance suite, recorded against DynamoDB).
+    for operation in ["BatchGetItem", "BatchWriteItem"] {
+        assert_eq!(
+            invalid(&fake, operation, json!({"RequestItems": {}})),
+            format!("The requestItems parameter is required for {operation}")
+        );
+        // A table given nothing to do is refused, not answered with nothing done.
+        let (code, _) = refused(&fake, operation, json!({"RequestItems": {"hash": null}}));
+        assert_eq!(code, "ValidationException", "{operation}");
+    }
+    let (code, _) = refused(&fake, "BatchWriteItem", json!({"RequestItems": {"hash": [null]}}));
+    assert_eq!(code, "ValidationException");
     let dup = |keys: serde_json::Value, extra: serde_json::Value| {
         let mut table = extra;
         table["Keys"] = keys;

@@ -65,3 +65,20 @@ async fn the_first_subexpression_that_fails_names_the_mistake() {
         "operands that are not distinct before a value defined nowhere"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_operand_repeated_in_the_list_of_in_is_refused() {
+    let one = [(":a", AttributeValue::N("1".into()))];
+    assert_eq!(
+        refusal("a IN (b, :a, a)", &[], &one).await,
+        invalid(
+            "The first operand must be distinct from the remaining operands for this operator or function; \
+             operator: IN, first operand: [a]"
+        )
+    );
+    assert_eq!(
+        refusal("a.b[1] IN (:a, #n)", &[("#n", "a.b[1]")], &one).await.0,
+        "ResourceNotFoundException",
+        "a name that holds the text of the path is another attribute"
+    );
+}

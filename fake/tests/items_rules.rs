@@ -90,22 +90,22 @@ async fn set_and_null_rules() {
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::Ns(vec!["1".into(), "1.0".into()]))).await,
-        "1 validation error detected: One or more parameter values were invalid: Input collection contains duplicates."
+        "Input collection contains duplicates"
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::N("1e126".into()))).await,
-        "1 validation error detected: Number overflow. Attempting to store a number with magnitude larger than supported range"
+        "Number overflow. Attempting to store a number with magnitude larger than supported range"
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::N("1.23456789012345678901234567890123456789".into()))).await,
-        "1 validation error detected: Attempting to store more than 38 significant digits in a Number"
+        "Attempting to store more than 38 significant digits in a Number"
     );
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_null_of_false_is_stored_as_a_null_of_true() {
+async fn a_null_of_false_is_refused_and_not_stored() {
     let (_fake, client) = setup();
-    client
+    let err = client
         .put_item()
         .table_name("Shop")
         .item("pk", s("a"))
@@ -113,9 +113,15 @@ async fn a_null_of_false_is_stored_as_a_null_of_true() {
         .item("x", AttributeValue::Null(false))
         .send()
         .await
-        .unwrap();
+        .unwrap_err()
+        .into_service_error();
+    assert_eq!(err.code(), Some("ValidationException"));
+    assert_eq!(
+        err.message(),
+        Some("One or more parameter values were invalid: Null attribute value types must have the value of true")
+    );
     let item = client.get_item().table_name("Shop").key("pk", s("a")).key("sk", s("b")).send().await.unwrap();
-    assert_eq!(item.item().and_then(|item| item.get("x")), Some(&AttributeValue::Null(true)));
+    assert_eq!(item.item(), None);
 }
 
 #[tokio::test(start_paused = true)]

@@ -112,7 +112,7 @@ async fn update_errors_carry_dynamodb_messages() {
     );
     assert_eq!(
         update(&client, "SET a = :v, a.b = :v", &[(":v", n("1"))]).await.unwrap_err(),
-        "1 validation error detected: Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a, b]"
+        "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a, b]"
     );
     assert_eq!(
         update(&client, "ADD cnt :v", &[(":v", s("x"))]).await.unwrap_err(),
@@ -132,7 +132,7 @@ async fn update_errors_carry_dynamodb_messages() {
     );
     assert_eq!(
         update(&client, "SET x = :v", &[(":v", s("b")), (":w", s("c"))]).await.unwrap_err(),
-        "1 validation error detected: Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}"
+        "Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}"
     );
     assert_eq!(
         update(&client, "SET mp.leaf.deeper = :v", &[(":v", s("b"))]).await.unwrap_err(),
@@ -306,4 +306,17 @@ async fn an_update_refused_after_its_writes_leaves_the_item_as_it_was() {
     fake.create_table("Copy", "pk", None);
     client.put_item().table_name("Copy").set_item(Some(expected)).send().await.unwrap();
     assert_eq!(size_of("Tbl").await, size_of("Copy").await);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_path_invalid_for_update_is_reported_before_an_operand_the_item_lacks() {
+    let (_fake, client) = setup().await;
+    let invalid_path = "The document path provided in the update expression is invalid for update";
+    let missing = "The provided expression refers to an attribute that does not exist in the item";
+    let values = [(":v", n("1"))];
+    for expression in ["SET nothing = gone, cnt.deeper = :v", "SET cnt.deeper = :v, nothing = gone"] {
+        assert_eq!(update(&client, expression, &values).await.unwrap_err(), invalid_path, "{expression}");
+    }
+    assert_eq!(update(&client, "SET nothing = gone, mp.deeper = :v", &values).await.unwrap_err(), missing);
+    assert_eq!(update(&client, "REMOVE absent.deeper SET cnt = gone", &[]).await.unwrap_err(), invalid_path);
 }

@@ -257,3 +257,42 @@ async fn a_select_reads_an_index_by_its_own_key() {
         .unwrap_err();
     assert_eq!(sdk_error(consistent).0, "ValidationException");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_selected_nested_path_is_answered_under_its_last_name() {
+    let (_fake, client) = setup().await;
+    let nested = AttributeValue::M(
+        [("nested".to_owned(), s("deep")), ("list".to_owned(), AttributeValue::L(vec![n("1"), n("2")]))].into(),
+    );
+    let put = client.put_item().table_name("Shop").item("pk", s("c")).item("sk", s("1")).item("mymap", nested);
+    put.send().await.unwrap();
+    let expected = |extra: &[(&str, AttributeValue)]| -> Item {
+        let mut item: Item = [("nested".to_owned(), s("deep")), ("list[1]".to_owned(), n("2"))].into();
+        item.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+        item
+    };
+    // By the whole key (GetItem), by partition (Query), and by scan.
+    for statement in [
+        "SELECT mymap.nested, mymap.list[1], sk FROM Shop WHERE pk = 'c' AND sk = '1'",
+        "SELECT mymap.nested, mymap.list[1], sk FROM Shop WHERE pk = 'c'",
+        "SELECT mymap.nested, mymap.list[1], sk FROM Shop WHERE sk = '1' AND price IS MISSING",
+    ] {
+        assert_eq!(run(&client, statement, vec![]).await.unwrap(), [expected(&[("sk", s("1"))])], "{statement}");
+    }
+    // A path the item lacks answers nothing under its name.
+    let absent = run(&client, "SELECT mymap.none, sk FROM Shop WHERE pk = 'c' AND sk = '1'", vec![]).await.unwrap();
+    assert_eq!(absent, [Item::from([("sk".to_owned(), s("1"))])]);
+    // In a batch and a transaction alike.
+    let statement = aws_sdk_dynamodb::types::BatchStatementRequest::builder()
+        .statement("SELECT mymap.nested FROM Shop WHERE pk = 'c' AND sk = '1'")
+        .build()
+        .unwrap();
+    let batch = client.batch_execute_statement().statements(statement).send().await.unwrap();
+    assert_eq!(batch.responses()[0].item(), Some(&Item::from([("nested".to_owned(), s("deep"))])));
+    let statement = aws_sdk_dynamodb::types::ParameterizedStatement::builder()
+        .statement("SELECT mymap.nested FROM Shop WHERE pk = 'c' AND sk = '1'")
+        .build()
+        .unwrap();
+    let transaction = client.execute_transaction().transact_statements(statement).send().await.unwrap();
+    assert_eq!(transaction.responses()[0].item(), Some(&Item::from([("nested".to_owned(), s("deep"))])));
+}

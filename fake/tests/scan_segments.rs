@@ -222,8 +222,9 @@ async fn starting_keys_are_checked_against_the_key_and_the_segment() {
         "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: a"
     );
     assert_eq!(
-        message(json!({"TableName": "hash", "Segment": 1, "TotalSegments": 1})),
-        "The Segment parameter is zero-based and must be less than parameter TotalSegments"
+        message(json!({"TableName": "hash", "Segment": 5, "TotalSegments": 5})),
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 5 is not less \
+         than TotalSegments: 5"
     );
 }
 

@@ -327,6 +327,23 @@ async fn describe_stream_pages_shards_and_filters_the_children_of_one() {
     let children: Vec<_> =
         children.stream_description().unwrap().shards().iter().map(|s| s.shard_id().unwrap()).collect();
     assert_eq!(children, [ids[1].as_str()]);
+    // A filter names both its type and its shard (ScyllaDB's Alternator suite, against DynamoDB).
+    for (filter, missing) in [
+        (ShardFilter::builder().shard_id(&ids[0]).build(), "type"),
+        (ShardFilter::builder().r#type(ShardFilterType::ChildShards).build(), "shardId"),
+    ] {
+        let error = streams.describe_stream().stream_arn(&arn).shard_filter(filter).send().await.unwrap_err();
+        assert_eq!(
+            sdk_error(error.into_service_error()),
+            (
+                "ValidationException".to_owned(),
+                format!(
+                    "1 validation error detected: Value null at 'shardFilter.{missing}' failed to satisfy constraint: \
+                 Member must not be null"
+                )
+            )
+        );
+    }
     // Read shard by shard, the records come in the order they were written.
     let records = read_all(&streams, &arn).await;
     let keys: Vec<_> =

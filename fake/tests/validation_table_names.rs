@@ -1,5 +1,7 @@
 //! The table name of a data-plane request: it may be a table's ARN, so an empty one breaks only a
-//! least length of 1, while a short name keeps the least length of a table name, 3.
+//! least length of 1, while a short name keeps the least length of a table name, 3. CreateTable
+//! reports the constraints its name breaks before and without any other (nubo-db's conformance
+//! suite, recorded against DynamoDB).
 
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -46,4 +48,34 @@ async fn a_short_or_malformed_name_keeps_the_pattern_and_the_least_length_of_thr
          Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value 'a;' at 'tableName' failed to \
          satisfy constraint: Member must have length greater than or equal to 3"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_table_names_only_the_table_name_when_it_breaks_its_constraints() {
+    let fake = FakeDynamoDb::new();
+    let create = |name: &str| {
+        fake.client()
+            .create_table()
+            .table_name(name)
+            .billing_mode(aws_sdk_dynamodb::types::BillingMode::PayPerRequest)
+            .send()
+    };
+    let message = |error: aws_sdk_dynamodb::error::SdkError<_, _>| {
+        let error: aws_sdk_dynamodb::operation::create_table::CreateTableError = error.into_service_error();
+        (error.code().unwrap_or_default().to_owned(), error.message().unwrap_or_default().to_owned())
+    };
+    assert_eq!(
+        message(create("ab").await.unwrap_err()),
+        (
+            "ValidationException".to_owned(),
+            "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have \
+             length greater than or equal to 3"
+                .to_owned()
+        )
+    );
+    let (_, malformed) = message(create("x!").await.unwrap_err());
+    assert!(malformed.starts_with("2 validation errors detected: Value 'x!' at 'tableName'"), "{malformed}");
+    assert!(!malformed.contains("keySchema"), "{malformed}");
+    let (_, good_name) = message(create("abc").await.unwrap_err());
+    assert!(good_name.contains("at 'keySchema' failed to satisfy constraint"), "{good_name}");
 }

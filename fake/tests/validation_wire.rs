@@ -134,8 +134,15 @@ fn a_missing_time_to_live_specification_is_not_listed_among_constraint_failures(
 fn tag_operations_check_the_shape_of_the_arn_then_their_list_then_the_table() {
     let fake = FakeDynamoDb::new();
     fake.create_table("Shop", "pk", None);
-    for (arn, resource) in [("", "*"), ("abcd", "abcd"), ("a:b:c:d:e:f", "a:b:c:d:e:f"), ("a:b:c:d:e/f", "a:b:c:d:e/f")]
-    {
+    for arn in ["abcd", "not-a-valid-arn", " ", "a:b:c:d:e:f/g"] {
+        for operation in ["TagResource", "UntagResource", "ListTagsOfResource"] {
+            assert_eq!(
+                validation(&fake, operation, json!({"ResourceArn": arn, "Tags": [{"Key": "a", "Value": "b"}]})),
+                format!("One or more parameter values were invalid: ARNs must start with 'arn:': {arn}")
+            );
+        }
+    }
+    for (arn, resource) in [("", "*"), ("arn:b:c:d:e:f", "arn:b:c:d:e:f"), ("arn:b:c:d:e/f", "arn:b:c:d:e/f")] {
         for operation in ["TagResource", "UntagResource", "ListTagsOfResource"] {
             let (status, answer) = answer(&fake, operation, json!({"ResourceArn": arn}));
             assert_eq!(
@@ -151,7 +158,7 @@ fn tag_operations_check_the_shape_of_the_arn_then_their_list_then_the_table() {
         }
     }
     assert_eq!(validation(&fake, "ListTagsOfResource", json!({})), "Invalid TableArn");
-    let shaped = "a:b:c:d:e:f/g";
+    let shaped = "arn:b:c:d:e:f/g";
     assert_eq!(
         validation(&fake, "TagResource", json!({"ResourceArn": shaped})),
         "1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null"
@@ -182,6 +189,17 @@ fn tag_operations_check_the_shape_of_the_arn_then_their_list_then_the_table() {
     assert_eq!(tagged["message"], format!("Requested resource not found: ResourcArn: {missing} not found"));
     let (_, untagged) = answer(&fake, "UntagResource", json!({"ResourceArn": missing, "TagKeys": ["a"]}));
     assert_eq!(untagged["message"], "Requested resource not found");
+    // ListTagsOfResource is denied a table the fake does not hold, as DynamoDB denies the ARN of a
+    // table of another account (nubo-db's conformance suite names one in the fake's account).
+    let (status, listed) = answer(&fake, "ListTagsOfResource", json!({"ResourceArn": missing}));
+    assert_eq!((status, listed["__type"].as_str()), (400, Some("com.amazon.coral.service#AccessDeniedException")));
+    assert_eq!(
+        listed["Message"],
+        format!(
+            "User: arn:aws:iam::000000000000:user/dynalease-fake is not authorized to perform: \
+             dynamodb:ListTagsOfResource on resource: {missing}"
+        )
+    );
 }
 
 #[test]

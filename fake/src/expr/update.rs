@@ -57,8 +57,13 @@ enum Change<'a> {
 }
 
 /// Applies `actions` to `item` (the item as it was before the update, or empty).
-/// Every value is computed from the old item first, then all are written, as DynamoDB does.
+/// Every target path is checked first, then every value is computed from the old item, then
+/// all are written, as DynamoDB does: a path invalid for update is reported before an operand
+/// the item lacks (differential runs against DynamoDB Local).
 pub(crate) fn apply(item: Item, actions: &[UpdateAction]) -> Result<Item, DynamoError> {
+    for action in actions {
+        check_parent(&item, action.path())?;
+    }
     let changes = changes(&item, actions)?;
     let mut out = item;
     // Writes go in path order, so that elements set past the end of a list are appended in the

@@ -20,7 +20,7 @@ use crate::error::DynamoError;
 use crate::expr::ast::Path;
 use crate::expr::project::project;
 use crate::limits::check_item_depth;
-use crate::request::{choice, expression_context};
+use crate::request::{choice, names_context};
 use crate::table::PrimaryKey;
 use crate::validate;
 use crate::value::{Item, item_from_json, item_size, item_to_json};
@@ -80,8 +80,8 @@ pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Ans
     }
     validate::check_after_values(crate::operation::Operation::BatchGetItem, body)?;
     for table in &mut tables {
-        validate::check_expression_maps(table.request)?;
-        let mut ctx = expression_context(table.request)?;
+        validate::check_expression_names(table.request)?;
+        let mut ctx = names_context(table.request)?;
         table.projection = read_projection(table.request, &mut ctx)?;
         ctx.check_unused()?;
     }

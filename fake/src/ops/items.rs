@@ -9,7 +9,7 @@ use crate::error::DynamoError;
 use crate::expr::ast::Path;
 use crate::expr::parse_projection;
 use crate::expr::project::project;
-use crate::request::{choice, expression_context, flag, item, string, table_name};
+use crate::request::{choice, flag, item, names_context, string, table_name};
 use crate::table::Table;
 use crate::value::{Item, ItemJson, item_size};
 
@@ -176,8 +176,8 @@ pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
     let name = table_name(body)?;
     let key_item = item(body, "Key")?;
     crate::validate::check_after_values(crate::operation::Operation::GetItem, body)?;
-    crate::validate::check_expression_maps(body)?;
-    let mut ctx = expression_context(body)?;
+    crate::validate::check_expression_names(body)?;
+    let mut ctx = names_context(body)?;
     let projection = read_projection(body, &mut ctx)?;
     ctx.check_unused()?;
     let table = engine.table(name)?;

@@ -4,7 +4,6 @@ pub(crate) mod batch;
 pub(crate) mod capacity;
 pub(crate) mod collection_metrics;
 pub(crate) mod control;
-pub(crate) mod envelope;
 pub(crate) mod items;
 pub(crate) mod key_condition;
 pub(crate) mod multi_attribute_key;

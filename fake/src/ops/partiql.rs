@@ -113,10 +113,12 @@ pub(crate) fn execute_statement(engine: &mut Engine, body: &Json<'_>) -> Result<
     let lowered = lowered(engine, &bound, &options)?;
     let answer = run_lowered(engine, &lowered)?;
     let mut items: Vec<Answer> = match lowered.operation {
-        Operation::GetItem => answer.get("Item").cloned().into_iter().collect(),
-        Operation::Query | Operation::Scan => {
-            answer.get("Items").and_then(Answer::as_array).cloned().unwrap_or_default()
-        }
+        Operation::GetItem => answer.get("Item").map(|item| lowered.present(item)).into_iter().collect(),
+        Operation::Query | Operation::Scan => answer
+            .get("Items")
+            .and_then(Answer::as_array)
+            .map(|items| items.iter().map(|item| lowered.present(item)).collect())
+            .unwrap_or_default(),
         _ => answer.get("Attributes").cloned().into_iter().collect(),
     };
     if !lowered.order.is_empty() {
@@ -203,7 +205,11 @@ pub(crate) fn batch_execute_statement(engine: &mut Engine, body: &Json<'_>) -> R
                 ));
             }
             let lowered = lower(&bound.statement, table, &bound.params, &options)?;
-            run_lowered(engine, &lowered)
+            let mut answer = run_lowered(engine, &lowered)?;
+            if let Some(item) = answer.get_mut("Item") {
+                *item = lowered.present(item);
+            }
+            Ok(answer)
         });
         let mut response = Map::new();
         match answer {
@@ -241,14 +247,15 @@ pub(crate) fn execute_transaction(engine: &mut Engine, body: &Json<'_>) -> Resul
     }
     let mut actions = Vec::with_capacity(bound.len());
     let mut inserts = Vec::with_capacity(bound.len());
+    let mut presented = Vec::with_capacity(bound.len());
     for (member, bound) in members.iter().zip(&bound) {
         let table = engine.table(bound.statement.table())?;
         if bound.statement.is_read() && !selects_one_item(&bound.statement, table, &bound.params) {
             return Err(crate::partiql::lower::whole_key_required());
         }
-        let lowered =
+        let mut lowered =
             lower(&bound.statement, table, &bound.params, &options(member, &["ReturnValuesOnConditionCheckFailure"]))?;
-        let mut action = lowered.body;
+        let mut action = std::mem::take(&mut lowered.body);
         if let Some(action) = action.as_object_mut() {
             action.remove("ReturnValues");
         }
@@ -261,6 +268,7 @@ pub(crate) fn execute_transaction(engine: &mut Engine, body: &Json<'_>) -> Resul
         };
         actions.push(json!({ kind: action }));
         inserts.push(lowered.insert);
+        presented.push(lowered);
     }
     let mut request = json!({ "TransactItems": actions });
     for member in ["ReturnConsumedCapacity", "ClientRequestToken"] {
@@ -269,7 +277,14 @@ pub(crate) fn execute_transaction(engine: &mut Engine, body: &Json<'_>) -> Resul
         }
     }
     if reads > 0 {
-        return run(engine, Operation::TransactGetItems, &request);
+        let mut answer = run(engine, Operation::TransactGetItems, &request)?;
+        let responses = answer.get_mut("Responses").and_then(Answer::as_array_mut).into_iter().flatten();
+        for (response, lowered) in responses.zip(&presented) {
+            if let Some(item) = response.get_mut("Item") {
+                *item = lowered.present(item);
+            }
+        }
+        return Ok(answer);
     }
     run(engine, Operation::TransactWriteItems, &request)
         .map(|answer| {

@@ -18,6 +18,7 @@ use super::read::{
 };
 use crate::engine::Engine;
 use crate::error::DynamoError;
+use crate::expr::ast::Path;
 use crate::expr::{parse_condition, parse_key_condition};
 use crate::index::{IndexEntry, Projection};
 use crate::legacy::{self, LegacyCondition, Operator};
@@ -134,7 +135,7 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
             attr.name
         )));
     }
-    check_select_on_global(body, target)?;
+    check_select_on_global(body, target, projection.as_deref())?;
     if let Some(filter) = &filter_expression {
         check_key_paths(table, condition_paths(filter))?;
     }
@@ -263,15 +264,34 @@ fn within<'k, T: 'k>(
         .filter(move |entry| range.is_none_or(|range| sort_value(entry).is_some_and(|v| range.matches(v))))
 }
 
-/// `Select: ALL_ATTRIBUTES` needs every attribute, which a global index that does not project
-/// them all cannot give.
-pub(crate) fn check_select_on_global(body: &Json<'_>, target: Target<'_>) -> Result<(), DynamoError> {
-    if body.get("Select").and_then(Json::as_str) == Some("ALL_ATTRIBUTES")
-        && let Some(index) = target.index.filter(|i| i.is_global() && i.projection != Projection::All)
-    {
+/// A read of a global index gives only what the index projects: `Select: ALL_ATTRIBUTES`, and a
+/// projection (`ProjectionExpression`, `AttributesToGet`) naming an attribute the index does not
+/// project, are refused when the index does not project every attribute.
+pub(crate) fn check_select_on_global(
+    body: &Json<'_>,
+    target: Target<'_>,
+    projection: Option<&[Path]>,
+) -> Result<(), DynamoError> {
+    let Some(index) = target.index.filter(|i| i.is_global() && i.projection != Projection::All) else {
+        return Ok(());
+    };
+    if body.get("Select").and_then(Json::as_str) == Some("ALL_ATTRIBUTES") {
         return Err(DynamoError::invalid_parameter(format!(
             "Select type ALL_ATTRIBUTES is not supported for global secondary index {} because its projection type is not ALL",
             index.name
+        )));
+    }
+    let mut missing: Vec<&str> = Vec::new();
+    for head in projection.unwrap_or_default().iter().map(Path::head) {
+        if !index.projects(&target.table.key, head) && !missing.contains(&head) {
+            missing.push(head);
+        }
+    }
+    if !missing.is_empty() {
+        return Err(DynamoError::invalid_parameter(format!(
+            "Global secondary index {} does not project [{}]",
+            index.name,
+            missing.join(", ")
         )));
     }
     Ok(())

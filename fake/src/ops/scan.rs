@@ -60,7 +60,7 @@ pub(crate) fn scan(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dynam
             check_start_key_piece(start, attr, is_hash)?;
         }
     }
-    check_select_on_global(body, target)?;
+    check_select_on_global(body, target, projection.as_deref())?;
     if let Some(start) = &start {
         check_start_table_key(table, start)?;
     }

@@ -99,9 +99,14 @@ pub(crate) fn untag_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Bod
     Ok(Body::Bytes(Vec::new()))
 }
 
-/// ListTagsOfResource.
+/// ListTagsOfResource. An ARN of a table the fake does not hold is denied, as DynamoDB denies the
+/// ARN of a table in an account that is not the caller's (nubo-db's conformance suite names one in
+/// the fake's own account, `000000000000`); TagResource finds no such table instead (ScyllaDB's
+/// Alternator suite, for an ARN of the caller's account).
 pub(crate) fn list_tags_of_resource(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let table = table_of_arn(engine, body)?;
+    let table = table_of_arn(engine, body).map_err(|_| {
+        crate::validate::access_denied("ListTagsOfResource", string(body, "ResourceArn").unwrap_or_default())
+    })?;
     let tags: Vec<Answer> = table.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect();
     Ok(json!({ "Tags": tags }))
 }

@@ -14,7 +14,7 @@ use super::write::{Failure, WriteKind, WritePlan};
 use crate::engine::{Engine, TokenEntry};
 use crate::error::DynamoError;
 use crate::expr::project::project;
-use crate::request::{expression_context, item, string, table_name};
+use crate::request::{item, names_context, string, table_name};
 use crate::value::{item_size, item_to_json};
 
 /// How long DynamoDB remembers a ClientRequestToken.
@@ -113,12 +113,7 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
         }
     }
     if cancelled {
-        let codes: Vec<&str> = reasons.iter().map(|r| r["Code"].as_str().unwrap_or("None")).collect();
-        let message = format!(
-            "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",
-            codes.join(", ")
-        );
-        return Err(DynamoError::transaction_canceled(message).with("CancellationReasons", Answer::Array(reasons)));
+        return Err(cancellation(reasons));
     }
     let mut spent = Spent::default();
     let metrics_asked = super::collection_metrics::asked(body);
@@ -146,6 +141,14 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
         answer.insert("ItemCollectionMetrics".to_owned(), metrics);
     }
     Ok(Answer::Object(answer))
+}
+
+/// A cancelled transaction, with the reason of each of its actions.
+fn cancellation(reasons: Vec<Answer>) -> DynamoError {
+    let codes: Vec<&str> = reasons.iter().map(|r| r["Code"].as_str().unwrap_or("None")).collect();
+    let message =
+        format!("Transaction cancelled, please refer cancellation reasons for specific reasons [{}]", codes.join(", "));
+    DynamoError::transaction_canceled(message).with("CancellationReasons", Answer::Array(reasons))
 }
 
 /// The capacity a transaction consumed, per table in the order the tables first appear: twice
@@ -190,10 +193,6 @@ impl Spent {
     }
 }
 
-/// Whether an action's error cancels the transaction with a `ValidationError` reason rather than
-/// refusing the whole request: a key or index key attribute of the wrong type (or not a scalar),
-/// which DynamoDB finds only as it runs each action. An empty key value, like every other mistake,
-/// refuses the request.
 /// The most data a transaction may carry: "the aggregate size of the items in the transaction
 /// cannot exceed 4 MB".
 const MAX_PAYLOAD_BYTES: usize = 4 * 1024 * 1024;
@@ -216,6 +215,10 @@ fn check_payload<'p>(plans: impl Iterator<Item = &'p WritePlan<'p>>) -> Result<(
     Ok(())
 }
 
+/// Whether an action's error cancels the transaction with a `ValidationError` reason rather than
+/// refusing the whole request: a key or index key attribute of the wrong type (or not a scalar),
+/// or a key without the table's key attributes, which DynamoDB finds only as it runs each
+/// action. An empty key value, like every other mistake, refuses the request.
 fn is_cancellation(error: &DynamoError) -> bool {
     error.code() == "ValidationException"
         && (error.message.starts_with("One or more parameter values were invalid: Type mismatch for ")
@@ -225,25 +228,45 @@ fn is_cancellation(error: &DynamoError) -> bool {
 /// TransactGetItems.
 pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let actions = body.get("TransactItems").and_then(Json::as_array).unwrap_or_default();
-    let mut reads = Vec::with_capacity(actions.len());
+    let mut prepared = Vec::with_capacity(actions.len());
     for action in actions {
         let get = action.get("Get").cloned().unwrap_or(Json::Null);
         let name = table_name(&get)?.to_owned();
         let key_item = item(&get, "Key")?;
-        crate::validate::check_expression_maps(&get)?;
-        let mut ctx = expression_context(&get)?;
+        crate::validate::check_expression_names(&get)?;
+        let mut ctx = names_context(&get)?;
         let projection = read_projection(&get, &mut ctx)?;
         ctx.check_unused()?;
         let table = engine.table(&name)?;
-        let key = table.primary_key(&key_item)?;
-        reads.push((name, key, projection));
+        prepared.push(match table.primary_key(&key_item) {
+            Ok(key) => Ok((name, key, projection)),
+            Err(error) if is_cancellation(&error) => Err(error),
+            Err(error) => return Err(error),
+        });
     }
     let mut seen = BTreeSet::new();
-    for (name, key, _) in &reads {
+    for (name, key, _) in prepared.iter().flatten() {
         if !seen.insert((name.clone(), key.clone())) {
             return Err(DynamoError::validation("Transaction request cannot include multiple operations on one item"));
         }
     }
+    // A key that does not match its table's schema cancels the transaction, as it does a write
+    // (nubo-db's conformance suite, recorded against DynamoDB); the actions after it are not read.
+    if prepared.iter().any(Result::is_err) {
+        let mut reasons = Vec::with_capacity(prepared.len());
+        let mut stopped = false;
+        for action in &prepared {
+            match action {
+                Err(error) if !stopped => {
+                    stopped = true;
+                    reasons.push(json!({"Code": "ValidationError", "Message": error.message}));
+                }
+                _ => reasons.push(json!({"Code": "None"})),
+            }
+        }
+        return Err(cancellation(reasons));
+    }
+    let reads: Vec<_> = prepared.into_iter().flatten().collect();
     let mut responses = Vec::with_capacity(reads.len());
     let mut spent = Spent::default();
     for (name, key, projection) in &reads {

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value as Json, json};
 
 use super::ast::{Action, Cond, Elem, Expr, Path, Statement};
+use super::selected::Selected;
 use crate::error::DynamoError;
 use crate::expr::ast::CmpOp;
 use crate::number::Number;
@@ -29,6 +30,19 @@ pub(crate) struct Lowered {
     pub(crate) order: Vec<(String, bool)>,
     /// An EXISTS: the body is a ConditionCheck of a transaction.
     pub(crate) condition_check: bool,
+    /// A SELECT that names a nested path: the item operation reads whole items, and each is
+    /// answered as this says.
+    pub(crate) selected: Option<Selected>,
+}
+
+impl Lowered {
+    /// An item the item operation read, as the statement answers it.
+    pub(crate) fn present(&self, item: &Json) -> Json {
+        match &self.selected {
+            Some(selected) => selected.present(item),
+            None => item.clone(),
+        }
+    }
 }
 
 /// The placeholders of the expressions being written: `#n0`, `:v0`, ...
@@ -269,9 +283,11 @@ pub(crate) fn lower(
     };
     let mut order = Vec::new();
     let condition_check = matches!(statement, Statement::Exists(_));
+    let mut selected = None;
     let (operation, insert) = match statement {
         Statement::Select { projection, source, filter, order: order_by } => {
-            if let Some(paths) = projection {
+            selected = projection.as_deref().and_then(Selected::of);
+            if let Some(paths) = projection.as_ref().filter(|_| selected.is_none()) {
                 let text = paths.iter().map(|p| ph.path(p)).collect::<Vec<_>>().join(", ");
                 request.insert("ProjectionExpression".into(), json!(text));
             }
@@ -459,7 +475,7 @@ pub(crate) fn lower(
         }
     };
     ph.into_request(&mut request);
-    Ok(Lowered { operation, body: Json::Object(request), insert, order, condition_check })
+    Ok(Lowered { operation, body: Json::Object(request), insert, order, condition_check, selected })
 }
 
 /// The table's whole key, from the equalities of a write's `WHERE`, and the conditions left.

@@ -138,6 +138,20 @@ pub(crate) fn check_body(body: &Resolved<'_>, input: &'static StructShape) -> Re
     violations.into_result()
 }
 
+/// Checks the constraints of one member of the body, `name`, and reports its violations alone.
+pub(crate) fn check_member_alone(
+    body: &Resolved<'_>,
+    input: &'static StructShape,
+    name: &str,
+) -> Result<(), DynamoError> {
+    let mut violations = Violations::default();
+    if let Some(index) = input.members.iter().position(|member| member.name == name) {
+        let (member, value) = (&input.members[index], body.get(index).copied().flatten());
+        check_member(&mut violations, &Path::ROOT.then(Step::Member(member)), value, member);
+    }
+    violations.into_result()
+}
+
 fn check_struct(v: &mut Violations, path: &Path<'_>, members: &Object<'_>, shape: &'static StructShape) {
     for member in shape.members {
         if v.full() {
@@ -293,6 +307,8 @@ fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Obj
         for value in entries.values() {
             let len = match value {
                 Json::Array(items) => items.len() as u64,
+                // A key given no list at all holds none.
+                Json::Null => 0,
                 _ => continue,
             };
             if map.value_len.min.is_some_and(|min| len < min) || map.value_len.max.is_some_and(|max| len > max) {
@@ -309,8 +325,13 @@ fn check_map(v: &mut Violations, path: &Path<'_>, json: &Json<'_>, entries: &Obj
             if v.full() {
                 return;
             }
-            if !value.is_null() {
-                check_shape(v, &path.then(Step::Entry(key)), value, &map.value);
+            match (value, &map.value) {
+                // A key given no structure at all lacks every member the structure needs.
+                (Json::Null, Shape::Structure(shape)) => {
+                    check_struct(v, &path.then(Step::Entry(key)), &Object::default(), shape);
+                }
+                (Json::Null, _) => {}
+                (value, shape) => check_shape(v, &path.then(Step::Entry(key)), value, shape),
             }
         }
     }

@@ -35,7 +35,9 @@ use schema::{
     batch as batch_schema, items as item_schema, partiql as partiql_schema, reads as read_schema,
     streams as stream_schema, tables, transact as transact_schema,
 };
-use shape::StructShape;
+use shape::{Resolved, StructShape};
+
+pub(crate) use rules::control::access_denied;
 
 /// What DynamoDB answers for a body that is not a JSON object: a `SerializationException`
 /// without a message.
@@ -57,27 +59,67 @@ pub(crate) fn parse_body<'a>(body: &'a [u8], arena: &'a crate::json::Arena) -> R
     }
 }
 
+/// A check made once the member types passed and before the other constraints: it reads the
+/// request, the members resolved against the schema, and the schema.
+type FirstCheck = fn(&Object<'_>, &Resolved<'_>, &'static StructShape) -> Result<(), DynamoError>;
+
 /// One operation: its input schema and its rules.
 struct OperationChecks {
     /// The schema of the request body.
     input: &'static StructShape,
-    /// Whether `TableName` is checked for presence and length before the constraints, as the
-    /// table operations of the control plane do.
-    table_name_first: bool,
+    /// What DynamoDB checks before the constraints: the table name of the table operations of
+    /// the control plane, the presence of a batch's `RequestItems`.
+    first: FirstCheck,
     /// The rules that read no attribute value.
     rules: fn(&Object<'_>) -> Result<(), DynamoError>,
     /// The rules DynamoDB applies once the attribute values were read.
     after_values: fn(&Object<'_>) -> Result<(), DynamoError>,
 }
 
+/// Nothing to check before the constraints.
+fn nothing_first(_: &Object<'_>, _: &Resolved<'_>, _: &'static StructShape) -> Result<(), DynamoError> {
+    Ok(())
+}
+
+/// `TableName` of a table operation of the control plane: present, and of a name's length.
+fn table_name_first(request: &Object<'_>, _: &Resolved<'_>, _: &'static StructShape) -> Result<(), DynamoError> {
+    control::table_name_present(request)
+}
+
+/// `TableName` of CreateTable: present, then its constraints, reported alone (nubo-db's
+/// conformance suite, recorded against DynamoDB: an empty or malformed name reports only
+/// `tableName`, in the constraint's words).
+fn create_table_name_first(
+    request: &Object<'_>,
+    members: &Resolved<'_>,
+    input: &'static StructShape,
+) -> Result<(), DynamoError> {
+    control::table_name_required(request)?;
+    constraints::check_member_alone(members, input, "TableName")
+}
+
+/// `RequestItems` of BatchGetItem.
+fn batch_get_first(request: &Object<'_>, _: &Resolved<'_>, _: &'static StructShape) -> Result<(), DynamoError> {
+    batch::request_items_present(request, "BatchGetItem")
+}
+
+/// `RequestItems` of BatchWriteItem.
+fn batch_write_first(request: &Object<'_>, _: &Resolved<'_>, _: &'static StructShape) -> Result<(), DynamoError> {
+    batch::request_items_present(request, "BatchWriteItem")
+}
+
 impl OperationChecks {
     const fn new(input: &'static StructShape, rules: fn(&Object<'_>) -> Result<(), DynamoError>) -> OperationChecks {
-        OperationChecks { input, table_name_first: false, rules, after_values: rules::pass }
+        OperationChecks { input, first: nothing_first, rules, after_values: rules::pass }
     }
 
-    const fn with_table_name_first(mut self) -> OperationChecks {
-        self.table_name_first = true;
+    const fn checking_first(mut self, first: FirstCheck) -> OperationChecks {
+        self.first = first;
         self
+    }
+
+    const fn with_table_name_first(self) -> OperationChecks {
+        self.checking_first(table_name_first)
     }
 
     const fn then_after_values(mut self, after_values: fn(&Object<'_>) -> Result<(), DynamoError>) -> OperationChecks {
@@ -89,7 +131,7 @@ impl OperationChecks {
 /// The checks of an operation's requests.
 fn checks_of(operation: Operation) -> &'static OperationChecks {
     static CREATE_TABLE: OperationChecks =
-        OperationChecks::new(&tables::CREATE_TABLE, create_table::check).with_table_name_first();
+        OperationChecks::new(&tables::CREATE_TABLE, create_table::check).checking_first(create_table_name_first);
     static UPDATE_TABLE: OperationChecks =
         OperationChecks::new(&tables::UPDATE_TABLE, update_table::check).with_table_name_first();
     static TABLE_ONLY: OperationChecks = OperationChecks::new(&tables::TABLE_ONLY, rules::pass).with_table_name_first();
@@ -112,15 +154,18 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         OperationChecks::new(&read_schema::QUERY, reads::query).then_after_values(reads::query_after_values);
     static SCAN: OperationChecks =
         OperationChecks::new(&read_schema::SCAN, reads::scan).then_after_values(reads::scan_after_values);
-    static BATCH_GET_ITEM: OperationChecks =
-        OperationChecks::new(&batch_schema::BATCH_GET_ITEM, batch::get).then_after_values(batch::get_after_values);
-    static BATCH_WRITE_ITEM: OperationChecks = OperationChecks::new(&batch_schema::BATCH_WRITE_ITEM, batch::write);
+    static BATCH_GET_ITEM: OperationChecks = OperationChecks::new(&batch_schema::BATCH_GET_ITEM, batch::get)
+        .checking_first(batch_get_first)
+        .then_after_values(batch::get_after_values);
+    static BATCH_WRITE_ITEM: OperationChecks =
+        OperationChecks::new(&batch_schema::BATCH_WRITE_ITEM, batch::write).checking_first(batch_write_first);
     static TRANSACT_WRITE_ITEMS: OperationChecks =
         OperationChecks::new(&transact_schema::TRANSACT_WRITE_ITEMS, transact::write);
     static TRANSACT_GET_ITEMS: OperationChecks =
         OperationChecks::new(&transact_schema::TRANSACT_GET_ITEMS, transact::get);
     static LIST_STREAMS: OperationChecks = OperationChecks::new(&stream_schema::LIST_STREAMS, rules::pass);
-    static DESCRIBE_STREAM: OperationChecks = OperationChecks::new(&stream_schema::DESCRIBE_STREAM, rules::pass);
+    static DESCRIBE_STREAM: OperationChecks =
+        OperationChecks::new(&stream_schema::DESCRIBE_STREAM, streams::describe_stream);
     static GET_SHARD_ITERATOR: OperationChecks =
         OperationChecks::new(&stream_schema::GET_SHARD_ITERATOR, streams::get_shard_iterator);
     static GET_RECORDS: OperationChecks = OperationChecks::new(&stream_schema::GET_RECORDS, rules::pass);
@@ -169,9 +214,7 @@ pub(crate) fn check(operation: Operation, body: &Json<'_>) -> Result<(), DynamoE
         return Err(unreadable_body());
     };
     let members = types::check_body(request, operation.input)?;
-    if operation.table_name_first {
-        control::table_name_present(request)?;
-    }
+    (operation.first)(request, &members, operation.input)?;
     constraints::check_body(&members, operation.input)?;
     (operation.rules)(request)
 }
@@ -194,6 +237,16 @@ pub(crate) fn check_after_values(operation: Operation, body: &Json<'_>) -> Resul
 pub(crate) fn check_expression_maps(request: &Json<'_>) -> Result<(), DynamoError> {
     match request {
         Json::Object(request) => expressions::check_maps(request),
+        _ => Ok(()),
+    }
+}
+
+/// Checks `ExpressionAttributeNames` of a read whose input has no `ExpressionAttributeValues`
+/// (GetItem, a table of BatchGetItem, a `Get` of TransactGetItems), as
+/// [`check_expression_maps`] does; `ExpressionAttributeValues` is ignored there.
+pub(crate) fn check_expression_names(request: &Json<'_>) -> Result<(), DynamoError> {
+    match request {
+        Json::Object(request) => expressions::check_names(request),
         _ => Ok(()),
     }
 }

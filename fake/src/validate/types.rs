@@ -222,6 +222,9 @@ fn check_attribute_value(members: &Object<'_>) -> Checked {
             }
             ([b'S' | b'N'], _) => FREE_STRING,
             ([b'B'], _) => Shape::Blob,
+            // Unlike a boolean member of a request, an attribute value's boolean may not be a text
+            // that names one: every text is refused as one that names none is.
+            ([b'B', b'O', b'O', b'L'] | [b'N', b'U', b'L', b'L'], Json::String(_)) => return Err(BAD_BOOLEAN_TEXT),
             ([b'B', b'O', b'O', b'L'] | [b'N', b'U', b'L', b'L'], _) => Shape::Boolean,
             ([b'S' | b'N', b'S'], _) => Shape::List(&ATTR_STRINGS),
             ([b'B', b'S'], _) => Shape::List(&ATTR_BLOBS),

@@ -125,6 +125,9 @@ impl<'a, 'r> Parser<'a, 'r> {
             let mut all: Vec<&Raw> = vec![&left];
             all.extend(list.iter());
             self.check_misused(&all);
+            for item in &list {
+                self.check_distinct("IN", &left, item);
+            }
             let subject = self.operand(left);
             let list = list.into_iter().map(|r| self.operand(r)).collect();
             return Ok(Condition::In(subject, list));

@@ -26,6 +26,7 @@ const MAX_PAREN_DEPTH: usize = MAX_OPERATORS + 1;
 /// The kinds of mistakes collected during a parse, in no particular order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
+    ListIndex,
     Parens,
     UnknownFunction,
     MisusedFunction,
@@ -52,6 +53,7 @@ impl Language {
     fn priority(self) -> &'static [Slot] {
         match self {
             Language::Condition => &[
+                Slot::ListIndex,
                 Slot::Parens,
                 Slot::UnknownFunction,
                 Slot::MisusedFunction,
@@ -62,6 +64,7 @@ impl Language {
                 Slot::Function,
             ],
             Language::Update => &[
+                Slot::ListIndex,
                 Slot::Reserved,
                 Slot::UnknownFunction,
                 Slot::Section,
@@ -72,7 +75,9 @@ impl Language {
                 Slot::Operand,
                 Slot::Function,
             ],
-            Language::Projection => &[Slot::Reserved, Slot::AttrName, Slot::PathOverlap, Slot::PathConflict],
+            Language::Projection => {
+                &[Slot::ListIndex, Slot::Reserved, Slot::AttrName, Slot::PathOverlap, Slot::PathConflict]
+            }
         }
     }
 }
@@ -354,9 +359,17 @@ impl<'a, 'r> Parser<'a, 'r> {
                     if tok.kind != Tok::Digits {
                         return Err(self.syntax_error());
                     }
-                    let index: usize = match self.text(tok).parse() {
-                        Ok(i) => i,
-                        Err(_) => return Err(self.syntax_error()),
+                    // DynamoDB reads an index as a 32-bit integer and refuses a larger one once the
+                    // text parsed.
+                    let digits = self.text(tok);
+                    let index = match digits.parse::<i32>() {
+                        Ok(i) => i as usize,
+                        Err(_) => {
+                            self.note(Slot::ListIndex, || {
+                                format!("List index is not within the allowable range; index: [{digits}]")
+                            });
+                            0
+                        }
                     };
                     self.advance();
                     self.expect(Tok::RBracket)?;

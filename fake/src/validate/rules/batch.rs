@@ -14,6 +14,15 @@ fn tables<'a>(request: &'a Object<'a>) -> impl Iterator<Item = (&'a str, &'a Jso
     object(request, "RequestItems").into_iter().flatten()
 }
 
+/// A batch's `RequestItems`, if present, names at least one table (nubo-db's conformance suite,
+/// recorded against DynamoDB in 2026; dynalite's older captures had the length constraint).
+pub(crate) fn request_items_present(request: &Object<'_>, operation: &str) -> Result<(), DynamoError> {
+    match object(request, "RequestItems") {
+        Some(tables) if tables.is_empty() => refuse(format!("The requestItems parameter is required for {operation}")),
+        _ => Ok(()),
+    }
+}
+
 /// `BatchGetItem` before the keys are read.
 pub(crate) fn get(request: &Object<'_>) -> Result<(), DynamoError> {
     let mut keys = 0;
@@ -40,9 +49,10 @@ pub(crate) fn write(request: &Object<'_>) -> Result<(), DynamoError> {
     let mut requests = 0;
     for (_, table) in tables(request) {
         let writes = table.as_array().unwrap_or_default();
-        // A write request with neither a put nor a delete is refused with this odd message.
+        // A write request with neither a put nor a delete, or none at all, is refused with this
+        // odd message.
         let is_empty = |write: &Json<'_>| {
-            write.as_object().is_some_and(|w| ["PutRequest", "DeleteRequest"].iter().all(|r| object(w, r).is_none()))
+            write.as_object().is_none_or(|w| ["PutRequest", "DeleteRequest"].iter().all(|r| object(w, r).is_none()))
         };
         if writes.iter().any(is_empty) {
             return refuse(

@@ -56,10 +56,21 @@ fn join<'a>(names: impl Iterator<Item = &'a str>) -> String {
 }
 
 /// Checks `ExpressionAttributeNames` and `ExpressionAttributeValues` of `object` (a request, a
-/// table of a batch or an action of a transaction): present means not empty, and every key a
-/// placeholder (`#name`, `:value`).
+/// table of a batch or an action of a transaction): present means not empty, every key a
+/// placeholder (`#name`, `:value`), and every name not empty.
 pub(crate) fn check_maps(object: &Object<'_>) -> Result<(), DynamoError> {
-    for (member, sigil) in [("ExpressionAttributeNames", '#'), ("ExpressionAttributeValues", ':')] {
+    check_maps_of(object, &[("ExpressionAttributeNames", '#'), ("ExpressionAttributeValues", ':')])
+}
+
+/// Checks `ExpressionAttributeNames` alone, for a read whose input has no
+/// `ExpressionAttributeValues` (GetItem, a table of BatchGetItem, a `Get` of TransactGetItems):
+/// a member that is not part of an operation's input is ignored.
+pub(crate) fn check_names(object: &Object<'_>) -> Result<(), DynamoError> {
+    check_maps_of(object, &[("ExpressionAttributeNames", '#')])
+}
+
+fn check_maps_of(object: &Object<'_>, maps: &[(&str, char)]) -> Result<(), DynamoError> {
+    for &(member, sigil) in maps {
         let Some(map) = field(object, member).and_then(|json| json.as_object()) else {
             continue;
         };
@@ -68,6 +79,11 @@ pub(crate) fn check_maps(object: &Object<'_>) -> Result<(), DynamoError> {
         }
         if let Some(key) = map.keys().find(|key| !is_placeholder(key, sigil)) {
             return refuse(format!("{member} contains invalid key: Syntax error; key: \"{key}\""));
+        }
+        if sigil == '#'
+            && let Some((key, _)) = map.iter().find(|(_, name)| name.as_str() == Some(""))
+        {
+            return refuse(format!("{member} contains invalid value: Empty attribute name for key {key}"));
         }
     }
     Ok(())

@@ -59,10 +59,12 @@ pub(crate) fn scan_after_values(request: &Object<'_>) -> Result<(), DynamoError>
         (None, Some(_)) => refuse(
             "The Segment parameter is required but was not present in the request when parameter TotalSegments is present",
         ),
-        // DynamoDB names neither number (moto's test verified against it).
-        (Some(segment), Some(total)) if segment >= total => {
-            refuse("The Segment parameter is zero-based and must be less than parameter TotalSegments")
-        }
+        // nubo-db's conformance suite (recorded against DynamoDB in 2026) has both numbers; moto's
+        // older test verified against it had neither.
+        (Some(segment), Some(total)) if segment >= total => refuse(format!(
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: \
+             Segment: {segment} is not less than TotalSegments: {total}"
+        )),
         (Some(_), Some(_)) => Ok(()),
     }
 }

@@ -1,6 +1,6 @@
 //! The rules of the Streams operations that the schema cannot say.
 
-use super::{Object, invalid, text};
+use super::{Object, field, invalid, object, refuse, text};
 use crate::error::DynamoError;
 
 /// `GetShardIterator`: a sequence number with the iterator types that start at one, and only
@@ -18,4 +18,22 @@ pub(crate) fn get_shard_iterator(request: &Object<'_>) -> Result<(), DynamoError
         }
         _ => Ok(()),
     }
+}
+
+/// `DescribeStream`: a `ShardFilter` names both its type and the shard whose children it asks
+/// for. The API model leaves both optional; DynamoDB refuses a filter without either
+/// (ScyllaDB's Alternator suite, against DynamoDB, which checks only the exception's type: the
+/// words are the fake's, in the form of a constraint).
+pub(crate) fn describe_stream(request: &Object<'_>) -> Result<(), DynamoError> {
+    let Some(filter) = object(request, "ShardFilter") else {
+        return Ok(());
+    };
+    for (member, wire) in [("Type", "type"), ("ShardId", "shardId")] {
+        if field(filter, member).is_none() {
+            return refuse(format!(
+                "1 validation error detected: Value null at 'shardFilter.{wire}' failed to satisfy constraint: Member must not be null"
+            ));
+        }
+    }
+    Ok(())
 }

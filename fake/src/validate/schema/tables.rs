@@ -12,7 +12,13 @@ pub(crate) static CREATE_TABLE: StructShape = StructShape {
     name: "CreateTableInput",
     members: &[
         Member::required("AttributeDefinitions", "attributeDefinitions", ATTRIBUTE_DEFINITIONS),
-        Member::optional("TableName", "tableName", CONTROL_TABLE_NAME),
+        // Checked first and alone (`validate::create_table_name_first`); a new table's name is
+        // never an ARN.
+        Member::optional(
+            "TableName",
+            "tableName",
+            Shape::String(&StringRules { one_of: &[], pattern: Some(Pattern::Name), len: Len::between(3, 255) }),
+        ),
         Member::required("KeySchema", "keySchema", TABLE_KEY_SCHEMA),
         Member::optional("LocalSecondaryIndexes", "localSecondaryIndexes", LOCAL_SECONDARY_INDEXES),
         Member::optional("GlobalSecondaryIndexes", "globalSecondaryIndexes", GLOBAL_SECONDARY_INDEXES),

@@ -112,18 +112,75 @@ fn map_values_of_batch_writes_hold_one_to_twenty_five_requests() {
         "}]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have \
          length less than or equal to 25, Member must have length greater than or equal to 1]"
     ));
+}
+
+#[test]
+fn a_table_of_a_batch_given_nothing_breaks_the_constraints_of_what_it_lacks() {
     assert_eq!(
-        validation("BatchWriteItem", json!({"RequestItems": {}})),
-        "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have \
-         length greater than or equal to 1"
+        validation("BatchWriteItem", json!({"RequestItems": {"abc": null}})),
+        "1 validation error detected: Value '{abc=null}' at 'requestItems' failed to satisfy constraint: Map value \
+         must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater \
+         than or equal to 1]"
+    );
+    assert_eq!(
+        validation("BatchGetItem", json!({"RequestItems": {"abc": null}})),
+        "1 validation error detected: Value at 'RequestItems.abc.member.Keys' failed to satisfy constraint: Member \
+         must not be null"
+    );
+    assert_eq!(
+        validation("BatchWriteItem", json!({"RequestItems": {"abc": [null]}})),
+        "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
     );
 }
 
 #[test]
+fn an_empty_request_items_of_a_batch_is_a_missing_parameter_before_the_constraints() {
+    for operation in ["BatchGetItem", "BatchWriteItem"] {
+        assert_eq!(
+            validation(operation, json!({"RequestItems": {}, "ReturnConsumedCapacity": "SOME"})),
+            format!("The requestItems parameter is required for {operation}")
+        );
+        assert_eq!(
+            validation(operation, json!({})),
+            "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not \
+             be null"
+        );
+    }
+}
+
+#[test]
+fn create_table_reports_the_constraints_of_its_table_name_first_and_alone() {
+    assert_eq!(
+        validation("CreateTable", json!({})),
+        "The parameter 'TableName' is required but was not present in the request"
+    );
+    let alone = |name: &str| validation("CreateTable", json!({"TableName": name, "KeySchema": [], "BillingMode": "X"}));
+    assert_eq!(
+        alone("ab"),
+        "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have \
+         length greater than or equal to 3"
+    );
+    assert_eq!(
+        alone("x!"),
+        "2 validation errors detected: Value 'x!' at 'tableName' failed to satisfy constraint: Member must satisfy \
+         regular expression pattern: [a-zA-Z0-9_.-]+; Value 'x!' at 'tableName' failed to satisfy constraint: \
+         Member must have length greater than or equal to 3"
+    );
+    let long = "a".repeat(256);
+    assert_eq!(
+        alone(&long),
+        format!(
+            "1 validation error detected: Value '{long}' at 'tableName' failed to satisfy constraint: Member must \
+             have length less than or equal to 255"
+        )
+    );
+    // A good name lets the other members' constraints be reported.
+    assert!(alone("abc").contains("at 'keySchema'"), "{}", alone("abc"));
+}
+
+#[test]
 fn table_operations_check_the_table_name_before_the_constraints() {
-    for operation in
-        ["CreateTable", "DeleteTable", "DescribeTable", "UpdateTable", "UpdateTimeToLive", "DescribeTimeToLive"]
-    {
+    for operation in ["DeleteTable", "DescribeTable", "UpdateTable", "UpdateTimeToLive", "DescribeTimeToLive"] {
         assert_eq!(
             validation(operation, json!({})),
             "The parameter 'TableName' is required but was not present in the request",

@@ -3,7 +3,7 @@
 use serde_json::{Value as Json, json};
 
 use super::{after_values, passes, validation};
-use crate::validate::check_expression_maps;
+use crate::validate::{check_expression_maps, check_expression_names};
 
 #[test]
 fn expressions_and_legacy_parameters_do_not_mix() {
@@ -103,6 +103,17 @@ fn expression_maps_must_hold_placeholders() {
         maps(json!({"ExpressionAttributeNames": {"#a_1": "a"}, "ExpressionAttributeValues": {":B2": {}}})),
         Ok(())
     );
+    assert_eq!(
+        maps(json!({"ExpressionAttributeNames": {"#ok": "a", "#name": ""}})),
+        Err("ExpressionAttributeNames contains invalid value: Empty attribute name for key #name".into())
+    );
+    // A read whose input has no `ExpressionAttributeValues` checks its names alone.
+    let names = |request: Json| check_expression_names(&super::doc(&request)).map_err(|e| e.message);
+    assert_eq!(names(json!({"ExpressionAttributeNames": {"#a": "a"}, "ExpressionAttributeValues": {}})), Ok(()));
+    assert_eq!(
+        names(json!({"ExpressionAttributeNames": {}})),
+        Err("ExpressionAttributeNames must not be empty".into())
+    );
     // Not part of `check`: DynamoDB reports the attribute values of the item first.
     passes(
         "PutItem",
@@ -171,7 +182,8 @@ fn query_and_scan_rules() {
     );
     assert_eq!(
         after_values("Scan", json!({"TableName": "abc", "Segment": 1, "TotalSegments": 1})),
-        "The Segment parameter is zero-based and must be less than parameter TotalSegments"
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 1 is not less \
+         than TotalSegments: 1"
     );
     passes("Scan", json!({"TableName": "abc", "Segment": 0, "TotalSegments": 1}));
     assert_eq!(

@@ -195,12 +195,21 @@ fn nulls_unknown_members_and_boolean_words_pass_the_type_check() {
     passes("ListTables", json!({"ExclusiveStartTableName": null, "Limit": null, "hi": "yo", "stuff": [1]}));
     passes("GetItem", json!({"TableName": "abc", "Key": {"a": {"S": "x", "Z": 5}}, "ConsistentRead": "TRUE"}));
     passes("GetItem", json!({"TableName": "abc", "Key": {}, "ConsistentRead": "no"}));
-    passes("PutItem", json!({"TableName": "abc", "Item": {"a": {"NULL": "no"}, "b": {"B": ""}, "c": null}}));
+    passes("PutItem", json!({"TableName": "abc", "Item": {"a": {"NULL": true}, "b": {"B": ""}, "c": null}}));
     assert_eq!(as_bool(&super::doc(&json!("Yes"))), Some(true));
     assert_eq!(as_bool(&super::doc(&json!("0"))), Some(false));
     assert_eq!(as_bool(&super::doc(&json!("23"))), None);
     assert_eq!(as_integer(&super::doc(&json!(2.9))), Some(2));
     assert_eq!(as_integer(&super::doc(&json!(-1.5))), Some(-2));
+}
+
+#[test]
+fn a_boolean_of_an_attribute_value_is_a_json_boolean_and_no_text() {
+    for value in [json!({"BOOL": "true"}), json!({"NULL": "TRUE"}), json!({"L": [{"BOOL": "no"}]})] {
+        let body = json!({"TableName": "abc", "Item": {"a": value}});
+        assert_eq!(serialization("PutItem", body), "Unexpected token received from parser");
+    }
+    passes("PutItem", json!({"TableName": "abc", "Item": {"a": {"BOOL": false}, "b": {"NULL": true}}}));
 }
 
 #[test]
