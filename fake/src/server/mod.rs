@@ -1,28 +1,31 @@
-//! The fake over real HTTP/1.1, for boto3, the AWS CLI and any SDK.
+//! The fake over real HTTP/1.1, for boto3, the AWS CLI and any SDK, with its control API.
 //!
-//! - [`serve`]: accepts connections until a shutdown future completes, then lets the requests
-//!   in flight finish.
-//! - `connection`: one thread per connection, reading requests in turn.
-//! - `http`: the HTTP/1.1 that SDKs speak: request heads, bodies by length or chunked, answers.
+//! - [`serve`], [`serve_with`]: accept connections until a shutdown future completes, then let
+//!   the requests in flight finish.
+//! - [`ServeOptions`], [`ControlAccess`]: the control API's access, the data file, the idle
+//!   timeout.
+//! - `service`: one request: the control API, an API call, the health check, CORS, 404.
+//! - `http`: what the server reads of a request's head and body, and the answers' headers.
 //! - `exchange`: one API call: operation, faults, the engine's answer.
 
-mod connection;
 mod exchange;
 mod http;
+mod options;
+mod service;
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::io;
-use std::net::Shutdown;
 use std::pin::pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::{TcpListener, TcpStream};
-use tokio::runtime::Handle;
-use tokio::sync::Notify;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
 
+use crate::clock::tokio_sleep;
 use crate::fake::FakeDynamoDb;
+pub use options::{ControlAccess, ServeOptions};
 
 /// How long a shutdown waits for requests in flight before it gives up on them.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
@@ -31,26 +34,28 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 /// no file descriptor left), so that it does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(20);
 
-/// Serves `fake` over HTTP/1.1 on `listener` until `shutdown` completes.
+/// Serves `fake` over HTTP/1.1 on `listener` until `shutdown` completes, with the default
+/// [`ServeOptions`]: the control API on if `listener` is on a loopback address, no data file.
 ///
 /// Requests are DynamoDB's JSON protocol (`POST` with `X-Amz-Target: DynamoDB_20120810.<Op>`),
 /// signed as DynamoDB requires: a request without a SigV4 `Authorization` header, or with one
 /// that lacks a part, is refused as DynamoDB refuses it, but any credentials and any signature
-/// are accepted. Answers carry the request's JSON content type, `x-amzn-RequestId` and
-/// `x-amz-crc32`; DynamoDB errors are 400, injected server errors 500, and a body over
-/// DynamoDB's 16 MB request limit is refused with 413 without being read. A
-/// [`Fault::LostResponse`](crate::Fault) applies the request and closes the connection without
-/// an answer. `GET /` answers like DynamoDB's health check; another method, or a body that is
-/// not JSON by its content type, gets DynamoDB's 404. A request with an `Origin` gets CORS
-/// headers that allow any origin, and a CORS preflight (`OPTIONS`) is answered.
+/// are accepted. Answers carry the request's JSON content type, `x-amzn-RequestId`,
+/// `x-amz-crc32` and a `Date` from the fake's clock; DynamoDB errors are 400, injected server
+/// errors 500, and a body over DynamoDB's 16 MB request limit is refused with 413 without being
+/// read. A [`Fault::LostResponse`](crate::Fault) applies the request and closes the connection
+/// without an answer. `GET /` answers like DynamoDB's health check; another method, or a body
+/// that is not JSON by its content type, gets DynamoDB's 404. A request with an `Origin` gets
+/// CORS headers that allow any origin, and a CORS preflight (`OPTIONS`) is answered. Paths under
+/// `/_dynalease/` are the control API (see the crate's README).
 ///
-/// Each connection is served on a thread of its own with blocking I/O: the cheapest way, in CPU
-/// time per request, to serve a client that waits for each answer. A latency fault waits on the
-/// fake's clock, driven by the runtime `serve` runs on.
+/// Connections are served by hyper on the caller's tokio runtime; one idle for the options'
+/// idle timeout (60 s by default) is closed. A latency fault waits on the fake's clock (on real
+/// time when it is a [`ControlledClock`](crate::ControlledClock)).
 ///
 /// Once `shutdown` completes, no connection is accepted any more, idle keep-alive connections
-/// are closed, and requests in flight get their answers (for at most two seconds of the fake's
-/// clock) before `serve` returns.
+/// are closed, and requests in flight get their answers (for at most two seconds) before
+/// `serve` returns.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> std::io::Result<()> {
@@ -71,26 +76,67 @@ pub async fn serve<F>(fake: FakeDynamoDb, listener: TcpListener, shutdown: F)
 where
     F: Future<Output = ()>,
 {
-    let runtime = Handle::current();
-    let connections = Arc::new(Connections::default());
+    // Without a data file there is nothing to save, and so nothing to fail.
+    let _ = serve_with(fake, listener, shutdown, ServeOptions::default()).await;
+}
+
+/// [`serve`] with options: who may use the control API, a data file written on a control
+/// request and once the server has stopped, the idle timeout of connections.
+///
+/// Returns once the server has stopped and the data file (if any) is written; an error is a
+/// data file that could not be written.
+pub async fn serve_with<F>(
+    fake: FakeDynamoDb,
+    listener: TcpListener,
+    shutdown: F,
+    options: ServeOptions,
+) -> io::Result<()>
+where
+    F: Future<Output = ()>,
+{
+    let on_loopback = listener.local_addr().is_ok_and(|address| address.ip().is_loopback());
+    let context = Arc::new(service::Context::new(fake.clone(), &options, on_loopback));
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        // The time a connection may wait for a request's head, idle between requests included.
+        .header_read_timeout(options.idle_timeout)
+        .max_headers(http::MAX_HEADERS)
+        .max_buf_size(http::MAX_HEAD_BYTES.max(8192))
+        // The `Date` of every answer comes from the fake's clock.
+        .auto_date_header(false);
+    let graceful = GracefulShutdown::new();
     let mut shutdown = pin!(shutdown);
     loop {
         tokio::select! {
             biased;
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => connections.spawn(&fake, stream, &runtime),
+                Ok((stream, _)) => {
+                    // Answers are written at once: Nagle's algorithm would only delay them.
+                    let _ = stream.set_nodelay(true);
+                    let context = context.clone();
+                    let service = hyper::service::service_fn(move |request| service::answer(context.clone(), request));
+                    let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+                    tokio::spawn(async move {
+                        // A connection that fails (a client gone, a lost answer) concerns no one else.
+                        let _ = connection.await;
+                    });
+                }
                 Err(error) if is_per_connection(&error) => {}
-                Err(_) => fake.clock().sleep(ACCEPT_BACKOFF).await,
+                Err(_) => tokio_sleep(ACCEPT_BACKOFF).await,
             },
         }
     }
     drop(listener);
-    connections.close_reads();
     tokio::select! {
         biased;
-        () = connections.all_closed() => {}
-        () = fake.clock().sleep(DRAIN_TIMEOUT) => {}
+        () = graceful.shutdown() => {}
+        () = tokio_sleep(DRAIN_TIMEOUT) => {}
+    }
+    match &options.data {
+        Some(path) => fake.snapshot().write_file(path),
+        None => Ok(()),
     }
 }
 
@@ -100,82 +146,4 @@ fn is_per_connection(error: &io::Error) -> bool {
         error.kind(),
         io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::Interrupted
     )
-}
-
-/// The open connections, each a handle on its socket so that a shutdown can end its reads.
-#[derive(Debug, Default)]
-struct Connections {
-    open: Mutex<Open>,
-    closed: Notify,
-}
-
-#[derive(Debug, Default)]
-struct Open {
-    next_id: u64,
-    streams: BTreeMap<u64, std::net::TcpStream>,
-}
-
-impl Connections {
-    fn open(&self) -> MutexGuard<'_, Open> {
-        self.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Serves `stream` on a thread of its own.
-    fn spawn(self: &Arc<Self>, fake: &FakeDynamoDb, stream: TcpStream, runtime: &Handle) {
-        let Ok(stream) = stream.into_std() else { return };
-        if stream.set_nonblocking(false).is_err() {
-            return;
-        }
-        // Answers are written at once: Nagle's algorithm would only delay them.
-        let _ = stream.set_nodelay(true);
-        let Ok(handle) = stream.try_clone() else { return };
-        let id = {
-            let mut open = self.open();
-            let id = open.next_id;
-            open.next_id += 1;
-            open.streams.insert(id, handle);
-            id
-        };
-        let registered = Registered { connections: self.clone(), id };
-        let (fake, runtime) = (fake.clone(), runtime.clone());
-        // If the thread cannot start, the closure is dropped: the stream closes and `registered`
-        // takes the connection off the list.
-        let _ = std::thread::Builder::new().name("dynalease-fake-connection".into()).spawn(move || {
-            let _registered = registered;
-            connection::run(&fake, stream, &runtime);
-        });
-    }
-
-    /// Ends the reads of every connection: an idle one sees the end of its stream and closes; one
-    /// with a request in flight answers it first.
-    fn close_reads(&self) {
-        for stream in self.open().streams.values() {
-            let _ = stream.shutdown(Shutdown::Read);
-        }
-    }
-
-    /// Completes once every connection has closed.
-    async fn all_closed(&self) {
-        loop {
-            let closed = self.closed.notified();
-            if self.open().streams.is_empty() {
-                return;
-            }
-            closed.await;
-        }
-    }
-}
-
-/// A connection on the list; it leaves the list when its thread ends, even by a panic.
-#[derive(Debug)]
-struct Registered {
-    connections: Arc<Connections>,
-    id: u64,
-}
-
-impl Drop for Registered {
-    fn drop(&mut self) {
-        self.connections.open().streams.remove(&self.id);
-        self.connections.closed.notify_one();
-    }
 }
