@@ -17,6 +17,7 @@ mod state;
 use std::path::PathBuf;
 
 use hyper::{Method, Uri};
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -147,8 +148,12 @@ impl Control {
 fn parameters<T: DeserializeOwned>(body: &[u8]) -> Result<T, Refusal> {
     let text = std::str::from_utf8(body).map_err(|_| Refusal::bad("the body is not UTF-8 text"))?;
     let text = if text.trim().is_empty() { "{}" } else { text };
-    serde_json::from_str(text)
-        .map_err(|error| Refusal::bad(format!("the body is not what this endpoint takes: {error}")))
+    let value: Value =
+        serde_json::from_str(text).map_err(|error| Refusal::bad(format!("the body is not JSON: {error}")))?;
+    if !value.is_object() {
+        return Err(Refusal::bad(format!("the body must be a JSON object, not {value}")));
+    }
+    T::deserialize(value).map_err(|error| Refusal::bad(format!("the body is not what this endpoint takes: {error}")))
 }
 
 /// Checks that a request without parameters has none: an empty body or `{}`.
