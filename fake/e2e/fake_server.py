@@ -10,6 +10,8 @@ import os
 import signal
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import boto3
@@ -65,6 +67,29 @@ def client_for(endpoint: str, max_attempts: int = 3, service: str = "dynamodb"):
     )
 
 
+class ControlError(Exception):
+    """A control request the server refused: its HTTP status and the server's message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+
+
+def control(endpoint: str, method: str, path: str, body=None):
+    """One request to the control API of the server at `endpoint` (`path` under /_dynalease/);
+    returns the JSON answer, or raises ControlError with the server's message."""
+    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    request = urllib.request.Request(
+        f"{endpoint}/_dynalease/{path}", data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as error:
+        raise ControlError(error.code, json.load(error)["Message"]) from None
+
+
 class FakeServer:
     """`dynalease-fake serve --port 0 ARGS...`, running until `stop()`."""
 
@@ -88,6 +113,28 @@ class FakeServer:
     def client(self, max_attempts: int = 3):
         """A boto3 DynamoDB client for this server; `max_attempts=1` disables retries."""
         return client_for(self.endpoint, max_attempts)
+
+    def control(self, method: str, path: str, body=None):
+        """A control API request (see fake/README.md): `control("POST", "clock/advance", {"By": "2days"})`."""
+        return control(self.endpoint, method, path, body)
+
+    def reset(self) -> None:
+        """Every table gone, every fault rule removed, the request log emptied."""
+        self.control("POST", "reset")
+        self.control("DELETE", "faults")
+        self.control("DELETE", "requests")
+
+    def advance(self, by: str) -> dict:
+        """Moves the fake's clock forward (`by` such as "90s", "2days"); returns the new reading."""
+        return self.control("POST", "clock/advance", {"By": by})
+
+    def add_fault(self, **rule) -> dict:
+        """Adds a fault rule, such as `add_fault(Fault="Throttle", Operation="UpdateItem", Times=1)`."""
+        return self.control("POST", "faults", rule)
+
+    def requests(self) -> list:
+        """The request log: operation, table, outcome of each request, oldest first."""
+        return self.control("GET", "requests")["Requests"]
 
     def streams_client(self):
         """A boto3 DynamoDB Streams client for this server, which answers on the same port."""

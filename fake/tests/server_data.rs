@@ -206,3 +206,25 @@ fn a_data_file_in_a_folder_that_does_not_exist_stops_the_server_at_start() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("is not a folder"), "{stderr}");
 }
+
+#[test]
+fn one_fixture_file_starts_a_fake_in_process_and_a_server_alike() {
+    let folder = Folder::new("fixture");
+    let file = folder.file("fixture.json");
+    let fixture = r#"{"Tables": [{
+        "TableName": "Shop",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "BillingMode": "PAY_PER_REQUEST",
+        "Items": [{"pk": {"S": "order#1"}, "total": {"N": "12.5"}}]
+    }]}"#;
+    fs::write(&file, fixture).unwrap();
+    let snapshot = dynalease_fake::Snapshot::read_file(&file).unwrap();
+    let fake = dynalease_fake::FakeDynamoDb::builder().snapshot(snapshot).build();
+    let key = [("pk".to_owned(), aws_sdk_dynamodb::types::AttributeValue::S("order#1".into()))].into();
+    let in_process = fake.read_item("Shop", &key).expect("the fixture's item");
+    assert_eq!(in_process["total"], aws_sdk_dynamodb::types::AttributeValue::N("12.5".into()));
+    let server = with_data(&file);
+    let over_http = ok(&server, "GetItem", json!({"TableName": "Shop", "Key": {"pk": {"S": "order#1"}}}));
+    assert_eq!(over_http["Item"]["total"]["N"], "12.5");
+}

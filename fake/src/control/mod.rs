@@ -17,7 +17,6 @@ mod state;
 use std::path::PathBuf;
 
 use hyper::{Method, Uri};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
