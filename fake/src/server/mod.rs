@@ -50,7 +50,7 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(20);
 /// `/_dynalease/` are the control API (see the crate's README).
 ///
 /// Connections are served by hyper on the caller's tokio runtime; one idle for the options'
-/// idle timeout (60 s by default) is closed. A latency fault waits on the fake's clock (on real
+/// idle timeout (60 s by default, before its first request or between two) is closed. A latency fault waits on the fake's clock (on real
 /// time when it is a [`ControlledClock`](crate::ControlledClock)).
 ///
 /// Once `shutdown` completes, no connection is accepted any more, idle keep-alive connections
@@ -106,6 +106,8 @@ where
         // The `Date` of every answer comes from the fake's clock.
         .auto_date_header(false);
     let graceful = GracefulShutdown::new();
+    // Tells the connections that have not sent a byte yet that the server stops.
+    let (stopping, stopped) = tokio::sync::watch::channel(false);
     let mut shutdown = pin!(shutdown);
     loop {
         tokio::select! {
@@ -115,13 +117,8 @@ where
                 Ok((stream, _)) => {
                     // Answers are written at once: Nagle's algorithm would only delay them.
                     let _ = stream.set_nodelay(true);
-                    let context = context.clone();
-                    let service = hyper::service::service_fn(move |request| service::answer(context.clone(), request));
-                    let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
-                    tokio::spawn(async move {
-                        // A connection that fails (a client gone, a lost answer) concerns no one else.
-                        let _ = connection.await;
-                    });
+                    let watcher = graceful.watcher();
+                    tokio::spawn(connection(stream, context.clone(), builder.clone(), watcher, stopped.clone(), options.idle_timeout));
                 }
                 Err(error) if is_per_connection(&error) => {}
                 Err(_) => tokio_sleep(ACCEPT_BACKOFF).await,
@@ -129,6 +126,8 @@ where
         }
     }
     drop(listener);
+    let _ = stopping.send(true);
+    drop(stopped);
     tokio::select! {
         biased;
         () = graceful.shutdown() => {}
@@ -138,6 +137,33 @@ where
         Some(path) => fake.snapshot().write_file(path),
         None => Ok(()),
     }
+}
+
+/// Serves one connection: once its first byte arrives (until then it costs its socket and this
+/// small task; hyper's buffers come with the first request), or never if it stays idle for
+/// `idle_timeout` or the server stops first.
+async fn connection(
+    stream: tokio::net::TcpStream,
+    context: Arc<service::Context>,
+    builder: hyper::server::conn::http1::Builder,
+    watcher: hyper_util::server::graceful::Watcher,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+    idle_timeout: Duration,
+) {
+    // A peek, not a readiness check: a socket may be reported readable before a byte is there.
+    let mut first = [0u8; 1];
+    let ready = tokio::select! {
+        biased;
+        _ = stopped.changed() => false,
+        peeked = stream.peek(&mut first) => peeked.is_ok_and(|n| n > 0),
+        () = tokio_sleep(idle_timeout) => false,
+    };
+    if !ready {
+        return;
+    }
+    let service = hyper::service::service_fn(move |request| service::answer(context.clone(), request));
+    // A connection that fails (a client gone, a lost answer) concerns no one else.
+    let _ = watcher.watch(builder.serve_connection(TokioIo::new(stream), service)).await;
 }
 
 /// Whether an accept error concerns only the connection being accepted.
