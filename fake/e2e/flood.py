@@ -119,8 +119,8 @@ def main() -> None:
                 f"95th percentile {p95:.2f} ms, worst {series[-1]:.2f} ms ({len(series)} requests)"
             )
         if args.idle_timeout is not None:
-            closed = closed_by_server(flood, args.idle_timeout + 2)
-            print(f"closed by the server within {args.idle_timeout + 2:.0f} s of opening: {closed} of {len(flood)}")
+            closed = closed_by_server(flood, args.idle_timeout + 5)
+            print(f"closed by the server within {args.idle_timeout + 5:.0f} s of the measurement: {closed} of {len(flood)}")
         for connection in flood:
             connection.close()
     finally:

@@ -16,7 +16,6 @@ mod state;
 
 use std::path::PathBuf;
 
-use hyper::{Method, Uri};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -24,6 +23,11 @@ use crate::fake::FakeDynamoDb;
 
 /// The path prefix of the control API.
 pub(crate) const PREFIX: &str = "/_dynalease";
+
+/// Whether `path` is the control API's.
+pub(crate) fn is_under_prefix(path: &str) -> bool {
+    path.strip_prefix(PREFIX).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
 
 /// The endpoints, as the answer to an unknown path lists them.
 const ENDPOINTS: &str = "GET clock, POST clock/freeze, POST clock/resume, POST clock/set, POST clock/advance, \
@@ -72,15 +76,22 @@ impl Control {
     }
 
     /// Answers a request to a path under [`PREFIX`]: the status and the JSON body.
-    pub(crate) fn answer(&self, fake: &FakeDynamoDb, method: &Method, uri: &Uri, body: &[u8]) -> (u16, Vec<u8>) {
-        let (status, json) = match self.route(fake, method, uri, body) {
+    pub(crate) fn answer(
+        &self,
+        fake: &FakeDynamoDb,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+        body: &[u8],
+    ) -> (u16, Vec<u8>) {
+        let (status, json) = match self.route(fake, method, path, query, body) {
             Ok(json) => (200, json),
             Err(refusal) => (refusal.status, json!({"Error": refusal.kind(), "Message": refusal.message})),
         };
         (status, serde_json::to_vec_pretty(&json).unwrap_or_default())
     }
 
-    fn route(&self, fake: &FakeDynamoDb, method: &Method, uri: &Uri, body: &[u8]) -> Answer {
+    fn route(&self, fake: &FakeDynamoDb, method: &str, path: &str, query: Option<&str>, body: &[u8]) -> Answer {
         if !self.enabled {
             return Err(Refusal {
                 status: 403,
@@ -89,49 +100,45 @@ impl Control {
                     .into(),
             });
         }
-        let path = uri.path().strip_prefix(PREFIX).unwrap_or("").trim_end_matches('/');
-        let allowed = |methods: &[Method]| {
-            if methods.contains(method) {
+        let path = path.strip_prefix(PREFIX).unwrap_or("").trim_end_matches('/');
+        let allowed = |methods: &[&str]| {
+            if methods.contains(&method) {
                 return Ok(());
             }
-            let names: Vec<&str> = methods.iter().map(Method::as_str).collect();
+            let names = methods;
             Err(Refusal {
                 status: 405,
                 message: format!("{} {path} is not a control endpoint; {path} takes {}", method, names.join(" or ")),
             })
         };
         match path {
-            "/clock" => allowed(&[Method::GET]).map(|()| clock::read(fake)),
-            "/clock/freeze" => {
-                allowed(&[Method::POST]).and_then(|()| no_parameters(body)).and_then(|()| clock::freeze(fake))
-            }
-            "/clock/resume" => {
-                allowed(&[Method::POST]).and_then(|()| no_parameters(body)).and_then(|()| clock::resume(fake))
-            }
-            "/clock/set" => allowed(&[Method::POST]).and_then(|()| clock::set(fake, parameters(body)?)),
-            "/clock/advance" => allowed(&[Method::POST]).and_then(|()| clock::advance(fake, parameters(body)?)),
-            "/faults" => match *method {
-                Method::GET => Ok(faults::list(fake)),
-                Method::POST => faults::add(fake, parameters(body)?),
-                Method::DELETE => no_parameters(body).map(|()| faults::remove_all(fake)),
-                _ => allowed(&[Method::GET, Method::POST, Method::DELETE]).map(|()| Value::Null),
+            "/clock" => allowed(&["GET"]).map(|()| clock::read(fake)),
+            "/clock/freeze" => allowed(&["POST"]).and_then(|()| no_parameters(body)).and_then(|()| clock::freeze(fake)),
+            "/clock/resume" => allowed(&["POST"]).and_then(|()| no_parameters(body)).and_then(|()| clock::resume(fake)),
+            "/clock/set" => allowed(&["POST"]).and_then(|()| clock::set(fake, parameters(body)?)),
+            "/clock/advance" => allowed(&["POST"]).and_then(|()| clock::advance(fake, parameters(body)?)),
+            "/faults" => match method {
+                "GET" => Ok(faults::list(fake)),
+                "POST" => faults::add(fake, parameters(body)?),
+                "DELETE" => no_parameters(body).map(|()| faults::remove_all(fake)),
+                _ => allowed(&["GET", "POST", "DELETE"]).map(|()| Value::Null),
             },
-            "/reset" => allowed(&[Method::POST]).and_then(|()| no_parameters(body)).map(|()| state::reset(fake)),
-            "/snapshot" => match *method {
-                Method::GET => Ok(state::snapshot(fake)),
-                Method::PUT => state::load(fake, body),
-                _ => allowed(&[Method::GET, Method::PUT]).map(|()| Value::Null),
+            "/reset" => allowed(&["POST"]).and_then(|()| no_parameters(body)).map(|()| state::reset(fake)),
+            "/snapshot" => match method {
+                "GET" => Ok(state::snapshot(fake)),
+                "PUT" => state::load(fake, body),
+                _ => allowed(&["GET", "PUT"]).map(|()| Value::Null),
             },
-            "/save" => allowed(&[Method::POST])
+            "/save" => allowed(&["POST"])
                 .and_then(|()| no_parameters(body))
                 .and_then(|()| state::save(fake, self.data.as_deref())),
-            "/requests" => match *method {
-                Method::GET => requests::list(fake, uri.query()),
-                Method::DELETE => no_parameters(body).map(|()| requests::clear(fake)),
-                _ => allowed(&[Method::GET, Method::DELETE]).map(|()| Value::Null),
+            "/requests" => match method {
+                "GET" => requests::list(fake, query),
+                "DELETE" => no_parameters(body).map(|()| requests::clear(fake)),
+                _ => allowed(&["GET", "DELETE"]).map(|()| Value::Null),
             },
             other => match other.strip_prefix("/faults/") {
-                Some(id) => allowed(&[Method::DELETE]).and_then(|()| faults::remove(fake, id)),
+                Some(id) => allowed(&["DELETE"]).and_then(|()| faults::remove(fake, id)),
                 None => Err(Refusal {
                     status: 404,
                     message: format!(

@@ -1,6 +1,8 @@
 //! One API call: the operation from `X-Amz-Target`, the faults the request meets, the engine's
 //! answer.
 
+use tokio::runtime::Handle;
+
 use super::http::Headers;
 use crate::fake::{Call, FakeDynamoDb, Reply};
 use crate::operation::Service;
@@ -9,22 +11,24 @@ use crate::signature::Signature;
 /// Answers one API call; `Reply::Lost` means the connection must drop without an answer.
 ///
 /// A target without the prefix of DynamoDB (`DynamoDB_20120810.`) or of DynamoDB Streams
-/// (`DynamoDBStreams_20120810.`) names no operation. A latency fault waits on the fake's clock.
-pub(super) async fn answer(fake: &FakeDynamoDb, headers: &Headers, body: &[u8]) -> Reply {
+/// (`DynamoDBStreams_20120810.`) names no operation. A latency fault waits on the fake's
+/// clock, driven by `runtime`.
+pub(super) fn answer(fake: &FakeDynamoDb, runtime: &Handle, headers: &Headers, body: &[u8]) -> Reply {
     let (service, operation) = match Service::of_target(&headers.target) {
         (Some(service), operation) => (Some(service), operation),
         (None, _) => (None, ""),
     };
     let drawn = fake.draw_faults(operation, body, None);
     if let Some(latency) = drawn.latency {
-        fake.clock().sleep(latency).await;
+        // The sleep is made inside `block_on`, where the runtime's timer is in reach.
+        runtime.block_on(async { fake.clock().sleep(latency).await });
     }
     let authorization = headers.authorization.as_deref();
     let signature = Signature::Header { authorization, dated: headers.dated, query: &headers.query };
     let call = Call { operation, service, body, client: None, signed: authorization.is_some(), signature };
     let reply = fake.answer(&call, &drawn);
     if let Some(delay) = drawn.response_delay {
-        fake.clock().sleep(delay).await;
+        runtime.block_on(async { fake.clock().sleep(delay).await });
     }
     reply
 }

@@ -1,48 +1,83 @@
-//! The HTTP that SDKs speak to DynamoDB, on top of hyper: what the server reads of a request's
-//! head, its body read whole up to DynamoDB's limit, and the headers every answer carries.
+//! HTTP/1.1 on a blocking socket, as much of it as an SDK speaks to DynamoDB: one request at a
+//! time per connection (pipelined ones are read in turn), a body framed by `Content-Length` or
+//! chunked, `Expect: 100-continue`, keep-alive; and responses written in one `write`.
 //!
-//! - [`Headers`]: the request headers the server reads.
-//! - [`read_body`]: a request body, up to [`MAX_BODY_BYTES`].
-//! - [`Answer`]: an answer's body, of a known length, or empty and chunked.
-//! - [`respond`]: an answer with its `x-amz-crc32`, request id and `Date`.
+//! - [`RequestReader`]: reads the next request of a connection into buffers it reuses.
+//! - [`Response`]: encodes an answer, with its `x-amz-crc32` and `Date`.
 
-use std::io::Write;
-use std::pin::Pin;
-use std::task::{Context, Poll};
-use std::time::{Duration, SystemTime};
+use std::io::{self, Read, Write};
+use std::time::SystemTime;
 
-use bytes::Bytes;
-use http_body_util::BodyExt;
-use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
-use hyper::{Response, StatusCode};
-
-use crate::clock::{epoch_secs, tokio_sleep};
+use crate::clock::epoch_secs;
 
 /// DynamoDB's limit on the size of a request body: 16 MB.
 pub(super) const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
 /// The largest request head (request line and headers) read before refusing with 431.
-pub(super) const MAX_HEAD_BYTES: usize = 64 * 1024;
+const MAX_HEAD_BYTES: usize = 64 * 1024;
 
 /// The most headers a request may carry.
-pub(super) const MAX_HEADERS: usize = 64;
+const MAX_HEADERS: usize = 64;
 
-/// How long a refused request's connection waits for more of its body before it gives up on it.
-const DRAIN_PAUSE: Duration = Duration::from_millis(500);
+/// What the read buffer starts at, and shrinks back to after a large request.
+const BUFFER_BYTES: usize = 8 * 1024;
 
-/// The most bytes of a refused request's body read and dropped.
-const DRAIN_BYTES: usize = 2 * MAX_BODY_BYTES;
+/// A request the reader refuses; the connection closes after the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Refusal {
+    /// 400: not HTTP/1.x, or a framing that cannot be trusted.
+    BadRequest,
+    /// 413: a body over [`MAX_BODY_BYTES`].
+    PayloadTooLarge,
+    /// 431: a head over [`MAX_HEAD_BYTES`] or with too many headers.
+    HeadersTooLarge,
+}
 
-/// `x-amz-target`.
-pub(super) static X_AMZ_TARGET: HeaderName = HeaderName::from_static("x-amz-target");
-static X_AMZ_DATE: HeaderName = HeaderName::from_static("x-amz-date");
-static X_AMZ_CRC32: HeaderName = HeaderName::from_static("x-amz-crc32");
-static X_AMZN_REQUEST_ID: HeaderName = HeaderName::from_static("x-amzn-requestid");
+/// Why no request could be read.
+#[derive(Debug)]
+pub(super) enum ReadError {
+    /// The request is refused with an answer.
+    Refused(Refusal),
+    /// The connection failed or closed in the middle of a request: nothing can be answered.
+    Io,
+    /// No byte of a next request came within the socket's read timeout: the connection is idle.
+    Idle,
+}
 
-/// The headers of a request that the server reads.
+impl From<io::Error> for ReadError {
+    fn from(_: io::Error) -> Self {
+        ReadError::Io
+    }
+}
+
+/// Whether a read failed only because the socket's read timeout passed.
+fn timed_out(error: &io::Error) -> bool {
+    matches!(error.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+}
+
+/// The method of a request, as far as the server cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Method {
+    /// An API call.
+    Post,
+    /// A health check.
+    Get,
+    /// A health check without a body in the answer.
+    Head,
+    /// A CORS preflight, if it names an origin.
+    Options,
+    /// Anything else: not found.
+    Other,
+}
+
+/// The request line and headers of a request that the server reads, reused from one request to
+/// the next.
 #[derive(Debug, Default)]
 pub(super) struct Headers {
+    /// The method, as the request spelled it.
+    pub(super) method: String,
+    /// The path, without its query string.
+    pub(super) path: String,
     /// `X-Amz-Target`.
     pub(super) target: String,
     /// The query string of the request's path, without the `?`.
@@ -64,206 +99,413 @@ pub(super) struct Headers {
 }
 
 impl Headers {
-    /// What the server reads of a request's URI and headers.
-    pub(super) fn of(uri: &hyper::Uri, headers: &HeaderMap) -> Headers {
-        let text =
-            |name: &HeaderName| headers.get(name).map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
-        let dated = [&X_AMZ_DATE, &header::DATE]
-            .into_iter()
-            .any(|name| headers.get_all(name).iter().any(|value| !value.is_empty()));
-        Headers {
-            target: headers.get(&X_AMZ_TARGET).and_then(|value| value.to_str().ok()).unwrap_or("").to_owned(),
-            query: uri.query().unwrap_or("").to_owned(),
-            at_root: uri.path() == "/",
-            content_type: headers
-                .get(header::CONTENT_TYPE)
-                .and_then(|value| value.to_str().ok())
-                .unwrap_or("")
-                .to_owned(),
-            authorization: text(&header::AUTHORIZATION),
-            dated,
-            origin: headers.contains_key(header::ORIGIN),
-            cors_headers: text(&header::ACCESS_CONTROL_REQUEST_HEADERS),
-            cors_method: text(&header::ACCESS_CONTROL_REQUEST_METHOD),
-        }
+    fn clear(&mut self) {
+        self.method.clear();
+        self.path.clear();
+        self.target.clear();
+        self.query.clear();
+        self.at_root = false;
+        self.content_type.clear();
+        self.authorization = None;
+        self.dated = false;
+        self.origin = false;
+        self.cors_headers = None;
+        self.cors_method = None;
     }
 }
 
-/// Whether the connection closes after the answer to a request with these headers: HTTP/1.0
-/// without `Connection: keep-alive`, or any request with `Connection: close`.
-pub(super) fn wants_close(version: hyper::Version, headers: &HeaderMap) -> bool {
-    let tokens = || {
-        headers
-            .get_all(header::CONNECTION)
-            .iter()
-            .flat_map(|value| value.as_bytes().split(|&b| b == b','))
-            .map(<[u8]>::trim_ascii)
-            .collect::<Vec<_>>()
-    };
-    let has = |token: &[u8]| tokens().iter().any(|t| t.eq_ignore_ascii_case(token));
-    has(b"close") || (version == hyper::Version::HTTP_10 && !has(b"keep-alive"))
-}
-
-/// Why a body was not read whole.
+/// One request: the parts the server reads. The body borrows the reader's buffers.
 #[derive(Debug)]
-pub(super) enum BodyError {
-    /// Over [`MAX_BODY_BYTES`]: the answer is 413, and the rest of the body is read and dropped.
-    TooLarge,
-    /// The connection failed in the middle of the body: nothing can be answered.
-    Broken,
+pub(super) struct Request<'a> {
+    pub(super) method: Method,
+    /// Whether the connection stays open after the answer.
+    pub(super) keep_alive: bool,
+    pub(super) body: &'a [u8],
 }
 
-/// A request's body, whole, or why not. A body declared or found over DynamoDB's limit is
-/// refused without being kept: what the client still sends is read and dropped in the
-/// background, so that the connection does not reset before the client reads the 413.
-pub(super) async fn read_body(headers: &HeaderMap, mut body: Incoming) -> Result<Vec<u8>, BodyError> {
-    let declared =
-        headers.get(header::CONTENT_LENGTH).and_then(|value| value.to_str().ok()?.trim().parse::<u64>().ok());
-    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
-        drain(body, 0);
-        return Err(BodyError::TooLarge);
+/// How the body of a request is framed.
+#[derive(Debug, Clone, Copy)]
+enum Framing {
+    Length(usize),
+    Chunked,
+}
+
+/// Reads the requests of one connection, reusing its buffers from one request to the next.
+#[derive(Debug)]
+pub(super) struct RequestReader {
+    /// How many read timeouts in a row the middle of a request may take before the connection
+    /// is given up as stalled.
+    patience: u32,
+    /// Bytes read from the socket; `buf[start..end]` are not consumed yet.
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The decoded body of a chunked request.
+    chunked: Vec<u8>,
+    /// Bytes of `buf` that the last request took, consumed when the next one is read.
+    taken: usize,
+}
+
+impl RequestReader {
+    /// A reader whose socket's read timeout, if it has one, may pass `patience` times in a row in
+    /// the middle of a request (between requests, once is idle).
+    pub(super) fn new(patience: u32) -> Self {
+        RequestReader { patience, buf: vec![0; BUFFER_BYTES], start: 0, end: 0, chunked: Vec::new(), taken: 0 }
     }
-    let mut bytes = Vec::with_capacity(declared.map_or(0, |length| length as usize));
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|_| BodyError::Broken)?;
-        if let Ok(data) = frame.into_data() {
-            if bytes.len() + data.len() > MAX_BODY_BYTES {
-                drain(body, bytes.len() + data.len());
-                return Err(BodyError::TooLarge);
+
+    /// The next request, with the headers the server reads in `headers`; `None` once the client
+    /// has closed the connection between requests.
+    pub(super) fn read<S: Read + Write>(
+        &mut self,
+        stream: &mut S,
+        headers: &mut Headers,
+    ) -> Result<Option<Request<'_>>, ReadError> {
+        self.consume();
+        let Some(head) = self.read_head(stream, headers)? else { return Ok(None) };
+        self.start += head.len;
+        let body = match head.framing {
+            Framing::Length(length) => {
+                if head.expect_continue && self.end - self.start < length {
+                    stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+                }
+                self.fill_to(stream, length)?;
+                self.taken = length;
+                &self.buf[self.start..self.start + length]
             }
-            bytes.extend_from_slice(&data);
-        }
+            Framing::Chunked => {
+                if head.expect_continue && self.end == self.start {
+                    stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+                }
+                self.read_chunked(stream)?;
+                &self.chunked[..]
+            }
+        };
+        Ok(Some(Request { method: head.method, keep_alive: head.keep_alive, body }))
     }
-    Ok(bytes)
-}
 
-/// Reads and drops the rest of a refused body, in the background: until the client stops, pauses
-/// for [`DRAIN_PAUSE`], or has sent [`DRAIN_BYTES`] in all (`read` of them already).
-fn drain(mut body: Incoming, mut read: usize) {
-    tokio::spawn(async move {
-        while read < DRAIN_BYTES {
-            let frame = tokio::select! {
-                biased;
-                frame = body.frame() => frame,
-                () = tokio_sleep(DRAIN_PAUSE) => return,
+    /// Forgets the request read last, and gives back memory a large one took.
+    fn consume(&mut self) {
+        self.start += std::mem::take(&mut self.taken);
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+            if self.buf.len() > 8 * BUFFER_BYTES {
+                self.buf = vec![0; BUFFER_BYTES];
+            }
+        }
+        if self.chunked.capacity() > 8 * BUFFER_BYTES {
+            self.chunked = Vec::new();
+        }
+        self.chunked.clear();
+    }
+
+    /// Reads and parses the request line and headers.
+    fn read_head<S: Read>(&mut self, stream: &mut S, read: &mut Headers) -> Result<Option<Head>, ReadError> {
+        loop {
+            if self.end > self.start {
+                let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+                let mut request = httparse::Request::new(&mut headers);
+                match request.parse(&self.buf[self.start..self.end]) {
+                    Ok(httparse::Status::Complete(len)) => return Head::of(&request, len, read).map(Some),
+                    Ok(httparse::Status::Partial) => {}
+                    Err(httparse::Error::TooManyHeaders) => return Err(ReadError::Refused(Refusal::HeadersTooLarge)),
+                    Err(_) => return Err(ReadError::Refused(Refusal::BadRequest)),
+                }
+                if self.end - self.start >= MAX_HEAD_BYTES {
+                    return Err(ReadError::Refused(Refusal::HeadersTooLarge));
+                }
+            }
+            let idle = self.end == self.start;
+            let read = match self.read_once(stream, MAX_HEAD_BYTES) {
+                Err(error) if idle && timed_out(&error) => return Err(ReadError::Idle),
+                Err(error) if timed_out(&error) => self.read_more(stream, MAX_HEAD_BYTES)?,
+                read => read?,
             };
-            match frame {
-                Some(Ok(frame)) => read += frame.data_ref().map_or(0, Bytes::len),
-                _ => return,
+            if read == 0 {
+                return if idle { Ok(None) } else { Err(ReadError::Io) };
             }
         }
-    });
+    }
+
+    /// Reads until `buf[start..]` holds at least `wanted` bytes.
+    fn fill_to<S: Read>(&mut self, stream: &mut S, wanted: usize) -> Result<(), ReadError> {
+        while self.end - self.start < wanted {
+            if self.read_more(stream, wanted)? == 0 {
+                return Err(ReadError::Io);
+            }
+        }
+        Ok(())
+    }
+
+    /// One read from the socket into the free end of the buffer, waiting through the socket's
+    /// read timeouts as far as the reader's patience goes. Returns the number of bytes read; 0 at
+    /// the end of the stream.
+    fn read_more<S: Read>(&mut self, stream: &mut S, wanted: usize) -> io::Result<usize> {
+        let mut waited = 0;
+        loop {
+            match self.read_once(stream, wanted) {
+                Err(error) if timed_out(&error) && waited < self.patience => waited += 1,
+                read => return read,
+            }
+        }
+    }
+
+    /// One read from the socket into the free end of the buffer, making room for up to `wanted`
+    /// unconsumed bytes. Returns the number of bytes read; 0 at the end of the stream.
+    fn read_once<S: Read>(&mut self, stream: &mut S, wanted: usize) -> io::Result<usize> {
+        if self.end == self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end == self.buf.len() {
+                let grown = (self.buf.len() * 2).max(wanted.min(MAX_BODY_BYTES + MAX_HEAD_BYTES));
+                self.buf.resize(grown, 0);
+            }
+        }
+        loop {
+            match stream.read(&mut self.buf[self.end..]) {
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(n);
+                }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// Decodes a chunked body into `chunked`, refusing it once it passes [`MAX_BODY_BYTES`].
+    fn read_chunked<S: Read>(&mut self, stream: &mut S) -> Result<(), ReadError> {
+        loop {
+            let (size_len, size) = loop {
+                match httparse::parse_chunk_size(&self.buf[self.start..self.end]) {
+                    Ok(httparse::Status::Complete(parsed)) => break parsed,
+                    Ok(httparse::Status::Partial) if self.end - self.start < MAX_HEAD_BYTES => {
+                        if self.read_more(stream, MAX_HEAD_BYTES)? == 0 {
+                            return Err(ReadError::Io);
+                        }
+                    }
+                    _ => return Err(ReadError::Refused(Refusal::BadRequest)),
+                }
+            };
+            self.start += size_len;
+            if size == 0 {
+                return self.skip_trailers(stream);
+            }
+            if size > (MAX_BODY_BYTES - self.chunked.len()) as u64 {
+                return Err(ReadError::Refused(Refusal::PayloadTooLarge));
+            }
+            let mut remaining = size as usize;
+            while remaining > 0 {
+                if self.end == self.start && self.read_more(stream, BUFFER_BYTES)? == 0 {
+                    return Err(ReadError::Io);
+                }
+                let n = remaining.min(self.end - self.start);
+                self.chunked.extend_from_slice(&self.buf[self.start..self.start + n]);
+                self.start += n;
+                remaining -= n;
+            }
+            self.fill_to(stream, 2)?;
+            if &self.buf[self.start..self.start + 2] != b"\r\n" {
+                return Err(ReadError::Refused(Refusal::BadRequest));
+            }
+            self.start += 2;
+        }
+    }
+
+    /// Skips the trailer fields after the last chunk, up to the empty line that ends them.
+    fn skip_trailers<S: Read>(&mut self, stream: &mut S) -> Result<(), ReadError> {
+        loop {
+            let pending = &self.buf[self.start..self.end];
+            if let Some(at) = pending.windows(2).position(|w| w == b"\r\n") {
+                self.start += at + 2;
+                if at == 0 {
+                    return Ok(());
+                }
+                continue;
+            }
+            if pending.len() >= MAX_HEAD_BYTES {
+                return Err(ReadError::Refused(Refusal::HeadersTooLarge));
+            }
+            if self.read_more(stream, MAX_HEAD_BYTES)? == 0 {
+                return Err(ReadError::Io);
+            }
+        }
+    }
 }
 
-/// The body of an answer: bytes of a known length, or empty and of no stated length (written
-/// chunked: DynamoDB's 413).
+/// What the head of a request says.
 #[derive(Debug)]
-pub(super) enum Answer {
-    Full(Option<Bytes>),
-    Unsized,
+struct Head {
+    len: usize,
+    method: Method,
+    keep_alive: bool,
+    framing: Framing,
+    expect_continue: bool,
 }
 
-impl Body for Answer {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        match self.get_mut() {
-            Answer::Full(bytes) => Poll::Ready(bytes.take().filter(|b| !b.is_empty()).map(|b| Ok(Frame::data(b)))),
-            Answer::Unsized => Poll::Ready(None),
+impl Head {
+    fn of(request: &httparse::Request<'_, '_>, len: usize, read: &mut Headers) -> Result<Head, ReadError> {
+        let method = match request.method {
+            Some("POST") => Method::Post,
+            Some("GET") => Method::Get,
+            Some("HEAD") => Method::Head,
+            Some("OPTIONS") => Method::Options,
+            _ => Method::Other,
+        };
+        let http_11 = request.version == Some(1);
+        let mut keep_alive = http_11;
+        let mut length: Option<usize> = None;
+        let mut chunked = false;
+        let mut expect_continue = false;
+        read.clear();
+        read.method.push_str(request.method.unwrap_or(""));
+        read.path.push_str(request.path.unwrap_or("").split('?').next().unwrap_or(""));
+        if let Some((_, query)) = request.path.and_then(|path| path.split_once('?')) {
+            read.query.push_str(query);
         }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        matches!(self, Answer::Full(None))
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        match self {
-            Answer::Full(bytes) => SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64)),
-            Answer::Unsized => SizeHint::default(),
+        read.at_root = request.path.is_some_and(|path| path.split('?').next() == Some("/"));
+        let text = |value: &[u8]| String::from_utf8_lossy(value).into_owned();
+        for header in request.headers.iter() {
+            let name = header.name;
+            let value = header.value;
+            if name.eq_ignore_ascii_case("x-amz-target") {
+                read.target.push_str(std::str::from_utf8(value).unwrap_or(""));
+            } else if name.eq_ignore_ascii_case("content-type") {
+                read.content_type.push_str(std::str::from_utf8(value).unwrap_or(""));
+            } else if name.eq_ignore_ascii_case("authorization") {
+                read.authorization = Some(text(value));
+            } else if name.eq_ignore_ascii_case("x-amz-date") || name.eq_ignore_ascii_case("date") {
+                read.dated |= !value.is_empty();
+            } else if name.eq_ignore_ascii_case("origin") {
+                read.origin = true;
+            } else if name.eq_ignore_ascii_case("access-control-request-headers") {
+                read.cors_headers = Some(text(value));
+            } else if name.eq_ignore_ascii_case("access-control-request-method") {
+                read.cors_method = Some(text(value));
+            } else if name.eq_ignore_ascii_case("content-length") {
+                let parsed = parse_length(value).ok_or(ReadError::Refused(Refusal::BadRequest))?;
+                if length.is_some_and(|earlier| earlier != parsed) {
+                    return Err(ReadError::Refused(Refusal::BadRequest));
+                }
+                length = Some(parsed);
+            } else if name.eq_ignore_ascii_case("transfer-encoding") {
+                // Only `chunked` as the last coding frames a request body (RFC 9112, 6.3).
+                let last = value.rsplit(|&b| b == b',').next().unwrap_or(b"");
+                if !last.trim_ascii().eq_ignore_ascii_case(b"chunked") {
+                    return Err(ReadError::Refused(Refusal::BadRequest));
+                }
+                chunked = true;
+            } else if name.eq_ignore_ascii_case("connection") {
+                for token in value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
+                    if token.eq_ignore_ascii_case(b"close") {
+                        keep_alive = false;
+                    } else if token.eq_ignore_ascii_case(b"keep-alive") {
+                        keep_alive = true;
+                    }
+                }
+            } else if name.eq_ignore_ascii_case("expect") {
+                expect_continue = http_11 && value.trim_ascii().eq_ignore_ascii_case(b"100-continue");
+            }
         }
+        let framing = match (chunked, length) {
+            (true, _) => Framing::Chunked,
+            (false, Some(length)) if length > MAX_BODY_BYTES => {
+                return Err(ReadError::Refused(Refusal::PayloadTooLarge));
+            }
+            (false, Some(length)) => Framing::Length(length),
+            (false, None) => Framing::Length(0),
+        };
+        Ok(Head { len, method, keep_alive, framing, expect_continue })
     }
 }
 
-/// One answer: its status, `Content-Type` (none if empty), request id, body and whether the
-/// connection closes after it, with `x-amz-crc32` of the body and `date` (the fake's time).
-pub(super) struct Reply<'a> {
+/// A `Content-Length` value: decimal digits only. Values too large for memory saturate, so
+/// that they are refused as too large rather than as malformed.
+fn parse_length(value: &[u8]) -> Option<usize> {
+    let digits = value.trim_ascii();
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(digits.iter().fold(0usize, |n, &d| n.saturating_mul(10).saturating_add(usize::from(d - b'0'))))
+}
+
+/// One answer, encoded by [`Response::encode`].
+#[derive(Debug)]
+pub(super) struct Response<'a> {
     pub(super) status: u16,
+    /// The `Content-Type`; none if empty.
     pub(super) content_type: &'static str,
     pub(super) request_id: Option<&'a str>,
-    pub(super) body: Vec<u8>,
+    /// Extra header lines, each ending in `\r\n`.
+    pub(super) extra_headers: &'a str,
+    pub(super) body: &'a [u8],
+    /// Whether the connection closes after this answer.
     pub(super) close: bool,
 }
 
-impl Reply<'_> {
-    /// The answer, with `cors` headers added; `head_only` leaves out the body (a `HEAD`), keeping
-    /// its length.
-    pub(super) fn into_response(
-        self,
-        now: SystemTime,
-        cors: &[(HeaderName, String)],
-        head_only: bool,
-    ) -> Response<Answer> {
-        let crc32 = crc32fast::hash(&self.body);
-        let length = self.body.len();
-        let body = if head_only { Answer::Full(None) } else { Answer::Full(Some(Bytes::from(self.body))) };
-        let mut response = Response::new(body);
-        *response.status_mut() = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let headers = response.headers_mut();
-        if head_only {
-            headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
-        }
-        headers.insert(X_AMZ_CRC32.clone(), HeaderValue::from(crc32));
+impl Response<'_> {
+    /// Appends the status line, headers and (unless `head_only`) body to `out`.
+    pub(super) fn encode(&self, out: &mut Vec<u8>, date: &[u8], head_only: bool) {
+        // Writing to a Vec cannot fail.
+        let _ = write!(
+            out,
+            "HTTP/1.1 {} {}\r\ncontent-length: {}\r\nx-amz-crc32: {}\r\n",
+            self.status,
+            reason(self.status),
+            self.body.len(),
+            crc32fast::hash(self.body),
+        );
         if !self.content_type.is_empty() {
-            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(self.content_type));
+            out.extend_from_slice(b"content-type: ");
+            out.extend_from_slice(self.content_type.as_bytes());
+            out.extend_from_slice(b"\r\n");
         }
-        if let Some(id) = self.request_id.and_then(|id| HeaderValue::from_str(id).ok()) {
-            headers.insert(X_AMZN_REQUEST_ID.clone(), id);
+        if let Some(request_id) = self.request_id {
+            out.extend_from_slice(b"x-amzn-requestid: ");
+            out.extend_from_slice(request_id.as_bytes());
+            out.extend_from_slice(b"\r\n");
         }
-        headers.insert(header::DATE, date_value(now));
-        for (name, value) in cors {
-            if let Ok(value) = HeaderValue::from_str(value) {
-                headers.insert(name.clone(), value);
-            }
-        }
+        out.extend_from_slice(b"date: ");
+        out.extend_from_slice(date);
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(self.extra_headers.as_bytes());
         if self.close {
-            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+            out.extend_from_slice(b"connection: close\r\n");
         }
-        response
+        out.extend_from_slice(b"\r\n");
+        if !head_only {
+            out.extend_from_slice(self.body);
+        }
     }
 }
 
-/// DynamoDB's answer to a body over its limit: 413 with an empty chunked body; the connection
-/// closes after it.
-pub(super) fn too_large(now: SystemTime) -> Response<Answer> {
-    let mut response = Response::new(Answer::Unsized);
-    *response.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
-    response.headers_mut().insert(header::DATE, date_value(now));
-    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
+/// The reason phrase of the statuses the server sends.
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        413 => "Payload Too Large",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "",
+    }
 }
 
-thread_local! {
-    /// The `Date` of the thread's latest answer, formatted once per second.
-    static DATE: std::cell::RefCell<DateHeader> = std::cell::RefCell::new(DateHeader::default());
-}
-
-/// `now` as a `Date` header value.
-fn date_value(now: SystemTime) -> HeaderValue {
-    DATE.with_borrow_mut(|date| HeaderValue::from_bytes(date.at(now)).unwrap_or_else(|_| HeaderValue::from_static("")))
-}
-
-/// The `Date` header of a thread's answers, formatted once per second.
+/// The `Date` header of a connection's answers, formatted once per second.
 #[derive(Debug, Default)]
-struct DateHeader {
+pub(super) struct DateHeader {
     secs: Option<u64>,
     text: Vec<u8>,
 }
 
 impl DateHeader {
     /// `now` as an IMF-fixdate, for example `Sun, 06 Nov 1994 08:49:37 GMT`.
-    fn at(&mut self, now: SystemTime) -> &[u8] {
+    pub(super) fn at(&mut self, now: SystemTime) -> &[u8] {
         let secs = epoch_secs(now);
         if self.secs != Some(secs) {
             self.secs = Some(secs);
@@ -292,6 +534,115 @@ impl DateHeader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    /// A connection whose client side is a fixed byte string, read in pieces of `step` bytes.
+    struct Scripted {
+        input: Vec<u8>,
+        at: usize,
+        step: usize,
+        written: Vec<u8>,
+    }
+
+    impl Scripted {
+        fn new(input: &[u8], step: usize) -> Self {
+            Scripted { input: input.to_vec(), at: 0, step, written: Vec::new() }
+        }
+    }
+
+    impl Read for Scripted {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.input.len() - self.at);
+            buf[..n].copy_from_slice(&self.input[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    impl Write for Scripted {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.written.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn bodies(input: &[u8], step: usize) -> Result<Vec<(String, Vec<u8>, bool)>, String> {
+        let mut stream = Scripted::new(input, step);
+        let mut reader = RequestReader::new(0);
+        let mut headers = Headers::default();
+        let mut out = Vec::new();
+        loop {
+            match reader.read(&mut stream, &mut headers) {
+                Ok(Some(request)) => out.push((headers.target.clone(), request.body.to_vec(), request.keep_alive)),
+                Ok(None) => return Ok(out),
+                Err(error) => return Err(format!("{error:?}")),
+            }
+        }
+    }
+
+    #[test]
+    fn pipelined_requests_are_read_in_turn_whatever_the_read_sizes() {
+        let input = b"POST / HTTP/1.1\r\nX-Amz-Target: A\r\nContent-Length: 2\r\n\r\n{}\
+                      POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nX-Amz-Target: B\r\n\r\n\
+                      3\r\n{\"a\r\n4;ext=1\r\n\":1}\r\n0\r\nTrailer: x\r\n\r\n\
+                      POST / HTTP/1.0\r\nContent-Length: 0\r\n\r\n";
+        for step in [1, 2, 7, 64, 4096] {
+            let read = bodies(input, step).unwrap();
+            assert_eq!(
+                read,
+                vec![
+                    ("A".to_owned(), b"{}".to_vec(), true),
+                    ("B".to_owned(), b"{\"a\":1}".to_vec(), true),
+                    (String::new(), Vec::new(), false),
+                ],
+                "step {step}"
+            );
+        }
+    }
+
+    #[test]
+    fn expect_continue_is_answered_before_the_body_is_read() {
+        let mut stream = Scripted::new(b"POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}", 60);
+        let mut reader = RequestReader::new(0);
+        let request = reader.read(&mut stream, &mut Headers::default()).unwrap().unwrap();
+        assert_eq!(request.body, b"{}");
+        assert_eq!(stream.written, b"HTTP/1.1 100 Continue\r\n\r\n");
+    }
+
+    #[test]
+    fn bad_framing_and_oversized_bodies_are_refused() {
+        let refused = |input: &[u8]| bodies(input, 4096).unwrap_err();
+        assert_eq!(refused(b"POST / HTTP/1.1\r\nContent-Length: 12x\r\n\r\n"), "Refused(BadRequest)");
+        assert_eq!(
+            refused(b"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"),
+            "Refused(BadRequest)"
+        );
+        assert_eq!(refused(b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n"), "Refused(BadRequest)");
+        assert_eq!(refused(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"), "Refused(BadRequest)");
+        assert_eq!(refused(b"\x16\x03\x01 garbage\r\n\r\n"), "Refused(BadRequest)");
+        assert_eq!(
+            refused(b"POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n"),
+            "Refused(PayloadTooLarge)"
+        );
+        assert_eq!(
+            refused(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1000001\r\n"),
+            "Refused(PayloadTooLarge)"
+        );
+        let many = format!("GET / HTTP/1.1\r\n{}\r\n", "A: b\r\n".repeat(MAX_HEADERS + 1));
+        assert_eq!(refused(many.as_bytes()), "Refused(HeadersTooLarge)");
+        let long = format!("GET / HTTP/1.1\r\nA: {}\r\n\r\n", "b".repeat(MAX_HEAD_BYTES));
+        assert_eq!(refused(long.as_bytes()), "Refused(HeadersTooLarge)");
+    }
+
+    #[test]
+    fn a_connection_closed_mid_request_is_an_io_error_and_between_requests_the_end() {
+        assert_eq!(bodies(b"POST / HTTP/1.1\r\nContent-Le", 4096).unwrap_err(), "Io");
+        assert_eq!(bodies(b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n{}", 4096).unwrap_err(), "Io");
+        assert_eq!(bodies(b"", 4096).unwrap(), vec![]);
+    }
 
     #[test]
     fn dates_are_imf_fixdates() {

@@ -4,26 +4,40 @@
 //!   the requests in flight finish.
 //! - [`ServeOptions`], [`ControlAccess`]: the control API's access, the data file, the idle
 //!   timeout.
-//! - `service`: one request: the control API, an API call, the health check, CORS, 404.
-//! - `http`: what the server reads of a request's head and body, and the answers' headers.
+//! - `parking`: a connection waiting for its next request, a small task on the runtime.
+//! - `pool`: the worker threads, at most [`MAX_WORKERS`], that serve connections with requests.
+//! - `connection`: one connection while a worker holds it, its requests read in turn.
+//! - `http`: the HTTP/1.1 that SDKs speak: request heads, bodies by length or chunked, answers.
 //! - `exchange`: one API call: operation, faults, the engine's answer.
+//!
+//! Why not a general HTTP server: a worker that blocks on its connection's next request costs
+//! one `read` and one `write` per request; an event loop costs a wait for readiness as well,
+//! which measured 25-35% more server CPU per operation (docs/performance.md). Idle connections,
+//! which are what a flood of them is, wait on the runtime instead, where each costs its socket
+//! and a small task, and a worker is never held by one for longer than [`LINGER`].
 
+mod connection;
 mod exchange;
 mod http;
 mod options;
-mod service;
+mod parking;
+mod pool;
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::io;
+use std::net::Shutdown;
 use std::pin::pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
+use tokio::runtime::Handle;
+use tokio::sync::{mpsc, watch};
 
 use crate::clock::tokio_sleep;
+use crate::control::Control;
 use crate::fake::FakeDynamoDb;
 pub use options::{ControlAccess, ServeOptions};
 
@@ -33,6 +47,14 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long the accept loop rests after an error that is not about one connection (for example,
 /// no file descriptor left), so that it does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(20);
+
+/// How long a worker waits for a connection's next request before it lets the connection wait
+/// on the runtime: long enough for a client that sends request after request, short enough that
+/// the workers are never all held by idle connections for long.
+const LINGER: Duration = Duration::from_millis(10);
+
+/// The most worker threads a server has.
+const MAX_WORKERS: usize = 32;
 
 /// Serves `fake` over HTTP/1.1 on `listener` until `shutdown` completes, with the default
 /// [`ServeOptions`]: the control API on if `listener` is on a loopback address, no data file.
@@ -49,9 +71,10 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(20);
 /// CORS headers that allow any origin, and a CORS preflight (`OPTIONS`) is answered. Paths under
 /// `/_dynalease/` are the control API (see the crate's README).
 ///
-/// Connections are served by hyper on the caller's tokio runtime; one idle for the options'
-/// idle timeout (60 s by default, before its first request or between two) is closed. A latency fault waits on the fake's clock (on real
-/// time when it is a [`ControlledClock`](crate::ControlledClock)).
+/// A connection with a request is served by one of at most 32 worker threads with blocking reads;
+/// between requests it waits on the caller's tokio runtime, and one idle for the options' idle
+/// timeout (60 s by default) is closed. A latency fault waits on the fake's clock (on real time
+/// when it is a [`ControlledClock`](crate::ControlledClock)), holding its worker.
 ///
 /// Once `shutdown` completes, no connection is accepted any more, idle keep-alive connections
 /// are closed, and requests in flight get their answers (for at most two seconds) before
@@ -95,19 +118,26 @@ where
     F: Future<Output = ()>,
 {
     let on_loopback = listener.local_addr().is_ok_and(|address| address.ip().is_loopback());
-    let context = Arc::new(service::Context::new(fake.clone(), &options, on_loopback));
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        // The time a connection may wait for a request's head, idle between requests included.
-        .header_read_timeout(options.idle_timeout)
-        .max_headers(http::MAX_HEADERS)
-        .max_buf_size(http::MAX_HEAD_BYTES.max(8192))
-        // The `Date` of every answer comes from the fake's clock.
-        .auto_date_header(false);
-    let graceful = GracefulShutdown::new();
-    // Tells the connections that have not sent a byte yet that the server stops.
-    let (stopping, stopped) = tokio::sync::watch::channel(false);
+    let control = Control::new(
+        match options.control {
+            ControlAccess::On => true,
+            ControlAccess::Off => false,
+            ControlAccess::Loopback => on_loopback,
+        },
+        options.data.clone(),
+    );
+    let (stopping, stopped) = watch::channel(false);
+    let (open, mut all_closed) = mpsc::channel::<()>(1);
+    let shared = Arc::new(Shared {
+        fake: fake.clone(),
+        control,
+        runtime: Handle::current(),
+        idle_timeout: options.idle_timeout,
+        stopped,
+        stopping: AtomicBool::new(false),
+        held: Held::default(),
+        pool: pool::Pool::default(),
+    });
     let mut shutdown = pin!(shutdown);
     loop {
         tokio::select! {
@@ -117,8 +147,8 @@ where
                 Ok((stream, _)) => {
                     // Answers are written at once: Nagle's algorithm would only delay them.
                     let _ = stream.set_nodelay(true);
-                    let watcher = graceful.watcher();
-                    tokio::spawn(connection(stream, context.clone(), builder.clone(), watcher, stopped.clone(), options.idle_timeout));
+                    let ticket = Ticket { _open: open.clone() };
+                    tokio::spawn(parking::wait(shared.clone(), stream, ticket));
                 }
                 Err(error) if is_per_connection(&error) => {}
                 Err(_) => tokio_sleep(ACCEPT_BACKOFF).await,
@@ -126,44 +156,77 @@ where
         }
     }
     drop(listener);
+    shared.stopping.store(true, Ordering::SeqCst);
     let _ = stopping.send(true);
-    drop(stopped);
+    shared.held.close_reads();
+    drop(open);
     tokio::select! {
         biased;
-        () = graceful.shutdown() => {}
+        _ = all_closed.recv() => {}
         () = tokio_sleep(DRAIN_TIMEOUT) => {}
     }
+    shared.pool.close();
     match &options.data {
         Some(path) => fake.snapshot().write_file(path),
         None => Ok(()),
     }
 }
 
-/// Serves one connection: once its first byte arrives (until then it costs its socket and this
-/// small task; hyper's buffers come with the first request), or never if it stays idle for
-/// `idle_timeout` or the server stops first.
-async fn connection(
-    stream: tokio::net::TcpStream,
-    context: Arc<service::Context>,
-    builder: hyper::server::conn::http1::Builder,
-    watcher: hyper_util::server::graceful::Watcher,
-    mut stopped: tokio::sync::watch::Receiver<bool>,
+/// What the connections of a server share.
+#[derive(Debug)]
+struct Shared {
+    fake: FakeDynamoDb,
+    control: Control,
+    /// The runtime `serve` runs on: idle connections wait there, and latency faults sleep there.
+    runtime: Handle,
     idle_timeout: Duration,
-) {
-    // A peek, not a readiness check: a socket may be reported readable before a byte is there.
-    let mut first = [0u8; 1];
-    let ready = tokio::select! {
-        biased;
-        _ = stopped.changed() => false,
-        peeked = stream.peek(&mut first) => peeked.is_ok_and(|n| n > 0),
-        () = tokio_sleep(idle_timeout) => false,
-    };
-    if !ready {
-        return;
+    /// Becomes true when the server stops, for the connections waiting on the runtime.
+    stopped: watch::Receiver<bool>,
+    /// True once the server stops, for the workers.
+    stopping: AtomicBool,
+    held: Held,
+    pool: pool::Pool,
+}
+
+/// A connection's part in the server's shutdown: the server waits until every ticket is dropped,
+/// which is when every connection has closed.
+#[derive(Debug)]
+struct Ticket {
+    _open: mpsc::Sender<()>,
+}
+
+/// The connections workers hold, each a handle on its socket so that a shutdown can end its reads.
+#[derive(Debug, Default)]
+struct Held {
+    open: Mutex<(u64, BTreeMap<u64, std::net::TcpStream>)>,
+}
+
+impl Held {
+    fn lock(&self) -> MutexGuard<'_, (u64, BTreeMap<u64, std::net::TcpStream>)> {
+        self.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-    let service = hyper::service::service_fn(move |request| service::answer(context.clone(), request));
-    // A connection that fails (a client gone, a lost answer) concerns no one else.
-    let _ = watcher.watch(builder.serve_connection(TokioIo::new(stream), service)).await;
+
+    /// Puts a connection on the list; its id takes it off again.
+    fn add(&self, stream: &std::net::TcpStream) -> Option<u64> {
+        let handle = stream.try_clone().ok()?;
+        let mut open = self.lock();
+        let id = open.0;
+        open.0 += 1;
+        open.1.insert(id, handle);
+        Some(id)
+    }
+
+    fn remove(&self, id: u64) {
+        self.lock().1.remove(&id);
+    }
+
+    /// Ends the reads of every connection a worker holds: an idle one sees the end of its stream
+    /// and closes; one with a request in flight answers it first.
+    fn close_reads(&self) {
+        for stream in self.lock().1.values() {
+            let _ = stream.shutdown(Shutdown::Read);
+        }
+    }
 }
 
 /// Whether an accept error concerns only the connection being accepted.
