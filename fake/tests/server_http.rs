@@ -592,3 +592,30 @@ fn the_streams_targets_are_answered_on_the_same_port_and_each_service_serves_its
     assert_eq!(streams(&mut connection, "ListTables", json!({})).error_code(), "UnknownOperationException");
     assert_eq!(connection.call("ListStreams", &json!({})).error_code(), "UnknownOperationException");
 }
+
+#[test]
+fn idle_connections_are_closed_after_the_idle_timeout() {
+    let server = Server::start(&["--idle-timeout-secs", "1"]);
+    let mut never_sent = server.connect();
+    let mut after_a_request = server.connect();
+    assert_eq!(after_a_request.call("ListTables", &json!({})).status, 200);
+    // The idle timeout runs on real time: each read below returns when the server closes.
+    assert!(never_sent.is_closed_by_server());
+    assert!(after_a_request.is_closed_by_server());
+    assert_eq!(server.call("ListTables", &json!({})).status, 200, "the server keeps serving");
+}
+
+#[test]
+fn many_connections_share_a_bounded_number_of_threads() {
+    let server = Server::start(&[]);
+    let mut connections: Vec<Connection> = (0..300).map(|_| server.connect()).collect();
+    for connection in connections.iter_mut().step_by(2) {
+        assert_eq!(connection.call("ListTables", &json!({})).status, 200);
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
+    let threads: usize = status.lines().find_map(|line| line.strip_prefix("Threads:")).unwrap().trim().parse().unwrap();
+    assert!(threads <= 34, "{threads} threads for 300 connections");
+    for connection in connections.iter_mut() {
+        assert_eq!(connection.call("ListTables", &json!({})).status, 200, "every connection is still served");
+    }
+}

@@ -62,8 +62,8 @@ impl ServeOptions {
         self
     }
 
-    /// How long a connection may wait for a request's head, idle keep-alive time included,
-    /// before the server closes it (default 60 s, on real time).
+    /// How long a connection may stay idle, before its first request, between two or in the
+    /// middle of one, before the server closes it (default 60 s, on real time).
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
         self
