@@ -45,8 +45,9 @@ def cargo_executable(kind: str, name: str, release: bool) -> str:
 
 
 def wait_until_active(client, table: str) -> None:
-    """Polls DescribeTable until `table` is ACTIVE: a new table is CREATING for a moment, as in
-    DynamoDB (botocore's own waiter would sleep 20 s after its first look)."""
+    """Polls DescribeTable until `table` is ACTIVE: at once against `serve` (unless started with
+    --table-creation-ms), after a moment against DynamoDB and some other fakes, where botocore's
+    own waiter would sleep 20 s after its first look."""
     for _ in range(200):
         if client.describe_table(TableName=table)["Table"]["TableStatus"] == "ACTIVE":
             return
