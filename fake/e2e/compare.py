@@ -8,10 +8,11 @@ the median round, so the numbers compare the servers, not the client.
 
 Servers:
 - `dynalease-fake serve` (release build; always);
-- `moto_server` (the `moto[server]` package) and `dynalite` (the npm package), when installed.
-  `--install` installs both into the scratch folder (`--scratch`, default
-  target/compare-fakes): moto into a virtualenv there, dynalite with npm, without its optional
-  LevelDB binding (it then keeps tables in memory, as the others do).
+- `moto_server` (the `moto[server]` package), `dynalite` (the npm package) and `dynoxide` (the
+  `dynoxide-rs` crate, in memory), when installed. `--install` installs them into the scratch
+  folder (`--scratch`, default target/compare-fakes): moto into a virtualenv there, dynalite with
+  npm, without its optional LevelDB binding (it then keeps tables in memory, as the others do),
+  dynoxide with `cargo install` (its HTTP server and command line only).
 
 Run (after .ci/install-python.sh):
     .venv/bin/python fake/e2e/compare.py --install [--iterations 2000]
@@ -119,8 +120,18 @@ def dynalite_command(scratch: Path) -> list[str] | None:
     return [found] if found else None
 
 
+def dynoxide_command(scratch: Path, explicit: str | None) -> list[str] | None:
+    if explicit:
+        return [explicit]
+    local = scratch / "dynoxide" / "bin" / "dynoxide"
+    if local.exists():
+        return [str(local)]
+    found = shutil.which("dynoxide")
+    return [found] if found else None
+
+
 def install(scratch: Path) -> None:
-    """Installs moto's server and dynalite into the scratch folder."""
+    """Installs moto's server, dynalite and dynoxide into the scratch folder."""
     scratch.mkdir(parents=True, exist_ok=True)
     venv = scratch / "venv"
     if not (venv / "bin" / "moto_server").exists():
@@ -136,6 +147,21 @@ def install(scratch: Path) -> None:
             ["npm", "install", "--prefix", str(node), "--omit=optional", "--no-audit", "--no-fund", "--silent", "dynalite"],
             check=True,
         )
+    dynoxide = scratch / "dynoxide"
+    if not (dynoxide / "bin" / "dynoxide").exists() and shutil.which("cargo"):
+        subprocess.run(
+            ["cargo", "install", "--quiet", "--root", str(dynoxide), "dynoxide-rs",
+             "--no-default-features", "--features", "native-sqlite,http-server,cli"],
+            check=True,
+        )
+
+
+def dynoxide_version(executable: str) -> str:
+    try:
+        out = subprocess.run([executable, "--version"], capture_output=True, text=True, check=True)
+        return out.stdout.strip() or "dynoxide"
+    except (OSError, subprocess.CalledProcessError):
+        return "dynoxide"
 
 
 def version_of(name: str, scratch: Path) -> str:
@@ -195,6 +221,8 @@ def main() -> None:
     parser.add_argument("--scratch", default=str(REPO / "target" / "compare-fakes"), help="where --install puts the others")
     parser.add_argument("--install", action="store_true", help="install moto_server and dynalite into the scratch folder")
     parser.add_argument("--binary", help="the dynalease-fake executable (default: cargo build --release)")
+    parser.add_argument("--dynoxide", help="the dynoxide executable (default: the scratch folder's, or on PATH)")
+    parser.add_argument("--only", help="measure only the servers whose names contain this text")
     args = parser.parse_args()
     scratch = Path(args.scratch)
     if args.install:
@@ -209,6 +237,13 @@ def main() -> None:
     dynalite = dynalite_command(scratch)
     if dynalite:
         candidates.append((version_of("dynalite", scratch), lambda port: dynalite + ["--port", str(port)], {}))
+    dynoxide = dynoxide_command(scratch, args.dynoxide)
+    if dynoxide:
+        candidates.append(
+            (dynoxide_version(dynoxide[0]), lambda port: dynoxide + ["serve", "--port", str(port), "--log", "quiet"], {})
+        )
+    if args.only:
+        candidates = [candidate for candidate in candidates if args.only in candidate[0]]
 
     rows = []
     for name, command, env in candidates:
@@ -217,7 +252,7 @@ def main() -> None:
         with Server(name, command(port), port, env) as server:
             result = measure(server, args.iterations, args.warmup)
         rows.append((name, result))
-    missing = [n for n, c in (("moto_server", moto), ("dynalite", dynalite)) if not c]
+    missing = [n for n, c in (("moto_server", moto), ("dynalite", dynalite), ("dynoxide", dynoxide)) if not c]
 
     print(f"3 rounds of {3 * args.iterations} operations (conditional PutItem, consistent GetItem, conditional "
           f"UpdateItem), one boto3 client, after {3 * args.warmup} of warm-up; the median round")

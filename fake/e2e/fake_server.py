@@ -10,6 +10,8 @@ import os
 import signal
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import boto3
@@ -43,8 +45,9 @@ def cargo_executable(kind: str, name: str, release: bool) -> str:
 
 
 def wait_until_active(client, table: str) -> None:
-    """Polls DescribeTable until `table` is ACTIVE: a new table is CREATING for a moment, as in
-    DynamoDB (botocore's own waiter would sleep 20 s after its first look)."""
+    """Polls DescribeTable until `table` is ACTIVE: at once against `serve` (unless started with
+    --table-creation-ms), after a moment against DynamoDB and some other fakes, where botocore's
+    own waiter would sleep 20 s after its first look."""
     for _ in range(200):
         if client.describe_table(TableName=table)["Table"]["TableStatus"] == "ACTIVE":
             return
@@ -63,6 +66,29 @@ def client_for(endpoint: str, max_attempts: int = 3, service: str = "dynamodb"):
         aws_secret_access_key="fake",
         config=Config(retries={"mode": "standard", "total_max_attempts": max_attempts}),
     )
+
+
+class ControlError(Exception):
+    """A control request the server refused: its HTTP status and the server's message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+
+
+def control(endpoint: str, method: str, path: str, body=None):
+    """One request to the control API of the server at `endpoint` (`path` under /_dynalease/);
+    returns the JSON answer, or raises ControlError with the server's message."""
+    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    request = urllib.request.Request(
+        f"{endpoint}/_dynalease/{path}", data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as error:
+        raise ControlError(error.code, json.load(error)["Message"]) from None
 
 
 class FakeServer:
@@ -88,6 +114,28 @@ class FakeServer:
     def client(self, max_attempts: int = 3):
         """A boto3 DynamoDB client for this server; `max_attempts=1` disables retries."""
         return client_for(self.endpoint, max_attempts)
+
+    def control(self, method: str, path: str, body=None):
+        """A control API request (see fake/README.md): `control("POST", "clock/advance", {"By": "2days"})`."""
+        return control(self.endpoint, method, path, body)
+
+    def reset(self) -> None:
+        """Every table gone, every fault rule removed, the request log emptied."""
+        self.control("POST", "reset")
+        self.control("DELETE", "faults")
+        self.control("DELETE", "requests")
+
+    def advance(self, by: str) -> dict:
+        """Moves the fake's clock forward (`by` such as "90s", "2days"); returns the new reading."""
+        return self.control("POST", "clock/advance", {"By": by})
+
+    def add_fault(self, **rule) -> dict:
+        """Adds a fault rule, such as `add_fault(Fault="Throttle", Operation="UpdateItem", Times=1)`."""
+        return self.control("POST", "faults", rule)
+
+    def requests(self) -> list:
+        """The request log: operation, table, outcome of each request, oldest first."""
+        return self.control("GET", "requests")["Requests"]
 
     def streams_client(self):
         """A boto3 DynamoDB Streams client for this server, which answers on the same port."""

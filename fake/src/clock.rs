@@ -1,8 +1,14 @@
 //! The fake's clock: a wall reading for timestamps and TTL, and sleeps for latency and sweeps.
+//!
+//! - [`FakeClock`]: what the fake reads its time from.
+//! - [`TokioClock`]: the default, which follows tokio's clock.
+//! - [`ControlledClock`]: a clock a test steers (frozen, set, advanced), as `dynalease-fake
+//!   serve` and its control API do.
 
-use std::fmt::Debug;
+use std::fmt::{self, Debug};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 /// A boxed future that completes after a sleep.
@@ -17,6 +23,12 @@ pub trait FakeClock: Send + Sync + Debug + 'static {
     fn now(&self) -> SystemTime;
     /// A future that completes after `duration` of this clock's time.
     fn sleep(&self, duration: Duration) -> Sleep;
+    /// This clock as a [`ControlledClock`], if it is one: then the fake's time can be frozen, set
+    /// and advanced ([`FakeDynamoDb::advance_clock`](crate::FakeDynamoDb::advance_clock) and its
+    /// siblings).
+    fn controlled(&self) -> Option<&ControlledClock> {
+        None
+    }
 }
 
 /// Wall time = a start time plus the time tokio's clock has advanced since the clock was made.
@@ -53,6 +65,179 @@ impl FakeClock for TokioClock {
             #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
             tokio::time::sleep(duration).await
         })
+    }
+}
+
+/// A future that completes after `duration` of tokio's clock: the real time of a server, whatever
+/// the fake's clock says. What a connection waits for (an idle timeout, a shutdown's grace) waits
+/// on it, so that nothing hangs on a frozen fake clock.
+pub(crate) fn tokio_sleep(duration: Duration) -> Sleep {
+    Box::pin(async move {
+        #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
+        tokio::time::sleep(duration).await
+    })
+}
+
+/// A clock a test steers: it runs with tokio's clock (the real time of a server), or stands still
+/// while frozen; it can be set to a later time or advanced by a duration, running or frozen.
+///
+/// Its [`sleep`](FakeClock::sleep) always waits on tokio's clock, so that a latency fault or a
+/// retry's backoff is served in real time while the clock is frozen instead of waiting for ever.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {
+/// use std::time::{Duration, SystemTime};
+/// use dynalease_fake::{ControlledClock, FakeClock};
+///
+/// let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+/// let clock = ControlledClock::frozen_at(start);
+/// clock.advance(Duration::from_secs(3600));
+/// assert_eq!(clock.now(), start + Duration::from_secs(3600));
+/// # }
+/// ```
+pub struct ControlledClock {
+    state: Mutex<Steering>,
+}
+
+/// Where a [`ControlledClock`] stands: `base`, plus tokio's time since `since` while it runs.
+#[derive(Debug, Clone, Copy)]
+struct Steering {
+    base: SystemTime,
+    since: Option<tokio::time::Instant>,
+}
+
+impl Steering {
+    fn now(&self) -> SystemTime {
+        match self.since {
+            Some(since) => self.base + since.elapsed(),
+            None => self.base,
+        }
+    }
+}
+
+/// Why a [`ControlledClock`] (or the fake's clock) refused a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClockError {
+    /// The clock moves forward only: what fell due (time-to-live deletions, trimmed stream
+    /// records) cannot be undone.
+    Backwards {
+        /// The clock's time.
+        now: SystemTime,
+        /// The earlier time asked for.
+        asked: SystemTime,
+    },
+    /// The fake was built with a clock of its own, not a [`ControlledClock`].
+    NotControlled,
+}
+
+impl fmt::Display for ClockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClockError::Backwards { now, asked } => write!(
+                f,
+                "the clock only moves forward: {} is before its time, {}",
+                humantime::format_rfc3339_millis(*asked),
+                humantime::format_rfc3339_millis(*now)
+            ),
+            ClockError::NotControlled => {
+                write!(f, "this fake's clock is not a ControlledClock: it cannot be frozen, set or advanced")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClockError {}
+
+impl ControlledClock {
+    /// A clock that reads `start` now and runs with tokio's clock from here.
+    pub fn running_from(start: SystemTime) -> Self {
+        #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
+        let since = Some(tokio::time::Instant::now());
+        ControlledClock { state: Mutex::new(Steering { base: start, since }) }
+    }
+
+    /// A clock that reads the real time of day now and runs with tokio's clock from here.
+    pub fn from_real_time() -> Self {
+        #[allow(clippy::disallowed_methods)] // The default start time of the fake's clocks.
+        let start = SystemTime::now();
+        Self::running_from(start)
+    }
+
+    /// A clock that reads `start` until it is advanced, set or let run.
+    pub fn frozen_at(start: SystemTime) -> Self {
+        ControlledClock { state: Mutex::new(Steering { base: start, since: None }) }
+    }
+
+    fn steering(&self) -> MutexGuard<'_, Steering> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether the clock stands still.
+    pub fn is_frozen(&self) -> bool {
+        self.steering().since.is_none()
+    }
+
+    /// Stops the clock at its current reading; returns it.
+    pub fn freeze(&self) -> SystemTime {
+        let mut steering = self.steering();
+        steering.base = steering.now();
+        steering.since = None;
+        steering.base
+    }
+
+    /// Lets a frozen clock run again from its reading (a running clock runs on); returns it.
+    pub fn resume(&self) -> SystemTime {
+        let mut steering = self.steering();
+        if steering.since.is_none() {
+            #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
+            let since = tokio::time::Instant::now();
+            steering.since = Some(since);
+        }
+        steering.now()
+    }
+
+    /// Moves the clock forward by `by`, whether it runs or not; returns the new reading.
+    pub fn advance(&self, by: Duration) -> SystemTime {
+        let mut steering = self.steering();
+        steering.base += by;
+        steering.now()
+    }
+
+    /// Sets the clock to `to`, which must not be before its reading; a running clock runs on
+    /// from there. Returns the new reading.
+    pub fn set(&self, to: SystemTime) -> Result<SystemTime, ClockError> {
+        let mut steering = self.steering();
+        let now = steering.now();
+        if to < now {
+            return Err(ClockError::Backwards { now, asked: to });
+        }
+        steering.base += to.duration_since(now).unwrap_or_default();
+        Ok(steering.now())
+    }
+}
+
+impl Debug for ControlledClock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let steering = *self.steering();
+        f.debug_struct("ControlledClock")
+            .field("now", &steering.now())
+            .field("frozen", &steering.since.is_none())
+            .finish()
+    }
+}
+
+impl FakeClock for ControlledClock {
+    fn now(&self) -> SystemTime {
+        self.steering().now()
+    }
+
+    fn sleep(&self, duration: Duration) -> Sleep {
+        tokio_sleep(duration)
+    }
+
+    fn controlled(&self) -> Option<&ControlledClock> {
+        Some(self)
     }
 }
 

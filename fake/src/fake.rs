@@ -64,6 +64,7 @@ pub struct FakeDynamoDbBuilder {
     item_on_condition_failure: Option<bool>,
     table_creation_time: Option<Duration>,
     stream_status_change_time: Option<Duration>,
+    snapshot: Option<crate::Snapshot>,
 }
 
 impl FakeDynamoDbBuilder {
@@ -126,6 +127,13 @@ impl FakeDynamoDbBuilder {
         self
     }
 
+    /// The tables the fake starts with: those of `snapshot` (see [`crate::Snapshot`]), created at
+    /// the fake's start time unless the snapshot gives their creation time.
+    pub fn snapshot(mut self, snapshot: crate::Snapshot) -> Self {
+        self.snapshot = Some(snapshot);
+        self
+    }
+
     /// The fake.
     pub fn build(self) -> FakeDynamoDb {
         let clock: Arc<dyn FakeClock> = match (self.clock, self.start_time) {
@@ -135,7 +143,7 @@ impl FakeDynamoDbBuilder {
         };
         let now = clock.now();
         let interval = self.ttl_sweep_interval.unwrap_or(Duration::from_secs(600));
-        FakeDynamoDb {
+        let fake = FakeDynamoDb {
             shared: Arc::new(Shared {
                 engine: Mutex::new({
                     let mut engine = Engine::new(self.seed);
@@ -153,7 +161,11 @@ impl FakeDynamoDbBuilder {
                 seed: self.seed,
                 clients: AtomicU64::new(0),
             }),
+        };
+        if let Some(snapshot) = &self.snapshot {
+            fake.restore(snapshot);
         }
+        fake
     }
 }
 
@@ -365,6 +377,27 @@ impl FakeDynamoDb {
         lock(&self.shared.faults).add(rule);
     }
 
+    /// Adds a fault rule; returns its id.
+    pub(crate) fn inject_numbered(&self, rule: FaultRule) -> u64 {
+        lock(&self.shared.faults).add(rule)
+    }
+
+    /// Removes the fault rule `id`; false if there is none.
+    pub(crate) fn remove_fault(&self, id: u64) -> bool {
+        lock(&self.shared.faults).remove(id)
+    }
+
+    /// Every fault rule, in force or used up, with what it did so far.
+    pub(crate) fn fault_slots(&self) -> Vec<crate::faults::Slot> {
+        lock(&self.shared.faults).slots()
+    }
+
+    /// The latest `limit` records of the request log, oldest first.
+    pub(crate) fn latest_requests(&self, limit: usize) -> Vec<RequestRecord> {
+        let log = lock(&self.shared.log);
+        log.iter().skip(log.len().saturating_sub(limit)).map(Entry::to_record).collect()
+    }
+
     /// Removes every fault rule.
     pub fn clear_faults(&self) {
         lock(&self.shared.faults).clear();
@@ -541,9 +574,19 @@ impl FakeDynamoDb {
         })
     }
 
+    /// The engine, locked.
+    pub(crate) fn lock_engine(&self) -> MutexGuard<'_, Engine> {
+        lock(&self.shared.engine)
+    }
+
+    /// The schedule of time-to-live sweeps, locked (after the engine, never before).
+    pub(crate) fn lock_sweeps(&self) -> MutexGuard<'_, SweepSchedule> {
+        lock(&self.shared.sweeps)
+    }
+
     /// The engine, locked, with the time-to-live deletions due at `now` made: the table as a
     /// request arriving at `now` finds it.
-    fn engine_at(&self, now: SystemTime) -> MutexGuard<'_, Engine> {
+    pub(crate) fn engine_at(&self, now: SystemTime) -> MutexGuard<'_, Engine> {
         let mut engine = lock(&self.shared.engine);
         if let Some(cutoff) = lock(&self.shared.sweeps).due(now) {
             sweep(&mut engine, cutoff);

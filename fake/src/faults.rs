@@ -187,20 +187,47 @@ impl SplitMix {
     }
 }
 
+/// How many rules that are used up [`FaultSet`] keeps for listing: the latest ones.
+const RETIRED_KEPT: usize = 256;
+
+/// A rule in force, or used up, with its id and what it did so far.
+#[derive(Debug, Clone)]
+pub(crate) struct Slot {
+    /// Its id, counted from 1 in the order rules were added.
+    pub(crate) id: u64,
+    pub(crate) rule: FaultRule,
+    /// How many requests it matched.
+    pub(crate) seen: u64,
+    /// How many requests it gave its fault to.
+    pub(crate) fired: u64,
+}
+
 /// The rules in force, in the order they were added; the first that fires wins.
 #[derive(Debug)]
 pub(crate) struct FaultSet {
-    rules: Vec<(FaultRule, u64)>,
+    rules: Vec<Slot>,
+    /// Rules used up (their `times` spent), latest last, kept only to be listed.
+    retired: std::collections::VecDeque<Slot>,
+    next_id: u64,
     rng: SplitMix,
 }
 
 impl FaultSet {
     pub(crate) fn new(seed: u64) -> Self {
-        FaultSet { rules: Vec::new(), rng: SplitMix::new(seed ^ 0xFA17_FA17) }
+        FaultSet {
+            rules: Vec::new(),
+            retired: std::collections::VecDeque::new(),
+            next_id: 1,
+            rng: SplitMix::new(seed ^ 0xFA17_FA17),
+        }
     }
 
-    pub(crate) fn add(&mut self, rule: FaultRule) {
-        self.rules.push((rule, 0));
+    /// Adds a rule after the others; returns its id.
+    pub(crate) fn add(&mut self, rule: FaultRule) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.rules.push(Slot { id, rule, seen: 0, fired: 0 });
+        id
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -209,22 +236,39 @@ impl FaultSet {
 
     /// Whether any rule asks which table a request names (finding out means reading its body).
     pub(crate) fn wants_table(&self) -> bool {
-        self.rules.iter().any(|(rule, _)| rule.table.is_some())
+        self.rules.iter().any(|slot| slot.rule.table.is_some())
     }
 
     pub(crate) fn clear(&mut self) {
         self.rules.clear();
+        self.retired.clear();
+    }
+
+    /// Removes the rule `id`, in force or used up; false if there is none.
+    pub(crate) fn remove(&mut self, id: u64) -> bool {
+        let (rules, retired) = (self.rules.len(), self.retired.len());
+        self.rules.retain(|slot| slot.id != id);
+        self.retired.retain(|slot| slot.id != id);
+        rules + retired != self.rules.len() + self.retired.len()
+    }
+
+    /// Every rule, used up or in force, in the order they were added.
+    pub(crate) fn slots(&self) -> Vec<Slot> {
+        let mut all: Vec<Slot> = self.retired.iter().chain(&self.rules).cloned().collect();
+        all.sort_by_key(|slot| slot.id);
+        all
     }
 
     /// The faults this request meets: at most one latency before it, one delay after it, one failure.
     pub(crate) fn draw(&mut self, operation: &str, table: Option<&str>, client: Option<&str>) -> Drawn {
         let mut drawn = Drawn::default();
-        for (rule, seen) in &mut self.rules {
+        for slot in &mut self.rules {
+            let rule = &mut slot.rule;
             if !rule.matches(operation, table, client) {
                 continue;
             }
-            *seen += 1;
-            if *seen <= rule.skip {
+            slot.seen += 1;
+            if slot.seen <= rule.skip {
                 continue;
             }
             let taken = match rule.fault {
@@ -241,13 +285,24 @@ impl FaultSet {
             if let Some(remaining) = &mut rule.remaining {
                 *remaining -= 1;
             }
+            slot.fired += 1;
             match &rule.fault {
                 Fault::Latency(d) => drawn.latency = Some(*d),
                 Fault::SlowResponse(d) => drawn.response_delay = Some(*d),
                 other => drawn.failure = Some(other.clone()),
             }
         }
-        self.rules.retain(|(rule, _)| rule.remaining != Some(0));
+        if self.rules.iter().any(|slot| slot.rule.remaining == Some(0)) {
+            let (spent, kept): (Vec<Slot>, Vec<Slot>) =
+                self.rules.drain(..).partition(|slot| slot.rule.remaining == Some(0));
+            self.rules = kept;
+            for slot in spent {
+                if self.retired.len() == RETIRED_KEPT {
+                    self.retired.pop_front();
+                }
+                self.retired.push_back(slot);
+            }
+        }
         drawn
     }
 }

@@ -3,12 +3,16 @@
 //! # The map of the crate
 //!
 //! - [`FakeDynamoDb`]: the fake itself; [`FakeDynamoDb::client`] gives a ready SDK client.
-//! - [`FakeClock`], [`TokioClock`]: where its time comes from (by default, tokio's clock).
+//! - [`FakeClock`], [`TokioClock`]: where its time comes from (by default, tokio's clock);
+//!   [`ControlledClock`]: a clock a test freezes, sets and advances
+//!   ([`FakeDynamoDb::advance_clock`]).
+//! - [`Snapshot`]: every table as one JSON document, to save and to start from.
 //! - [`Fault`], [`FaultRule`]: seeded, scriptable faults.
 //! - [`RequestRecord`]: one entry of [`FakeDynamoDb::request_log`].
 //! - [`ItemChange`], [`ChangeKind`]: an item change, as [`FakeDynamoDb::observe_item_changes`]
 //!   shows it; [`FakeDynamoDb::streams_client`] reads the tables' DynamoDB Streams.
-//! - [`serve`]: the fake over real HTTP/1.1 (also the binary `dynalease-fake serve`).
+//! - [`serve`], [`serve_with`]: the fake over real HTTP/1.1 with its control API (also the binary
+//!   `dynalease-fake serve`).
 //!
 //! A conditional put, refused the second time:
 //!
@@ -34,6 +38,7 @@
 mod allocator;
 mod clock;
 mod connector;
+mod control;
 mod engine;
 mod error;
 mod expr;
@@ -54,8 +59,10 @@ mod request;
 mod request_id;
 mod server;
 mod signature;
+mod snapshot;
 mod stream;
 mod table;
+mod time_control;
 mod ttl;
 mod validate;
 mod value;
@@ -63,10 +70,12 @@ mod warm;
 
 #[cfg(feature = "mimalloc")]
 pub use allocator::Allocator;
-pub use clock::{FakeClock, Sleep, TokioClock};
+pub use clock::{ClockError, ControlledClock, FakeClock, Sleep, TokioClock};
 pub use connector::FakeHttpClient;
 pub use fake::{FakeDynamoDb, FakeDynamoDbBuilder};
 pub use faults::{Fault, FaultRule};
 pub use log::RequestRecord;
-pub use server::serve;
+pub use server::{ControlAccess, ServeOptions, serve, serve_with};
+pub use snapshot::{Snapshot, SnapshotError};
 pub use stream::{ChangeKind, ItemChange};
+pub use time_control::ClockReading;

@@ -1,225 +1,14 @@
 //! `dynalease-fake serve` over raw HTTP/1.1: the real binary, started with `--port 0`, and a
 //! minimal client that writes requests byte for byte, so that malformed ones can be sent too.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, TcpStream};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
-use std::time::Duration;
+mod server_support;
+
+use std::io::Write;
+use std::net::Shutdown;
+use std::process::Command;
 
 use serde_json::{Value as Json, json};
-
-/// A safety net so that a broken server fails a test instead of hanging it; never a timing claim.
-const IO_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The headers every SDK sends with an API call: the JSON content type and a SigV4 signature
-/// (which the server does not verify).
-const SIGNED: &str = "Content-Type: application/x-amz-json-1.0\r\nX-Amz-Date: 20240101T000000Z\r\n\
-    Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20240101/us-east-1/dynamodb/aws4_request, \
-    SignedHeaders=host;x-amz-date;x-amz-target, Signature=0123456789abcdef\r\n";
-
-/// The server binary, running until the test stops it (or until it is dropped).
-struct Server {
-    child: Child,
-    address: String,
-    // Kept open so that the server never writes to a closed pipe.
-    _stdout: BufReader<ChildStdout>,
-}
-
-impl Server {
-    fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dynalease-fake"))
-            .args(["serve", "--port", "0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the binary starts");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("the first line arrives");
-        let address = line
-            .trim_end()
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        Server { child, address, _stdout: stdout }
-    }
-
-    fn connect(&self) -> Connection {
-        let stream = TcpStream::connect(&self.address).expect("the server accepts");
-        stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
-        stream.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
-        Connection { reader: BufReader::new(stream.try_clone().unwrap()), stream }
-    }
-
-    /// One request on a fresh connection.
-    fn call(&self, operation: &str, body: &Json) -> Reply {
-        self.connect().call(operation, body)
-    }
-
-    fn signal(&self, name: &str) {
-        let status = Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().unwrap();
-        assert!(status.success(), "kill -{name} failed");
-    }
-
-    fn wait(mut self) -> ExitStatus {
-        self.child.wait().expect("the server exits")
-    }
-
-    /// The server's peak resident memory, from /proc.
-    fn peak_rss_kb(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = status.lines().find(|line| line.starts_with("VmHWM:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-struct Connection {
-    stream: TcpStream,
-    reader: BufReader<TcpStream>,
-}
-
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Json {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
-    }
-
-    /// The short error code, the text after `#` in `__type`.
-    fn error_code(&self) -> String {
-        let json = self.json();
-        let full = json["__type"].as_str().unwrap_or_else(|| panic!("no __type in {json}"));
-        full.rsplit('#').next().unwrap().to_owned()
-    }
-}
-
-impl Connection {
-    /// Writes raw bytes: a whole request, or part of one.
-    fn send_raw(&mut self, bytes: &[u8]) {
-        self.stream.write_all(bytes).unwrap();
-    }
-
-    /// A signed API call with `body`, and `extra_headers` (each line ending in `\r\n`).
-    fn send(&mut self, target: Option<&str>, body: &[u8], extra_headers: &str) {
-        self.send_with(target, body, &format!("{SIGNED}{extra_headers}"));
-    }
-
-    /// A `POST` with `body` and exactly the headers given, besides `Host` and `Content-Length`.
-    fn send_with(&mut self, target: Option<&str>, body: &[u8], headers: &str) {
-        self.send_method("POST", target, body, headers);
-    }
-
-    fn send_method(&mut self, method: &str, target: Option<&str>, body: &[u8], headers: &str) {
-        let mut head = format!("{method} / HTTP/1.1\r\nHost: localhost\r\n");
-        if let Some(target) = target {
-            head.push_str(&format!("X-Amz-Target: {target}\r\n"));
-        }
-        head.push_str(headers);
-        head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-        let mut request = head.into_bytes();
-        request.extend_from_slice(body);
-        self.send_raw(&request);
-    }
-
-    fn call_raw(&mut self, operation: &str, body: &[u8]) -> Reply {
-        self.send(Some(&format!("DynamoDB_20120810.{operation}")), body, "");
-        self.read_reply().expect("an answer")
-    }
-
-    fn call(&mut self, operation: &str, body: &Json) -> Reply {
-        self.call_raw(operation, &serde_json::to_vec(body).unwrap())
-    }
-
-    /// The next response; `None` if the server closed the connection before a byte of it.
-    fn read_reply(&mut self) -> Option<Reply> {
-        let mut status_line = String::new();
-        match self.reader.read_line(&mut status_line) {
-            Ok(0) => return None,
-            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return None,
-            other => other.unwrap(),
-        };
-        let status = status_line.split_whitespace().nth(1).expect("a status").parse().unwrap();
-        let mut headers = Vec::new();
-        loop {
-            let mut line = String::new();
-            self.reader.read_line(&mut line).unwrap();
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            let (name, value) = line.split_once(':').expect("a header");
-            headers.push((name.trim().to_owned(), value.trim().to_owned()));
-        }
-        let header = |name: &str| headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone());
-        let body = if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-            self.read_chunks()
-        } else {
-            let mut body = vec![0; header("content-length").map_or(0, |v| v.parse::<usize>().unwrap())];
-            self.reader.read_exact(&mut body).unwrap();
-            body
-        };
-        Some(Reply { status, headers, body })
-    }
-
-    /// A chunked body, up to and including its last chunk (the reply carries no trailers).
-    fn read_chunks(&mut self) -> Vec<u8> {
-        let mut body = Vec::new();
-        loop {
-            let mut size = String::new();
-            self.reader.read_line(&mut size).unwrap();
-            let size = usize::from_str_radix(size.trim_end(), 16).unwrap();
-            let mut chunk = vec![0; size + 2];
-            self.reader.read_exact(&mut chunk).unwrap();
-            if size == 0 {
-                return body;
-            }
-            body.extend_from_slice(&chunk[..size]);
-        }
-    }
-
-    /// True once the server has closed the connection (end of stream or reset).
-    fn is_closed_by_server(&mut self) -> bool {
-        let mut byte = [0u8; 1];
-        match self.reader.read(&mut byte) {
-            Ok(0) => true,
-            Err(e) => e.kind() == io::ErrorKind::ConnectionReset,
-            Ok(_) => false,
-        }
-    }
-}
-
-fn create_table(server: &Server, name: &str) {
-    let reply = server.call(
-        "CreateTable",
-        &json!({
-            "TableName": name,
-            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-            "BillingMode": "PAY_PER_REQUEST",
-        }),
-    );
-    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
-    // A new table is CREATING for a moment, as in DynamoDB: ask until it is ACTIVE.
-    let mut connection = server.connect();
-    while connection.call("DescribeTable", &json!({"TableName": name})).json()["Table"]["TableStatus"] != "ACTIVE" {}
-}
+use server_support::{Connection, Reply, SIGNED, Server, create_table};
 
 fn put(server: &Server, table: &str, pk: &str) {
     let reply = server.call("PutItem", &json!({"TableName": table, "Item": {"pk": {"S": pk}, "n": {"N": "1"}}}));
@@ -702,26 +491,6 @@ fn the_same_seed_draws_the_same_faults() {
 }
 
 #[test]
-fn ttl_sweeps_run_in_the_server_on_its_real_clock() {
-    let server = Server::start(&["--ttl-sweep-interval-secs", "2"]);
-    create_table(&server, "Shop");
-    let ttl = json!({"TableName": "Shop", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "expires"}});
-    assert_eq!(server.call("UpdateTimeToLive", &ttl).status, 200);
-    // The server runs on the real clock, so the test reads it too.
-    #[allow(clippy::disallowed_methods)]
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
-    let item = json!({"pk": {"S": "gone"}, "expires": {"N": (now - 60).to_string()}});
-    assert_eq!(server.call("PutItem", &json!({"TableName": "Shop", "Item": item})).status, 200);
-    put(&server, "Shop", "kept");
-    assert_eq!(get(&server, "Shop", "gone")["Item"]["pk"]["S"], "gone", "expired but not swept yet");
-    // Waiting for a sweep on a real clock takes real time: one interval and a little more.
-    #[allow(clippy::disallowed_methods)]
-    std::thread::sleep(Duration::from_millis(2100));
-    assert_eq!(get(&server, "Shop", "gone"), json!({}));
-    assert_eq!(get(&server, "Shop", "kept")["Item"]["pk"]["S"], "kept");
-}
-
-#[test]
 fn a_get_is_answered_like_dynamodbs_health_check() {
     let server = Server::start(&[]);
     let mut connection = server.connect();
@@ -742,6 +511,35 @@ fn a_port_in_use_is_an_error_on_stderr_and_exit_code_1() {
     assert_eq!(output.status.code(), Some(1));
     assert!(output.stdout.is_empty());
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot listen"));
+}
+
+#[test]
+fn a_new_table_is_described_active_at_once_though_create_table_answers_creating() {
+    let server = Server::start(&[]);
+    let mut connection = server.connect();
+    let table = json!({
+        "TableName": "Quick",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "BillingMode": "PAY_PER_REQUEST",
+        "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "KEYS_ONLY"},
+    });
+    let created = connection.call("CreateTable", &table).json();
+    assert_eq!(created["TableDescription"]["TableStatus"], "CREATING", "as DynamoDB answers CreateTable");
+    let described = connection.call("DescribeTable", &json!({"TableName": "Quick"})).json();
+    assert_eq!(described["Table"]["TableStatus"], "ACTIVE");
+    let arn = described["Table"]["LatestStreamArn"].as_str().unwrap().to_owned();
+    connection.send(
+        Some("DynamoDBStreams_20120810.DescribeStream"),
+        json!({"StreamArn": arn}).to_string().as_bytes(),
+        "",
+    );
+    let stream = connection.read_reply().unwrap().json();
+    assert_eq!(stream["StreamDescription"]["StreamStatus"], "ENABLED");
+    let deleted = connection.call("DeleteTable", &json!({"TableName": "Quick"})).json();
+    assert_eq!(deleted["TableDescription"]["TableStatus"], "DELETING");
+    let gone = connection.call("DescribeTable", &json!({"TableName": "Quick"}));
+    assert_eq!(gone.error_code(), "ResourceNotFoundException");
 }
 
 #[test]
@@ -781,8 +579,6 @@ fn the_streams_targets_are_answered_on_the_same_port_and_each_service_serves_its
     );
     assert_eq!(created.status, 200, "{}", String::from_utf8_lossy(&created.body));
     let arn = created.json()["TableDescription"]["LatestStreamArn"].as_str().unwrap().to_owned();
-    // The stream is ENABLING while its table is CREATING.
-    while connection.call("DescribeTable", &json!({"TableName": "Feed"})).json()["Table"]["TableStatus"] != "ACTIVE" {}
     let streams = |connection: &mut Connection, operation: &str, body: Json| {
         connection.send(Some(&format!("DynamoDBStreams_20120810.{operation}")), body.to_string().as_bytes(), "");
         connection.read_reply().expect("an answer")
@@ -795,4 +591,31 @@ fn the_streams_targets_are_answered_on_the_same_port_and_each_service_serves_its
     // Each prefix names its own service's operations only.
     assert_eq!(streams(&mut connection, "ListTables", json!({})).error_code(), "UnknownOperationException");
     assert_eq!(connection.call("ListStreams", &json!({})).error_code(), "UnknownOperationException");
+}
+
+#[test]
+fn idle_connections_are_closed_after_the_idle_timeout() {
+    let server = Server::start(&["--idle-timeout-secs", "1"]);
+    let mut never_sent = server.connect();
+    let mut after_a_request = server.connect();
+    assert_eq!(after_a_request.call("ListTables", &json!({})).status, 200);
+    // The idle timeout runs on real time: each read below returns when the server closes.
+    assert!(never_sent.is_closed_by_server());
+    assert!(after_a_request.is_closed_by_server());
+    assert_eq!(server.call("ListTables", &json!({})).status, 200, "the server keeps serving");
+}
+
+#[test]
+fn many_connections_share_a_bounded_number_of_threads() {
+    let server = Server::start(&[]);
+    let mut connections: Vec<Connection> = (0..300).map(|_| server.connect()).collect();
+    for connection in connections.iter_mut().step_by(2) {
+        assert_eq!(connection.call("ListTables", &json!({})).status, 200);
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
+    let threads: usize = status.lines().find_map(|line| line.strip_prefix("Threads:")).unwrap().trim().parse().unwrap();
+    assert!(threads <= 34, "{threads} threads for 300 connections");
+    for connection in connections.iter_mut() {
+        assert_eq!(connection.call("ListTables", &json!({})).status, 200, "every connection is still served");
+    }
 }

@@ -6,15 +6,18 @@
 //! ```
 //!
 //! The first line on stdout names the address; nothing else is written there. SIGINT and SIGTERM
-//! stop the server cleanly (exit code 0) once the requests in flight are answered.
+//! stop the server cleanly (exit code 0) once the requests in flight are answered, after writing
+//! the data file if there is one.
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
-use clap::{Args, Parser, Subcommand};
-use dynalease_fake::{FakeDynamoDb, Fault, FaultRule};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use dynalease_fake::{ControlAccess, ControlledClock, FakeDynamoDb, Fault, FaultRule, ServeOptions, Snapshot};
 use tokio::signal::unix::{SignalKind, signal};
 
 /// An in-memory DynamoDB.
@@ -31,6 +34,15 @@ enum Command {
     Serve(ServeArgs),
 }
 
+/// How the fake's clock starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ClockMode {
+    /// Running with the real time, from --start-time or the time of day.
+    Real,
+    /// Frozen at --start-time (or the time of day) until the control API moves it.
+    Manual,
+}
+
 #[derive(Debug, Args)]
 struct ServeArgs {
     /// The address to listen on.
@@ -39,6 +51,29 @@ struct ServeArgs {
     /// The port to listen on; 0 picks a free one (the first line on stdout names it).
     #[arg(long, default_value_t = 8000)]
     port: u16,
+    /// Turn the control API (/_dynalease/...) on whatever the address; without this flag it is on
+    /// for a loopback address only.
+    #[arg(long)]
+    control: bool,
+    /// Load the tables from FILE at start (if it exists) and write them there, atomically, on
+    /// SIGINT, SIGTERM and the control API's POST /_dynalease/save. A FILE that does not read
+    /// stops the server at start, untouched.
+    #[arg(long, value_name = "FILE")]
+    data: Option<PathBuf>,
+    /// How the fake's clock starts: real (running) or manual (frozen until the control API moves it).
+    #[arg(long, value_enum, default_value_t = ClockMode::Real)]
+    clock: ClockMode,
+    /// The time the fake's clock starts at, in RFC 3339 (for example 2026-01-01T00:00:00Z);
+    /// default: the time of day.
+    #[arg(long, value_name = "TIME", value_parser = start_time)]
+    start_time: Option<SystemTime>,
+    /// How many requests the request log keeps, the latest (0: none); the control API's
+    /// GET /_dynalease/requests reads them.
+    #[arg(long, value_name = "COUNT", default_value_t = 1000)]
+    request_log: usize,
+    /// How long an idle keep-alive connection stays open, in seconds of real time.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    idle_timeout_secs: u64,
     /// The seed of every random choice: which requests meet a fault, request ids.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -63,13 +98,18 @@ struct ServeArgs {
     /// Apply each of the faults above at most this many times, then stop.
     #[arg(long, value_name = "COUNT")]
     fault_times: Option<u64>,
-    /// How often time-to-live sweeps delete expired items, in seconds (0: never).
+    /// How often time-to-live sweeps delete expired items, in seconds of the fake's clock (0: never).
     #[arg(long, default_value_t = 600)]
     ttl_sweep_interval_secs: u64,
-    /// How long a new table stays CREATING, in milliseconds, as in DynamoDB (0: active at
-    /// once). Until then it cannot be read, written or changed.
-    #[arg(long, default_value_t = 10)]
+    /// How long DescribeTable shows a new table CREATING, in milliseconds of the fake's clock
+    /// (CreateTable's own answer always says CREATING, as DynamoDB's does). Until then it cannot
+    /// be read, written or changed. 0, the default, makes it ACTIVE at once.
+    #[arg(long, default_value_t = 0)]
     table_creation_ms: u64,
+    /// How long a stream stays ENABLING after it is enabled and DISABLING after it is disabled,
+    /// in milliseconds of the fake's clock (0, the default: ENABLED and DISABLED at once).
+    #[arg(long, default_value_t = 0)]
+    stream_status_change_ms: u64,
 }
 
 /// A probability: a number from 0.0 to 1.0.
@@ -80,6 +120,12 @@ fn rate(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A time in RFC 3339.
+fn start_time(text: &str) -> Result<SystemTime, String> {
+    humantime::parse_rfc3339_weak(text)
+        .map_err(|error| format!("`{text}` is not an RFC 3339 time such as 2026-01-01T00:00:00Z: {error}"))
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Serve(args) => serve(args),
@@ -87,6 +133,11 @@ fn main() -> ExitCode {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
+    // The data file is read before anything listens: one that does not read stops the server here.
+    let snapshot = match args.data.as_deref().map(load).transpose() {
+        Ok(snapshot) => snapshot.flatten(),
+        Err(message) => return fail(format_args!("{message}")),
+    };
     // Bind first: from here on the kernel queues connections, whatever else startup does.
     let listener = match std::net::TcpListener::bind((args.host.as_str(), args.port)) {
         Ok(listener) => listener,
@@ -111,6 +162,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             Ok(address) => address,
             Err(error) => return fail(format_args!("cannot read the listening address: {error}")),
         };
+        let fake = fake(&args, snapshot);
         let mut stdout = std::io::stdout().lock();
         if writeln!(stdout, "listening on http://{address}").and_then(|()| stdout.flush()).is_err() {
             return fail(format_args!("cannot write to stdout"));
@@ -123,20 +175,59 @@ fn serve(args: ServeArgs) -> ExitCode {
                 _ = terminate.recv() => {}
             }
         };
-        dynalease_fake::serve(fake(&args), listener, shutdown).await;
-        ExitCode::SUCCESS
+        let mut options = ServeOptions::default()
+            .control(if args.control { ControlAccess::On } else { ControlAccess::Loopback })
+            .idle_timeout(Duration::from_secs(args.idle_timeout_secs));
+        if let Some(path) = &args.data {
+            options = options.data_file(path);
+        }
+        match dynalease_fake::serve_with(fake, listener, shutdown, options).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                let file = args.data.as_deref().map_or_else(String::new, |path| path.display().to_string());
+                fail(format_args!("cannot write the data file {file}: {error}"))
+            }
+        }
     })
 }
 
-/// The fake the options describe: the real clock, the seed, the fault rules.
-fn fake(args: &ServeArgs) -> FakeDynamoDb {
-    let fake = FakeDynamoDb::builder()
+/// The snapshot in the data file at `path`, `None` if there is no file yet; a message naming the
+/// file, the line and what is wrong if it does not read.
+fn load(path: &Path) -> Result<Option<Snapshot>, String> {
+    if !path.exists() {
+        let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !folder.is_dir() {
+            return Err(format!(
+                "the data file {} cannot be written: {} is not a folder",
+                path.display(),
+                folder.display()
+            ));
+        }
+        return Ok(None);
+    }
+    Snapshot::read_file(path).map(Some).map_err(|error| format!("cannot load the data file {error}"))
+}
+
+/// The fake the options describe: its clock, the seed, the tables of the data file, the fault rules.
+fn fake(args: &ServeArgs, snapshot: Option<Snapshot>) -> FakeDynamoDb {
+    let clock = match args.start_time {
+        Some(start) => ControlledClock::running_from(start),
+        None => ControlledClock::from_real_time(),
+    };
+    if args.clock == ClockMode::Manual {
+        clock.freeze();
+    }
+    let mut builder = FakeDynamoDb::builder()
+        .clock(Arc::new(clock))
         .seed(args.seed)
         .ttl_sweep_interval(Duration::from_secs(args.ttl_sweep_interval_secs))
         .table_creation_time(Duration::from_millis(args.table_creation_ms))
-        // Nobody reads the request log of a server; keeping it would grow without bound.
-        .request_log_limit(0)
-        .build();
+        .stream_status_change_time(Duration::from_millis(args.stream_status_change_ms))
+        .request_log_limit(args.request_log);
+    if let Some(snapshot) = snapshot {
+        builder = builder.snapshot(snapshot);
+    }
+    let fake = builder.build();
     let faults = [
         (args.throttle_rate, Fault::Throttle),
         (args.error_rate, Fault::InternalServerError),

@@ -1,19 +1,19 @@
-//! One connection: its requests read in turn on a thread of its own, each answered before the
-//! next is read.
+//! One connection while a worker holds it: its requests read in turn with blocking reads, each
+//! answered before the next is read, until it is idle for a moment, closes, or the server stops.
 //!
-//! A blocking thread per connection costs the fewest system calls and wake-ups per request (one
-//! `read` that sleeps, one `write`), which is most of the server's CPU time per operation; the
-//! engine itself takes a lock per request anyway.
+//! Blocking reads cost the fewest system calls and wake-ups per request (one `read` that sleeps,
+//! one `write`), which is most of the server's CPU time per operation; the engine itself takes a
+//! lock per request anyway.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::time::Duration;
 
-use tokio::runtime::Handle;
-
+use super::Shared;
 use super::exchange;
 use super::http::{DateHeader, Headers, MAX_BODY_BYTES, Method, ReadError, Refusal, RequestReader, Response};
-use crate::fake::{FakeDynamoDb, Reply};
+use crate::control;
+use crate::fake::Reply;
 
 /// What DynamoDB answers a `GET /`.
 const HEALTHY: &[u8] = b"healthy: dynamodb.us-east-1.amazonaws.com ";
@@ -32,24 +32,39 @@ const DRAIN_PAUSE: Duration = Duration::from_millis(500);
 /// The most bytes a refused request's connection reads and drops before it closes.
 const DRAIN_BYTES: usize = 2 * MAX_BODY_BYTES;
 
-/// Serves the requests of `stream` until the client closes it, a request asks to close it, or a
-/// fault loses an answer.
-pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) {
-    let mut reader = RequestReader::new();
+/// How a worker's time with a connection ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Ending {
+    /// No next request came within the socket's read timeout: the connection waits for one
+    /// without a worker.
+    Idle,
+    /// The connection is done: the client closed it, a request asked to close it, a fault lost
+    /// an answer, or it failed.
+    Closed,
+}
+
+/// Serves the requests of `stream`, whose read timeout is `linger`, until it is idle for that
+/// long between two requests, the client closes it, a request asks to close it, or a fault loses
+/// an answer. In the middle of a request it waits for the rest up to the server's idle timeout.
+pub(super) fn run(shared: &Shared, stream: &mut TcpStream, linger: Duration) -> Ending {
+    let fake = &shared.fake;
+    let patience = (shared.idle_timeout.as_millis() / linger.as_millis().max(1)).min(u128::from(u32::MAX)) as u32;
+    let mut reader = RequestReader::new(patience);
     let mut headers = Headers::default();
     let mut out = Vec::with_capacity(1024);
     let mut date = DateHeader::default();
     let mut cors = String::new();
     loop {
         out.clear();
-        let keep_alive = match reader.read(&mut stream, &mut headers) {
-            Ok(None) | Err(ReadError::Io) => return,
+        let keep_alive = match reader.read(stream, &mut headers) {
+            Ok(None) | Err(ReadError::Io) => return Ending::Closed,
+            Err(ReadError::Idle) => return Ending::Idle,
             Err(ReadError::Refused(refusal)) => {
                 refused(refusal, &mut out, date.at(fake.now()));
                 let _ = stream.write_all(&out);
                 let _ = stream.shutdown(Shutdown::Write);
-                drain(&mut stream);
-                return;
+                drain(stream);
+                return Ending::Closed;
             }
             Ok(Some(request)) => {
                 let keep_alive = request.keep_alive;
@@ -58,10 +73,28 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
                 let date = date.at(fake.now());
                 let media_type = headers.content_type.split(';').next().unwrap_or("").trim();
                 let json_type = JSON_TYPES.iter().find(|t| t.eq_ignore_ascii_case(media_type));
+                if control::is_under_prefix(&headers.path) {
+                    let query = Some(headers.query.as_str()).filter(|query| !query.is_empty());
+                    let (status, body) =
+                        shared.control.answer(fake, &headers.method, &headers.path, query, request.body);
+                    let response = Response {
+                        status,
+                        content_type: "application/json",
+                        request_id: None,
+                        extra_headers: "",
+                        body: &body,
+                        close,
+                    };
+                    response.encode(&mut out, date, false);
+                    if stream.write_all(&out).is_err() || !keep_alive {
+                        return Ending::Closed;
+                    }
+                    continue;
+                }
                 match request.method {
                     Method::Post if request.body.is_empty() || json_type.is_some() => {
                         let content_type = json_type.map_or(JSON_TYPES[1], |t| t);
-                        match exchange::answer(fake, runtime, &headers, request.body) {
+                        match exchange::answer(fake, &shared.runtime, &headers, request.body) {
                             Reply::Http { status, body, request_id } => {
                                 let request_id = request_id.to_string();
                                 let response = Response {
@@ -76,7 +109,7 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
                             }
                             Reply::Lost => {
                                 let _ = stream.shutdown(Shutdown::Both);
-                                return;
+                                return Ending::Closed;
                             }
                         }
                     }
@@ -123,7 +156,7 @@ pub(super) fn run(fake: &FakeDynamoDb, mut stream: TcpStream, runtime: &Handle) 
             }
         };
         if stream.write_all(&out).is_err() || !keep_alive {
-            return;
+            return Ending::Closed;
         }
     }
 }

@@ -40,12 +40,19 @@ pub(super) enum ReadError {
     Refused(Refusal),
     /// The connection failed or closed in the middle of a request: nothing can be answered.
     Io,
+    /// No byte of a next request came within the socket's read timeout: the connection is idle.
+    Idle,
 }
 
 impl From<io::Error> for ReadError {
     fn from(_: io::Error) -> Self {
         ReadError::Io
     }
+}
+
+/// Whether a read failed only because the socket's read timeout passed.
+fn timed_out(error: &io::Error) -> bool {
+    matches!(error.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
 }
 
 /// The method of a request, as far as the server cares.
@@ -63,9 +70,14 @@ pub(super) enum Method {
     Other,
 }
 
-/// The headers of a request that the server reads, reused from one request to the next.
+/// The request line and headers of a request that the server reads, reused from one request to
+/// the next.
 #[derive(Debug, Default)]
 pub(super) struct Headers {
+    /// The method, as the request spelled it.
+    pub(super) method: String,
+    /// The path, without its query string.
+    pub(super) path: String,
     /// `X-Amz-Target`.
     pub(super) target: String,
     /// The query string of the request's path, without the `?`.
@@ -88,6 +100,8 @@ pub(super) struct Headers {
 
 impl Headers {
     fn clear(&mut self) {
+        self.method.clear();
+        self.path.clear();
         self.target.clear();
         self.query.clear();
         self.at_root = false;
@@ -119,6 +133,9 @@ enum Framing {
 /// Reads the requests of one connection, reusing its buffers from one request to the next.
 #[derive(Debug)]
 pub(super) struct RequestReader {
+    /// How many read timeouts in a row the middle of a request may take before the connection
+    /// is given up as stalled.
+    patience: u32,
     /// Bytes read from the socket; `buf[start..end]` are not consumed yet.
     buf: Vec<u8>,
     start: usize,
@@ -130,8 +147,10 @@ pub(super) struct RequestReader {
 }
 
 impl RequestReader {
-    pub(super) fn new() -> Self {
-        RequestReader { buf: vec![0; BUFFER_BYTES], start: 0, end: 0, chunked: Vec::new(), taken: 0 }
+    /// A reader whose socket's read timeout, if it has one, may pass `patience` times in a row in
+    /// the middle of a request (between requests, once is idle).
+    pub(super) fn new(patience: u32) -> Self {
+        RequestReader { patience, buf: vec![0; BUFFER_BYTES], start: 0, end: 0, chunked: Vec::new(), taken: 0 }
     }
 
     /// The next request, with the headers the server reads in `headers`; `None` once the client
@@ -196,8 +215,14 @@ impl RequestReader {
                     return Err(ReadError::Refused(Refusal::HeadersTooLarge));
                 }
             }
-            if self.read_more(stream, MAX_HEAD_BYTES)? == 0 {
-                return if self.end == self.start { Ok(None) } else { Err(ReadError::Io) };
+            let idle = self.end == self.start;
+            let read = match self.read_once(stream, MAX_HEAD_BYTES) {
+                Err(error) if idle && timed_out(&error) => return Err(ReadError::Idle),
+                Err(error) if timed_out(&error) => self.read_more(stream, MAX_HEAD_BYTES)?,
+                read => read?,
+            };
+            if read == 0 {
+                return if idle { Ok(None) } else { Err(ReadError::Io) };
             }
         }
     }
@@ -212,9 +237,22 @@ impl RequestReader {
         Ok(())
     }
 
+    /// One read from the socket into the free end of the buffer, waiting through the socket's
+    /// read timeouts as far as the reader's patience goes. Returns the number of bytes read; 0 at
+    /// the end of the stream.
+    fn read_more<S: Read>(&mut self, stream: &mut S, wanted: usize) -> io::Result<usize> {
+        let mut waited = 0;
+        loop {
+            match self.read_once(stream, wanted) {
+                Err(error) if timed_out(&error) && waited < self.patience => waited += 1,
+                read => return read,
+            }
+        }
+    }
+
     /// One read from the socket into the free end of the buffer, making room for up to `wanted`
     /// unconsumed bytes. Returns the number of bytes read; 0 at the end of the stream.
-    fn read_more<S: Read>(&mut self, stream: &mut S, wanted: usize) -> io::Result<usize> {
+    fn read_once<S: Read>(&mut self, stream: &mut S, wanted: usize) -> io::Result<usize> {
         if self.end == self.buf.len() {
             if self.start > 0 {
                 self.buf.copy_within(self.start..self.end, 0);
@@ -323,6 +361,8 @@ impl Head {
         let mut chunked = false;
         let mut expect_continue = false;
         read.clear();
+        read.method.push_str(request.method.unwrap_or(""));
+        read.path.push_str(request.path.unwrap_or("").split('?').next().unwrap_or(""));
         if let Some((_, query)) = request.path.and_then(|path| path.split_once('?')) {
             read.query.push_str(query);
         }
@@ -531,7 +571,7 @@ mod tests {
 
     fn bodies(input: &[u8], step: usize) -> Result<Vec<(String, Vec<u8>, bool)>, String> {
         let mut stream = Scripted::new(input, step);
-        let mut reader = RequestReader::new();
+        let mut reader = RequestReader::new(0);
         let mut headers = Headers::default();
         let mut out = Vec::new();
         loop {
@@ -566,7 +606,7 @@ mod tests {
     #[test]
     fn expect_continue_is_answered_before_the_body_is_read() {
         let mut stream = Scripted::new(b"POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}", 60);
-        let mut reader = RequestReader::new();
+        let mut reader = RequestReader::new(0);
         let request = reader.read(&mut stream, &mut Headers::default()).unwrap().unwrap();
         assert_eq!(request.body, b"{}");
         assert_eq!(stream.written, b"HTTP/1.1 100 Continue\r\n\r\n");

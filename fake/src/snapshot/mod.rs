@@ -1,0 +1,179 @@
+//! Snapshots: every table of a fake, its indexes, time-to-live setting, stream setting and items,
+//! as one JSON document that a fake (in-process, or `dynalease-fake serve`) starts from or loads.
+//!
+//! - [`Snapshot`]: a document read and checked, or taken from a fake.
+//! - [`SnapshotError`]: why a document was refused, with its line and column.
+//! - `write`: a fake's tables as the document; `read`: the document as tables, checked by the
+//!   engine's own CreateTable and PutItem; `file`: reading a file, and writing one atomically.
+//!
+//! The document:
+//!
+//! ```json
+//! {
+//!   "Version": 1,
+//!   "Tables": [
+//!     {
+//!       "TableName": "Shop",
+//!       "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+//!       "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+//!       "BillingMode": "PAY_PER_REQUEST",
+//!       "TimeToLiveSpecification": {"AttributeName": "expires", "Enabled": true},
+//!       "Items": [{"pk": {"S": "order#1"}, "total": {"N": "12.5"}}]
+//!     }
+//!   ]
+//! }
+//! ```
+//!
+//! A table is CreateTable's input (any of its members), with `TimeToLiveSpecification` and
+//! `Items` (DynamoDB's JSON); a snapshot the fake takes adds `TableId`, `CreationDateTime` and
+//! `LatestStreamLabel`, so that the table describes itself as before.
+
+mod file;
+mod read;
+mod write;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::fake::FakeDynamoDb;
+
+/// The version of the document this fake writes and reads.
+pub(crate) const VERSION: u64 = 1;
+
+/// Every table of a fake as one JSON document: taken with [`FakeDynamoDb::snapshot`], read with
+/// [`Snapshot::from_json`] or [`Snapshot::read_file`], loaded with [`FakeDynamoDb::restore`] or
+/// [`FakeDynamoDbBuilder::snapshot`](crate::FakeDynamoDbBuilder::snapshot). `dynalease-fake serve`
+/// reads and writes the same document (`--data FILE`, and its control API), so one fixture file
+/// serves a test in-process and over HTTP.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use dynalease_fake::{FakeDynamoDb, Snapshot};
+///
+/// let fixture = Snapshot::from_json(r#"{"Tables": [{
+///     "TableName": "Shop",
+///     "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+///     "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+///     "BillingMode": "PAY_PER_REQUEST",
+///     "Items": [{"pk": {"S": "order#1"}}]
+/// }]}"#).unwrap();
+/// let fake = FakeDynamoDb::builder().snapshot(fixture).build();
+/// let got = fake.client().get_item().table_name("Shop")
+///     .key("pk", aws_sdk_dynamodb::types::AttributeValue::S("order#1".into()))
+///     .send().await.unwrap();
+/// assert!(got.item().is_some());
+/// # }
+/// ```
+///
+/// Streams keep their setting and their ARN, not their records; transactions' idempotency
+/// tokens are not kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// The document, checked: each table builds.
+    pub(crate) document: serde_json::Value,
+}
+
+impl Snapshot {
+    /// Reads a snapshot document, checking every table and item as the fake would load it.
+    pub fn from_json(text: &str) -> Result<Snapshot, SnapshotError> {
+        read::check(text)
+    }
+
+    /// Reads a snapshot file; an error names the file.
+    pub fn read_file(path: impl AsRef<Path>) -> Result<Snapshot, SnapshotError> {
+        file::read(path.as_ref())
+    }
+
+    /// The document as indented JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.document).unwrap_or_default()
+    }
+
+    /// Writes the document to `path` atomically: to a temporary file beside it, flushed to the
+    /// disk, then renamed over `path`, so that a crash at any moment leaves the old file or the
+    /// new one, never a part of either.
+    pub fn write_file(&self, path: impl AsRef<Path>) -> std::io::Result<()> {
+        file::write_atomically(path.as_ref(), self.to_json().as_bytes())
+    }
+
+    /// The names of its tables, in order.
+    pub fn table_names(&self) -> Vec<String> {
+        read::tables(&self.document)
+            .filter_map(|table| table.get("TableName").and_then(serde_json::Value::as_str).map(str::to_owned))
+            .collect()
+    }
+}
+
+/// Why a snapshot document was refused: where (file, line, column) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotError {
+    file: Option<PathBuf>,
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+impl SnapshotError {
+    /// The file, if the document was read from one.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// The line (from 1) where the problem was found; 0 when it is not about a place in the text
+    /// (a file that cannot be read).
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The column (from 1) where the problem was found.
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// What is wrong.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}: ", file.display())?;
+        }
+        if self.line > 0 {
+            write!(f, "line {}, column {}: ", self.line, self.column)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+impl FakeDynamoDb {
+    /// Every table, with its indexes, time-to-live setting, stream setting and items, as a
+    /// [`Snapshot`], taken at one instant (after the time-to-live deletions due).
+    pub fn snapshot(&self) -> Snapshot {
+        let now = self.now();
+        let engine = self.engine_at(now);
+        Snapshot { document: write::document(&engine, now) }
+    }
+
+    /// Replaces every table with those of `snapshot`, at once: a request sees the tables as
+    /// they were or as the snapshot has them, never a mix. Disabled streams and idempotency
+    /// tokens are forgotten; fault rules, the clock and the request log are kept.
+    pub fn restore(&self, snapshot: &Snapshot) {
+        let now = self.now();
+        let mut engine = self.lock_engine();
+        let built = read::build(&snapshot.document, &engine, now)
+            .unwrap_or_else(|error| panic!("a snapshot is checked when it is read, yet: {error}"));
+        read::install(&mut engine, built);
+    }
+
+    /// Deletes every table, and forgets disabled streams and idempotency tokens, as a fake
+    /// starts; fault rules, the clock and the request log are kept.
+    pub fn reset(&self) {
+        let mut engine = self.lock_engine();
+        read::install(&mut engine, Default::default());
+    }
+}
