@@ -28,7 +28,7 @@ use crate::clock::WorldClock;
 use crate::gate::Gate;
 use crate::history::{Actor, Event, OpId, ProcessRef, Recorder, WriteEffect};
 use crate::rng::SimRng;
-use crate::triggers::{Moment, Reaction, Triggers};
+use crate::triggers::{Moment, Reaction, Triggers, Whom};
 use crate::truth::{LockTarget, Truth, find};
 
 /// How long a client waits for an answer that the network dropped.
@@ -137,18 +137,31 @@ impl Network {
 }
 
 /// How long a trigger holds a write in the network.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Hold {
     /// At least this long, then until another process's next read of the lock.
     Read(Duration),
     /// Until a process that waits for the lock may take it over.
     Takeover,
+    /// Until reads or writes of other processes pass it.
+    Overtaken(Overtaken),
+}
+
+/// A message held until reads or writes of other processes on the same item pass it, and who
+/// stops then.
+#[derive(Clone, Debug)]
+pub(crate) struct Overtaken {
+    by: u8,
+    writes: bool,
+    stop: Option<(Whom, Box<Reaction>)>,
 }
 
 /// What the far end adds to a request's way back: a delay, a loss, and what the request did.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Extra {
     delay: Duration,
+    /// The answer, once back, waits for reads or writes of others on the same item.
+    overtaken: Option<(String, Overtaken)>,
     lose: bool,
     renewed: bool,
     /// Whether DynamoDB applied it as a write to a lock item.
@@ -196,7 +209,7 @@ impl Link {
     pub(crate) async fn round_trip<T, F, Fut>(
         self: &Arc<Self>,
         write: bool,
-        lock_write: Option<&LockWrite>,
+        lock: Option<LockMessage<'_>>,
         apply: F,
     ) -> Result<T, NetError>
     where
@@ -205,13 +218,21 @@ impl Link {
         T: Send + 'static,
     {
         self.gate.open().await;
+        let lock_write = match lock {
+            Some(LockMessage::Write(w)) => Some(w),
+            _ => None,
+        };
         let request = lock_write.map(|w| (w, self.truth.sent(&w.target, self.process, w.hash, &w.body)));
         let answered = |ok: bool| {
             if let Some((w, request)) = request {
                 self.truth.answered(&w.target, self.process, request, ok);
             }
         };
-        let target = lock_write.map(|w| &w.target);
+        let (target, moment) = match lock {
+            Some(LockMessage::Write(w)) => (Some(&w.target), Moment::LockWriteSent),
+            Some(LockMessage::Read(target)) => (Some(target), Moment::LockReadSent),
+            None => (None, Moment::LockWriteSent),
+        };
         let sent = self.clock.now();
         let draw = self.network.draw(write);
         if draw.partitioned {
@@ -221,12 +242,15 @@ impl Link {
             return Err(NetError::Timeout);
         }
         let (mut there, back) = (draw.there, draw.back);
-        let reaction = target.and_then(|t| self.triggers.moment(Moment::LockWriteSent, self.process, &t.name));
+        let reaction = target.and_then(|t| self.triggers.moment(moment, self.process, &t.name));
         let hold = match (reaction, target) {
             (Some(Reaction::HoldUntilRead { min_ms }), Some(target)) => {
                 Some((target.name.clone(), Hold::Read(Duration::from_millis(min_ms))))
             }
             (Some(Reaction::HoldUntilTakeover), Some(target)) => Some((target.name.clone(), Hold::Takeover)),
+            (Some(Reaction::Overtake { by, writes, stop }), Some(target)) => {
+                Some((target.name.clone(), Hold::Overtaken(Overtaken { by, writes, stop })))
+            }
             (Some(Reaction::DelayRequest { extra_ms }), _) => {
                 there += Duration::from_millis(extra_ms);
                 None
@@ -238,15 +262,25 @@ impl Link {
             if !there.is_zero() {
                 link.clock.sleep(there).await;
             }
+            let mut stop = None;
             match hold {
                 Some((lock, Hold::Read(min))) => link.triggers.next_read_after(&lock, min, link.hold_max).await,
                 Some((lock, Hold::Takeover)) => link.triggers.next_takeover(&lock, link.hold_max).await,
+                Some((lock, Hold::Overtaken(overtaken))) => stop = link.overtaken(&lock, overtaken).await,
                 None => {}
             }
             let (answer, extra) = apply(sent).await;
+            if let Some((process, lock, reaction)) = stop {
+                link.triggers.stop(process, &lock, reaction);
+            }
             let back = back + extra.delay;
             if !back.is_zero() {
                 link.clock.sleep(back).await;
+            }
+            if let Some((lock, overtaken)) = extra.overtaken.clone()
+                && let Some((process, lock, reaction)) = link.overtaken(&lock, overtaken).await
+            {
+                link.triggers.stop(process, &lock, reaction);
             }
             (answer, extra)
         };
@@ -292,6 +326,19 @@ impl Link {
         Ok(answer)
     }
 
+    /// Waits until the reads or writes of others that `overtaken` names pass a message of this
+    /// incarnation on `lock`, and says whom to stop then and how, if anyone.
+    async fn overtaken(&self, lock: &str, overtaken: Overtaken) -> Option<(ProcessRef, String, Reaction)> {
+        let overtaker =
+            self.triggers.overtaken(lock, self.process, overtaken.by, overtaken.writes, self.hold_max).await?;
+        let (whom, reaction) = overtaken.stop?;
+        let process = match whom {
+            Whom::Overtaker => overtaker,
+            Whom::Sender => self.process,
+        };
+        Some((process, lock.to_owned(), *reaction))
+    }
+
     /// Records what DynamoDB did with a request it answered: the writes to lock items it
     /// applied or refused, the fenced writes it committed; and reports the moments of the
     /// protocol to the triggers. Returns what the triggers add to the answer's way back.
@@ -308,6 +355,7 @@ impl Link {
         if !request.writes_lock {
             if status == 200 {
                 self.triggers.read_applied(&target.name);
+                self.triggers.passed(&target.name, self.process, false);
                 if self.triggers.is_active()
                     && let Some((holder, record)) = self.truth.holder(&target.name)
                     && holder != self.process
@@ -321,15 +369,20 @@ impl Link {
         if status == 200 {
             extra.applied = true;
             let observed = self.truth.applied(target, self.process, sent, request.hash, request.operation);
+            self.triggers.passed(&target.name, self.process, true);
             let moment = match observed.effect {
                 WriteEffect::Grant => Some(Moment::Granted),
                 WriteEffect::Renewal => Some(Moment::Renewed),
-                _ => None,
+                WriteEffect::Release => Some(Moment::Released),
+                WriteEffect::Unchanged => None,
             };
             extra.renewed = observed.effect == WriteEffect::Renewal;
             match moment.and_then(|moment| self.triggers.moment(moment, self.process, &target.name)) {
                 Some(Reaction::DelayAnswer { extra_ms }) => extra.delay = Duration::from_millis(extra_ms),
                 Some(Reaction::LoseAnswer) => extra.lose = true,
+                Some(Reaction::Overtake { by, writes, stop }) => {
+                    extra.overtaken = Some((target.name.clone(), Overtaken { by, writes, stop }));
+                }
                 _ => {}
             }
         } else if let Some(body) = response.body().bytes()
@@ -344,6 +397,13 @@ impl Link {
         }
         extra
     }
+}
+
+/// A message about a lock item: a read, or a write.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum LockMessage<'a> {
+    Read(&'a LockTarget),
+    Write(&'a LockWrite),
 }
 
 /// A write to a lock item, as it leaves its process.
@@ -420,9 +480,15 @@ impl HttpConnector for SimConnector {
         HttpConnectorFuture::new(async move {
             let write = is_write(&operation);
             let lock_write = observing.lock_write();
+            let read = observing.target.clone().filter(|_| !observing.writes_lock);
+            let lock = match (&lock_write, &read) {
+                (Some(write), _) => Some(LockMessage::Write(write)),
+                (None, Some(target)) => Some(LockMessage::Read(target)),
+                (None, None) => None,
+            };
             let far = link.clone();
             let sent = link
-                .round_trip(write, lock_write.as_ref(), move |sent| async move {
+                .round_trip(write, lock, move |sent| async move {
                     let answer = fake.call(request).await;
                     let extra = match &answer {
                         Ok(response) => far.observe(&observing, sent, response),

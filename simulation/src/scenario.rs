@@ -19,7 +19,7 @@ use crate::faults::{Fault, FaultBounds, ScheduledFault};
 use crate::net::NetSpec;
 use crate::rng::SimRng;
 use crate::roles::Role;
-use crate::triggers::{Moment, Reaction, Trigger};
+use crate::triggers::{Moment, Reaction, Trigger, Whom};
 use crate::workload::Workload;
 
 /// Which lock the world runs.
@@ -557,11 +557,19 @@ pub fn strategy(config: Config) -> impl Strategy<Value = Scenario> {
 fn trigger_strategy() -> impl Strategy<Value = (u32, Trigger)> {
     let moment = prop::sample::select(vec![
         Moment::LockWriteSent,
+        Moment::LockReadSent,
         Moment::Granted,
         Moment::Renewed,
+        Moment::Released,
         Moment::RenewalAnswered,
         Moment::Waiting,
     ]);
+    let stop = prop_oneof![
+        (1_000u64..60_000).prop_map(|for_ms| Reaction::Pause { for_ms }),
+        (1_000u64..60_000).prop_map(|for_ms| Reaction::Suspend { for_ms }),
+        (1_000u64..60_000).prop_map(|restart_after_ms| Reaction::Crash { restart_after_ms }),
+    ];
+    let whom = prop::sample::select(vec![Whom::Overtaker, Whom::Sender]);
     let reaction = prop_oneof![
         (1_000u64..60_000).prop_map(|for_ms| Reaction::Pause { for_ms }),
         (1_000u64..60_000).prop_map(|for_ms| Reaction::Suspend { for_ms }),
@@ -577,6 +585,9 @@ fn trigger_strategy() -> impl Strategy<Value = (u32, Trigger)> {
         Just(Reaction::HoldUntilTakeover),
         Just(Reaction::DeleteItem),
         (0u64..20_000, any::<bool>()).prop_map(|(lead_ms, suspend)| Reaction::StopUntilTakeover { lead_ms, suspend }),
+        (1u8..3, any::<bool>(), proptest::option::of((whom, stop))).prop_map(|(by, writes, stop)| {
+            Reaction::Overtake { by, writes, stop: stop.map(|(whom, how)| (whom, Box::new(how))) }
+        }),
     ];
     let lock =
         proptest::option::of(prop::sample::select(vec![LEADER_LOCK, LEDGER_LOCK, JOB_LOCK, CACHE_LOCK, BATCH_LOCK]));

@@ -39,6 +39,10 @@ pub enum Moment {
     RenewalAnswered,
     /// The process read a lock that another process holds: it is waiting for it.
     Waiting,
+    /// A read of a lock item left the process.
+    LockReadSent,
+    /// DynamoDB applied a release of the process's lease; its answer is on the way back.
+    Released,
 }
 
 impl Moment {
@@ -50,6 +54,8 @@ impl Moment {
             Moment::Renewed => "had its renewal applied to",
             Moment::RenewalAnswered => "heard its renewal of",
             Moment::Waiting => "waits for",
+            Moment::LockReadSent => "sent a read of the item of",
+            Moment::Released => "had its release applied to",
         }
     }
 }
@@ -127,6 +133,28 @@ pub enum Reaction {
         /// Whether its machine is suspended instead of paused.
         suspend: bool,
     },
+    /// The message of the moment (a request that leaves the process, or the answer of a write
+    /// that DynamoDB applied) loses its turn: it is held in the network until `by` reads or
+    /// writes of the same lock item by other processes have been applied (writes only, if
+    /// `writes`), and delivered right after the last of them. Then `stop`, if any, stops the
+    /// process whose read or write came last (the overtaker) or the process of the moment.
+    Overtake {
+        /// How many reads or writes of other processes pass it.
+        by: u8,
+        /// Whether only writes count.
+        writes: bool,
+        /// Who stops once it was delivered, and how (a pause, a suspension or a crash).
+        stop: Option<(Whom, Box<Reaction>)>,
+    },
+}
+
+/// Whom the stop of an [`Reaction::Overtake`] stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Whom {
+    /// The process whose read or write passed the held message last.
+    Overtaker,
+    /// The process whose message was held.
+    Sender,
 }
 
 impl Reaction {
@@ -139,6 +167,7 @@ impl Reaction {
                 | Reaction::DelayRequest { .. }
                 | Reaction::HoldUntilRead { .. }
                 | Reaction::HoldUntilTakeover
+                | Reaction::Overtake { .. }
         )
     }
 
@@ -158,6 +187,7 @@ impl Reaction {
             Reaction::HoldUntilTakeover => "write-held-until-takeover",
             Reaction::DeleteItem => "delete-item",
             Reaction::StopUntilTakeover { .. } => "stop-until-takeover",
+            Reaction::Overtake { .. } => "overtaken",
         }
     }
 }
@@ -234,6 +264,9 @@ pub(crate) struct Triggers {
     reads: Mutex<BTreeMap<String, Arc<Notify>>>,
     /// Wake the writes held until a takeover of their lock is due, by lock.
     dues: Mutex<BTreeMap<String, Arc<Notify>>>,
+    /// The reads and writes of each lock item that DynamoDB applied, by process, while triggers
+    /// may fire, and what wakes the messages held until others pass them.
+    passes: Mutex<BTreeMap<String, (Vec<(ProcessRef, bool)>, Arc<Notify>)>>,
     /// Wakes every held write at the heal.
     healed: Notify,
     active: AtomicBool,
@@ -251,6 +284,7 @@ impl Triggers {
             orders: Notify::new(),
             reads: Mutex::new(BTreeMap::new()),
             dues: Mutex::new(BTreeMap::new()),
+            passes: Mutex::new(BTreeMap::new()),
             healed: Notify::new(),
             active,
         }
@@ -396,6 +430,68 @@ impl Triggers {
         }
     }
 
+    /// DynamoDB applied a read (or a `write`) of the item of `lock` by `process`.
+    pub(crate) fn passed(&self, lock: &str, process: ProcessRef, write: bool) {
+        if !self.is_active() {
+            return;
+        }
+        let notify = {
+            let mut passes = self.passes.lock().unwrap_or_else(|e| e.into_inner());
+            let (log, notify) = passes.entry(lock.to_owned()).or_default();
+            log.push((process, write));
+            notify.clone()
+        };
+        notify.notify_waiters();
+    }
+
+    /// Waits until `by` reads or writes (writes only, if `writes`) of the item of `lock` by
+    /// other processes than `sender` have been applied, at most `longest` and no longer than
+    /// the heal. Returns the process of the last of them, if they all came.
+    pub(crate) async fn overtaken(
+        &self,
+        lock: &str,
+        sender: ProcessRef,
+        by: u8,
+        writes: bool,
+        longest: Duration,
+    ) -> Option<ProcessRef> {
+        let deadline = self.clock.now() + longest;
+        let start = self.passes.lock().unwrap_or_else(|e| e.into_inner()).entry(lock.to_owned()).or_default().0.len();
+        loop {
+            let (overtaker, notify) = {
+                let mut passes = self.passes.lock().unwrap_or_else(|e| e.into_inner());
+                let (log, notify) = passes.entry(lock.to_owned()).or_default();
+                let others = log[start..].iter().filter(|(p, w)| p.id != sender.id && (*w || !writes));
+                (others.clone().nth(usize::from(by.max(1)) - 1).map(|(p, _)| *p), notify.clone())
+            };
+            if overtaker.is_some() {
+                return overtaker;
+            }
+            let notified = notify.notified();
+            let healed = self.healed.notified();
+            let now = self.clock.now();
+            if !self.is_active() || now >= deadline {
+                return None;
+            }
+            tokio::select! {
+                biased;
+                () = healed => return None,
+                () = notified => {}
+                () = self.clock.sleep(deadline - now) => return None,
+            }
+        }
+    }
+
+    /// Stops `process` as `reaction` says (a pause, a suspension or a crash): the end of an
+    /// [`Reaction::Overtake`].
+    pub(crate) fn stop(&self, process: ProcessRef, lock: &str, reaction: Reaction) {
+        if !self.is_active() {
+            return;
+        }
+        self.state().orders.push_back(Order::React { process, lock: lock.to_owned(), reaction });
+        self.orders.notify_one();
+    }
+
     /// `process` was stopped while it held `lock` with `record`: the next reader of that
     /// record decides when it resumes.
     pub(crate) fn stopped_until_takeover(&self, process: ProcessRef, lock: &str, record: LockRecord, lead_ms: u64) {
@@ -413,17 +509,32 @@ fn notify_of(map: &Mutex<BTreeMap<String, Arc<Notify>>>, lock: &str) -> Arc<Noti
 /// of the moment.
 fn fits(moment: Moment, reaction: &Reaction) -> bool {
     match reaction {
-        Reaction::DelayAnswer { .. } | Reaction::LoseAnswer => matches!(moment, Moment::Granted | Moment::Renewed),
+        Reaction::DelayAnswer { .. } | Reaction::LoseAnswer => {
+            matches!(moment, Moment::Granted | Moment::Renewed | Moment::Released)
+        }
         Reaction::DelayRequest { .. } | Reaction::HoldUntilRead { .. } | Reaction::HoldUntilTakeover => {
             moment == Moment::LockWriteSent
         }
+        Reaction::Overtake { .. } => matches!(
+            moment,
+            Moment::LockReadSent | Moment::LockWriteSent | Moment::Granted | Moment::Renewed | Moment::Released
+        ),
         _ => true,
     }
 }
 
 /// The moments and reactions a seed draws its triggers from: each a window where a lock
 /// protocol is known to break, and the fault that opens it.
-const MENU: [(Moment, ReactionKind); 20] = [
+const MENU: [(Moment, ReactionKind); 25] = [
+    // A message that loses its turn to the next reads or writes of others on the same item:
+    // a read overtaken by a renewal, an answer held past another's write, a release racing a
+    // takeover, a renewal landing after a takeover; and after it, the overtaker or the sender
+    // stopped, so that what the race left behind lasts.
+    (Moment::LockReadSent, ReactionKind::Overtake),
+    (Moment::LockWriteSent, ReactionKind::Overtake),
+    (Moment::Granted, ReactionKind::Overtake),
+    (Moment::Renewed, ReactionKind::Overtake),
+    (Moment::Released, ReactionKind::Overtake),
     (Moment::LockWriteSent, ReactionKind::DelayRequest),
     (Moment::LockWriteSent, ReactionKind::HoldUntilTakeover),
     (Moment::LockWriteSent, ReactionKind::Pause),
@@ -464,6 +575,7 @@ pub(crate) enum ReactionKind {
     HoldUntilTakeover,
     DeleteItem,
     StopUntilTakeover,
+    Overtake,
 }
 
 impl ReactionKind {
@@ -492,6 +604,24 @@ impl ReactionKind {
             ReactionKind::DeleteItem => Reaction::DeleteItem,
             ReactionKind::StopUntilTakeover => {
                 Reaction::StopUntilTakeover { lead_ms: rng.range(0, lease / 2), suspend: rng.chance_ppm(500_000) }
+            }
+            ReactionKind::Overtake => {
+                let by = if rng.chance_ppm(750_000) { 1 } else { 2 };
+                let writes = rng.chance_ppm(750_000);
+                let stop = match rng.below(10) {
+                    0..4 => None,
+                    n => {
+                        let whom = if n < 7 { Whom::Overtaker } else { Whom::Sender };
+                        let for_ms = rng.range(lease / 2, 3 * lease / 2);
+                        let how = match rng.below(3) {
+                            0 => Reaction::Pause { for_ms },
+                            1 => Reaction::Suspend { for_ms },
+                            _ => Reaction::Crash { restart_after_ms: for_ms },
+                        };
+                        Some((whom, Box::new(how)))
+                    }
+                };
+                Reaction::Overtake { by, writes, stop }
             }
         }
     }

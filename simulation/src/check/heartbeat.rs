@@ -77,8 +77,11 @@ pub(super) fn renewals_in_time(checked: &Checked<'_>, report: &mut CheckReport) 
             if next.is_some_and(|at| at <= due) {
                 continue;
             }
-            // A renewal still on its way is waited for: one at a time.
-            if beats.attempts.iter().any(|a| a.0 < due && a.1.is_none_or(|(answered, _)| answered > due)) {
+            // A renewal still on its way is waited for: one at a time. So is the read of the
+            // item that follows a refused one.
+            if beats.attempts.iter().any(|a| a.0 < due && a.1.is_none_or(|(answered, _)| answered > due))
+                || refused_between(checked, belief, lease, last_sent, due)
+            {
                 continue;
             }
             let next_text = match next {
@@ -131,8 +134,11 @@ pub(super) fn outages_survived(checked: &Checked<'_>, report: &mut CheckReport) 
         }
         let due = machines.when(id, machines.monotonic(id, last_sent) + beats.lease / 3, last_sent).max(heard);
         let longest_retry = beats.lease / 6;
-        // A renewal still on its way when the lease ran out is waited for to the end.
-        if beats.attempts.iter().any(|a| a.0 <= end && a.1.is_none_or(|(answered, _)| answered >= end)) {
+        // A renewal still on its way when the lease ran out is waited for to the end, and so is
+        // the read of the item that follows a refused one.
+        if beats.attempts.iter().any(|a| a.0 <= end && a.1.is_none_or(|(answered, _)| answered >= end))
+            || refused_between(checked, belief, lease, last_sent, end)
+        {
             continue;
         }
         let attempts: Vec<_> = beats.attempts.iter().filter(|a| a.0 > last_sent && a.0 <= end).collect();
@@ -168,6 +174,16 @@ pub(super) fn outages_survived(checked: &Checked<'_>, report: &mut CheckReport) 
             checked.grant_entries(lease.granted_idx()),
         ));
     }
+}
+
+/// Whether DynamoDB refused a write of the process naming the lease between `from` and `to`:
+/// the library then reads the item to learn why, which the history does not show.
+fn refused_between(checked: &Checked<'_>, belief: &Belief, lease: &TrueLease, from: Duration, to: Duration) -> bool {
+    checked.index.entries.iter().any(|e| {
+        e.at >= from
+            && e.at <= to
+            && matches!(e.event, Event::Refused { by, names, .. } if by == belief.process && names == lease.owner)
+    })
 }
 
 /// The entries of the process's writes of the lease around `at`, for the report.

@@ -191,6 +191,25 @@ pub(super) enum MomentName {
     Renewed,
     RenewalAnswered,
     Waiting,
+    LockReadSent,
+    Released,
+}
+
+/// Whom the stop after an overtaken message stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum WhomName {
+    Overtaker,
+    Sender,
+}
+
+/// How the stop after an overtaken message stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum StopName {
+    Pause,
+    Suspend,
+    Crash,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -220,6 +239,14 @@ pub(super) struct FileTrigger {
     pub(super) lead_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) suspend: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) by: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) writes: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) stop: Option<WhomName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) then: Option<StopName>,
 }
 
 /// A span that no text has: for the values a scenario is written from.

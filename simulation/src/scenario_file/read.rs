@@ -8,7 +8,7 @@ use crate::faults::{Fault, ScheduledFault};
 use crate::net::NetSpec;
 use crate::roles::Role;
 use crate::scenario::{LockKind, ProcessSpec, RoleKind, Scenario};
-use crate::triggers::{Moment, Reaction, Trigger};
+use crate::triggers::{Moment, Reaction, Trigger, Whom};
 
 impl FileScenario {
     /// The scenario of the file, checked; `text` is the file, for the places of errors.
@@ -355,6 +355,7 @@ impl FileTrigger {
             ReactionKind::HoldUntilTakeover => ("a write held until a takeover", &[]),
             ReactionKind::DeleteItem => ("a deletion", &[]),
             ReactionKind::StopUntilTakeover => ("a stop until the takeover", &["lead_ms", "suspend"]),
+            ReactionKind::Overtake => ("an overtaken message", &["by", "writes", "stop", "then", "for_ms"]),
         };
         let fields = Fields::new(
             what,
@@ -367,6 +368,10 @@ impl FileTrigger {
                 ("min_ms", self.min_ms.is_some()),
                 ("lead_ms", self.lead_ms.is_some()),
                 ("suspend", self.suspend.is_some()),
+                ("by", self.by.is_some()),
+                ("writes", self.writes.is_some()),
+                ("stop", self.stop.is_some()),
+                ("then", self.then.is_some()),
             ],
         );
         fields.only(allowed)?;
@@ -396,6 +401,35 @@ impl FileTrigger {
                 lead_ms: self.lead_ms.unwrap_or(0),
                 suspend: self.suspend.unwrap_or(false),
             },
+            ReactionKind::Overtake => {
+                let by = self.by.unwrap_or(1);
+                if by == 0 {
+                    return Err((String::from(".by"), String::from("at least one read or write passes the message")));
+                }
+                let stop = match (self.stop, self.then) {
+                    (None, None) => None,
+                    (Some(whom), Some(how)) => {
+                        let for_ms = need(what, "for_ms", self.for_ms)?;
+                        let how = match how {
+                            StopName::Pause => Reaction::Pause { for_ms },
+                            StopName::Suspend => Reaction::Suspend { for_ms },
+                            StopName::Crash => Reaction::Crash { restart_after_ms: for_ms },
+                        };
+                        let whom = match whom {
+                            WhomName::Overtaker => Whom::Overtaker,
+                            WhomName::Sender => Whom::Sender,
+                        };
+                        Some((whom, Box::new(how)))
+                    }
+                    (Some(_), None) => {
+                        return Err((String::from(".then"), String::from("a stop says how: pause, suspend or crash")));
+                    }
+                    (None, Some(_)) => {
+                        return Err((String::from(".stop"), String::from("a stop says whom: overtaker or sender")));
+                    }
+                };
+                Reaction::Overtake { by, writes: self.writes.unwrap_or(true), stop }
+            }
         };
         let moment = match self.moment {
             MomentName::LockWriteSent => Moment::LockWriteSent,
@@ -403,6 +437,8 @@ impl FileTrigger {
             MomentName::Renewed => Moment::Renewed,
             MomentName::RenewalAnswered => Moment::RenewalAnswered,
             MomentName::Waiting => Moment::Waiting,
+            MomentName::LockReadSent => Moment::LockReadSent,
+            MomentName::Released => Moment::Released,
         };
         Ok(Trigger { after_ms: self.after_ms, process: self.process, lock: self.lock, moment, reaction })
     }

@@ -4,7 +4,7 @@ use super::format::*;
 use crate::faults::{Fault, ScheduledFault};
 use crate::roles::Role;
 use crate::scenario::{LockKind, ProcessSpec, Scenario};
-use crate::triggers::{Moment, Reaction, Trigger};
+use crate::triggers::{Moment, Reaction, Trigger, Whom};
 
 impl FileScenario {
     /// The file of `scenario`, every field spelled out.
@@ -158,6 +158,8 @@ impl FileTrigger {
                 Moment::Renewed => MomentName::Renewed,
                 Moment::RenewalAnswered => MomentName::RenewalAnswered,
                 Moment::Waiting => MomentName::Waiting,
+                Moment::LockReadSent => MomentName::LockReadSent,
+                Moment::Released => MomentName::Released,
             },
             reaction: ReactionKind::Pause,
             for_ms: None,
@@ -168,6 +170,10 @@ impl FileTrigger {
             min_ms: None,
             lead_ms: None,
             suspend: None,
+            by: None,
+            writes: None,
+            stop: None,
+            then: None,
         };
         match &trigger.reaction {
             Reaction::Pause { for_ms } => file.for_ms = Some(*for_ms),
@@ -211,6 +217,25 @@ impl FileTrigger {
                 file.reaction = ReactionKind::StopUntilTakeover;
                 file.lead_ms = Some(*lead_ms);
                 file.suspend = Some(*suspend);
+            }
+            Reaction::Overtake { by, writes, stop } => {
+                file.reaction = ReactionKind::Overtake;
+                file.by = Some(*by);
+                file.writes = Some(*writes);
+                if let Some((whom, how)) = stop {
+                    file.stop = Some(match whom {
+                        Whom::Overtaker => WhomName::Overtaker,
+                        Whom::Sender => WhomName::Sender,
+                    });
+                    let (then, for_ms) = match **how {
+                        Reaction::Suspend { for_ms } => (StopName::Suspend, for_ms),
+                        Reaction::Crash { restart_after_ms } => (StopName::Crash, restart_after_ms),
+                        Reaction::Pause { for_ms } => (StopName::Pause, for_ms),
+                        _ => (StopName::Pause, 0),
+                    };
+                    file.then = Some(then);
+                    file.for_ms = Some(for_ms);
+                }
             }
         }
         file
