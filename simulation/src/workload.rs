@@ -635,10 +635,20 @@ impl ProcessCtx {
         match lease.renew().await {
             Ok(true) => {
                 self.complete(op, Outcome::Ok, Value::None);
+                if lease.ended().is_cancelled() {
+                    let why = lease.loss_reason().map_or_else(|| String::from("released"), |r| r.as_str().to_owned());
+                    self.broken_promise(
+                        held.lock,
+                        format!("Lease::renew returned true for a lease that had ended ({why})"),
+                    );
+                }
                 true
             }
             Ok(false) => {
                 self.complete(op, Outcome::Fail, Value::Text(String::from("ended")));
+                if !lease.ended().is_cancelled() {
+                    self.broken_promise(held.lock, "Lease::renew returned false for a lease that has not ended");
+                }
                 false
             }
             Err(err) => {

@@ -127,7 +127,8 @@ pub enum ViolationKind {
     /// A release that returned (or an election that released its term's lease) left the item
     /// holding that lease.
     HeldAfterRelease,
-    /// An election stopped while it waited did not return at once.
+    /// An election stopped by its caller did not return in time: at once while it waited, within
+    /// a few round trips while it led.
     SlowStop,
     /// The library answered against its documentation, as a process saw it.
     BrokenPromise,
@@ -232,7 +233,7 @@ impl fmt::Display for ViolationKind {
             ViolationKind::WrongExists => "exists answered against the lock item",
             ViolationKind::StaleExists => "exists counted a holder seen unchanged for a whole lease",
             ViolationKind::HeldAfterRelease => "a release returned while the lock item still held the lease",
-            ViolationKind::SlowStop => "an election stopped while it waited did not return at once",
+            ViolationKind::SlowStop => "an election stopped by its caller did not return in time",
             ViolationKind::BrokenPromise => "the library answered against its documentation",
             ViolationKind::WrongLossReason => "a lease was said lost for a reason the lock item does not show",
         })

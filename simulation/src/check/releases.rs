@@ -1,40 +1,27 @@
 //! Releases the library promises, held against the lock item: a release that returned `Ok` left
-//! the item without its lease, and so did an election that returned after a term once nothing
-//! fails any more; an election stopped while it waited returns at once.
+//! the item without its lease; an election that returned after a term sent the release of its
+//! lease, and once nothing fails any more, left the item without it; an election stopped by its
+//! caller returns in time.
 
 use super::beliefs::LATE;
 use super::{CheckReport, Checked, ViolationKind};
-use crate::history::{Call, Outcome, Unheld};
+use crate::history::{Call, Event, Outcome, Unheld};
 use crate::timeline::seconds;
 
-/// Every release the library answered, and every election that returned after a term, left the
-/// lock item without the lease it released.
+/// Every release the library answered left the lock item without the lease it released. An
+/// election that returned after a term, having released its lease (a lease it knew lost ends
+/// the term as `Info`: there is nothing to release), sent that release; it logs a release that
+/// fails and returns all the same, so only once nothing fails any more must the item be without
+/// the lease.
 pub(super) fn releases_release(checked: &Checked<'_>, report: &mut CheckReport) {
     let index = &checked.index;
     for (&op, released) in &index.ops {
         let Some(complete) = released.complete else { continue };
-        let (lock, token) = match released.call {
-            Call::Release { lock, token } => {
-                if !matches!(
-                    &index.entries[complete].event,
-                    crate::history::Event::Complete { outcome: Outcome::Ok, .. }
-                ) {
-                    continue;
-                }
-                (*lock, *token)
-            }
-            // An election logs a release that fails, and returns all the same (and a lease it
-            // lost it does not release): it is held to its release once nothing fails any more.
-            Call::Resign { lock, token: Some(token), .. } => {
-                let healed = index.healed.is_some_and(|at| at <= index.entries[released.invoke].at);
-                let returned = matches!(
-                    &index.entries[complete].event,
-                    crate::history::Event::Complete { outcome: Outcome::Ok, .. }
-                );
-                if !healed || !returned {
-                    continue;
-                }
-                (*lock, *token)
+        let answered_ok = matches!(&index.entries[complete].event, Event::Complete { outcome: Outcome::Ok, .. });
+        let (lock, token, strict) = match released.call {
+            Call::Release { lock, token } if answered_ok => (*lock, *token, true),
+            Call::Resign { lock, token: Some(token), .. } if answered_ok => {
+                (*lock, *token, index.healed.is_some_and(|at| at <= index.entries[released.invoke].at))
             }
             _ => continue,
         };
@@ -62,6 +49,9 @@ pub(super) fn releases_release(checked: &Checked<'_>, report: &mut CheckReport) 
                 .get(&(released.process, *request))
                 .is_some_and(|r| r.attempts.iter().any(|a| a.sent >= from && a.sent <= to))
         });
+        if sent && !strict {
+            continue;
+        }
         report.violations.push(checked.violation(
             ViolationKind::HeldAfterRelease,
             lock,
@@ -78,10 +68,34 @@ pub(super) fn releases_release(checked: &Checked<'_>, report: &mut CheckReport) 
     }
 }
 
-/// An election stopped by its caller while it waited for the lock returns at once: it has no
-/// lease to release.
+/// An election stopped by its caller returns: at once if it waited for the lock (it has no lease
+/// to release), and while it led, once its work has stopped and its release was answered or
+/// given up, which takes at most a few round trips, even when a release is held in the network
+/// for two leases, unless its process was stopped.
 pub(super) fn stops_at_once(checked: &Checked<'_>, report: &mut CheckReport) {
     let index = &checked.index;
+    let bound = 3 * checked.context.lease + std::time::Duration::from_secs(30);
+    for (&op, stop) in &index.ops {
+        let Call::Resign { lock, token: Some(token), stopped: true } = stop.call else { continue };
+        let from = index.entries[stop.invoke].at;
+        let to = stop.complete.map_or(index.end, |c| index.entries[c].at);
+        if to.saturating_sub(from) <= bound || checked.machines.stopped_within(stop.process.id, from, to) {
+            continue;
+        }
+        report.violations.push(checked.violation(
+            ViolationKind::SlowStop,
+            *lock,
+            format!(
+                "{} stopped its election while it led with token {token} at {}, but it had not returned {} later",
+                stop.process,
+                seconds(from),
+                seconds(to - from)
+            ),
+            index.op_entries(op),
+            Vec::new(),
+            Vec::new(),
+        ));
+    }
     for (&op, stop) in &index.ops {
         let Call::Resign { lock, token: None, stopped: true } = stop.call else { continue };
         let Some(complete) = stop.complete else { continue };

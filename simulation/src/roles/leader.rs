@@ -38,6 +38,11 @@ struct Terms {
     returned: Option<(OpId, bool)>,
     /// The caller's stop, once it was given.
     cancel: Option<OpId>,
+    /// The lease of the term whose work returned on its own: if the election contends again
+    /// instead of returning, that lease must have been lost.
+    returned_lease: Option<Lease>,
+    /// The lease of the term under way, if any.
+    lease: Option<Lease>,
 }
 
 /// What one election shares with the work of its terms.
@@ -89,10 +94,12 @@ pub(super) async fn leader(ctx: ProcessCtx, name: &str, write_every_ms: u64, res
                     biased;
                     () = done.cancelled() => {}
                     () = task.sleep(after) => {
-                        if task.healed() {
+                        let mut terms = shared.terms();
+                        // Once faults are healed, or once the work returned and the election ends
+                        // on its own, nobody stops it.
+                        if task.healed() || terms.returned.is_some() {
                             return;
                         }
-                        let mut terms = shared.terms();
                         let token = terms.leading;
                         terms.cancel = Some(task.invoke(Call::Resign { lock, token, stopped: true }));
                         drop(terms);
@@ -138,8 +145,18 @@ async fn work(
     }
     // The work of the last term returned on its own, but its lease was lost meanwhile: the
     // election contended again instead of returning, as it promises.
-    if let Some((op, _)) = shared.terms().returned.take() {
+    let returned = {
+        let mut terms = shared.terms();
+        (terms.returned.take(), terms.returned_lease.take())
+    };
+    if let (Some((op, _)), last) = returned {
         ctx.complete(op, Outcome::Info, Value::Text(String::from("the lease was lost: it contended again")));
+        if last.is_some_and(|last| last.loss_reason().is_none()) {
+            ctx.broken_promise(
+                lock,
+                "run_as_leader contended again after its work returned, though the lease was not lost",
+            );
+        }
     }
     let (end, fence) = {
         let mut rng = rng.lock().unwrap_or_else(|e| e.into_inner());
@@ -151,8 +168,12 @@ async fn work(
         let fences = [Fence::Marked, Fence::Plain, Fence::Current, Fence::CurrentMarked];
         (end, *rng.pick(&fences).unwrap_or(&Fence::Marked))
     };
-    shared.terms().leading = Some(token);
-    let held = ctx.hold_until(lease, term.clone());
+    {
+        let mut terms = shared.terms();
+        terms.leading = Some(token);
+        terms.lease = Some(lease.clone());
+    }
+    let held = ctx.hold_until(lease.clone(), term.clone());
     let writes = match end {
         TermEnd::Returns(n) | TermEnd::Fails(n) => n,
         TermEnd::WhenStopped => u32::MAX,
@@ -169,6 +190,7 @@ async fn work(
     if on_its_own && end != TermEnd::WhenStopped {
         let ok = matches!(end, TermEnd::Returns(_));
         terms.returned = Some((ctx.invoke(Call::Resign { lock, token: Some(token), stopped: false }), ok));
+        terms.returned_lease = Some(lease);
         // If the lease was lost at this very moment, the election contends again.
         *shared.pending() = Some(ctx.invoke(Call::Acquire { lock }));
         return if ok { Ok(()) } else { Err(()) };
@@ -176,6 +198,7 @@ async fn work(
     // The lease was lost: the election contends again. (Or the caller stopped it: it returns.)
     if terms.cancel.is_none() {
         terms.leading = None;
+        terms.lease = None;
         *shared.pending() = Some(ctx.invoke(Call::Acquire { lock }));
     }
     Ok(())
@@ -199,7 +222,8 @@ async fn write_while_held(ctx: &ProcessCtx, held: &Held, every_ms: u64, writes: 
 /// `Cancelled` when the caller stopped it before; otherwise an election error, for an error
 /// that contending again does not fix.
 fn judge(ctx: &ProcessCtx, shared: &Shared, lock: LockId, ended: &Result<(), LeaderError<()>>) {
-    let terms = shared.terms();
+    let mut terms = shared.terms();
+    terms.returned_lease = None;
     let broken = match (terms.returned, terms.cancel, ended) {
         (Some((_, true)), _, Ok(())) | (Some((_, false)), _, Err(LeaderError::Work(()))) => None,
         (Some((_, ok)), _, _) => Some(format!(
@@ -220,12 +244,20 @@ fn judge(ctx: &ProcessCtx, shared: &Shared, lock: LockId, ended: &Result<(), Lea
     if let Some(what) = broken {
         ctx.broken_promise(lock, format!("run_as_leader {what}"));
     }
-    let text = Value::Text(describe(ended));
+    // The election releases the lease of its term, unless it knows it lost it (then there is
+    // nothing to release): the end of a term is `Info` then, and the checker holds an `Ok` end to
+    // the release.
+    let lost =
+        terms.lease.take().and_then(|lease| lease.loss_reason()).filter(|r| *r != dynalease::LossReason::Expired);
+    let (outcome, text) = match lost {
+        Some(reason) => (Outcome::Info, Value::Text(format!("{} (the lease was lost: {reason})", describe(ended)))),
+        None => (Outcome::Ok, Value::Text(describe(ended))),
+    };
     if let Some((op, _)) = terms.returned {
-        ctx.complete(op, Outcome::Ok, text.clone());
+        ctx.complete(op, outcome, text.clone());
     }
     if let Some(op) = terms.cancel {
-        ctx.complete(op, Outcome::Ok, text);
+        ctx.complete(op, outcome, text);
     }
 }
 

@@ -5,7 +5,9 @@
 //! it called `create`, and for each renewal that returned true, the minimum window it asked for
 //! (or the whole duration without one) from when it called. It knows the duration its lock was
 //! written with only as well as the library tells it: a renewal with a new duration and a window
-//! may or may not have written, so it counts on the shorter of the two from then on.
+//! may or may not have written, so it counts on the shorter of the two from then on. A token
+//! that was handed over is renewed as the library advises for a token several instances use:
+//! never with a shorter duration.
 
 use std::time::Duration;
 
@@ -25,6 +27,10 @@ struct Hold {
     duration: Duration,
     /// The window of the renewals of this hold, if it asks for one.
     window: Option<Duration>,
+    /// Whether its renewals may set a new duration: only the process that created the lock, as
+    /// long as it never handed the token over, since an instance does not see the renewals of
+    /// another, and one that wrote the lock before measures its window from its own last write.
+    sets_durations: bool,
     promise: Promise,
 }
 
@@ -119,7 +125,7 @@ async fn create(ctx: &ProcessCtx, lock: LockId, name: &str, locks: &ProcessLocks
     ctx.complete(op, Outcome::Ok, Value::Token(fence));
     // The library counts the lease from the send of its write, which comes after the call.
     let promise = Promise::start(ctx, lock, fence, called + lease);
-    Some(Hold { token, fence, duration: lease, window: window(ctx, rng), promise })
+    Some(Hold { token, fence, duration: lease, window: window(ctx, rng), sets_durations: true, promise })
 }
 
 /// Takes the token another process handed over: renews the lock with it first, and believes in
@@ -134,9 +140,8 @@ async fn take_over(
     ctx.handed_over(lock, handoff.fence, handoff.from);
     let Handoff { token, fence, duration, .. } = handoff;
     let promise = Promise::start(ctx, lock, fence, Duration::ZERO);
-    // The instance that handed it over does not see this one's renewals, nor this one the
-    // other's: a shared token is renewed without a minimum window, as the library advises.
-    let mut hold = Hold { token, fence, duration, window: None, promise };
+    // A shared token never gets a shorter duration, as the library advises.
+    let mut hold = Hold { token, fence, duration, window: window(ctx, rng), sets_durations: false, promise };
     match renew(ctx, lock, locks, &mut hold, rng).await {
         Renewed::Until(until) => {
             hold.promise = Promise::start(ctx, lock, fence, until);
@@ -155,11 +160,11 @@ fn window(ctx: &ProcessCtx, rng: &mut SimRng) -> Option<Duration> {
 }
 
 /// Renews the lock of `hold` by its token, one renewal in four with a new duration of half to
-/// one and a half leases, and says what the library promised.
+/// one and a half leases if the hold sets durations, and says what the library promised.
 async fn renew(ctx: &ProcessCtx, lock: LockId, locks: &ProcessLocks, hold: &mut Hold, rng: &mut SimRng) -> Renewed {
     let lease_ms = ctx.lease().as_millis() as u64;
-    let new =
-        rng.chance_ppm(250_000).then(|| Duration::from_millis(rng.range(lease_ms / 2, 3 * lease_ms / 2).max(1_000)));
+    let new = (hold.sets_durations && rng.chance_ppm(250_000))
+        .then(|| Duration::from_millis(rng.range(lease_ms / 2, 3 * lease_ms / 2).max(1_000)));
     let called = ctx.clock().monotonic();
     let op = ctx.invoke(Call::Renew { lock, token: hold.fence });
     match locks.renew(&hold.token, new, hold.window).await {
