@@ -721,7 +721,14 @@ impl ProcessCtx {
             self.inner.client.transact_write_items().transact_items(TransactWriteItem::builder().put(put).build());
         let mut held = HeldCheck::default();
         let request = match fence {
-            Fence::Marked => request.is_held_marked(lease, &mut held),
+            Fence::Marked => {
+                let request = request.is_held_marked(lease, &mut held);
+                // The check follows the put, so its reason is the second of the transaction.
+                if held.index() != Some(1) {
+                    self.broken_promise(lock, format!("is_held_marked put its check at {:?}, not at 1", held.index()));
+                }
+                request
+            }
             Fence::Plain => request.is_held(lease),
             Fence::Current | Fence::CurrentMarked => {
                 // The lease of the term this code runs in must be the one the term was given.

@@ -19,6 +19,7 @@ use crate::clock::WorldClock;
 use crate::external::ExternalStore;
 use crate::faults::{Fault, ServerFaults};
 use crate::history::{Actor, Event, History, Nemesis, Phase, ProcessRef, Recorder};
+use crate::logs::LibraryEvents;
 use crate::process::{Process, Shared};
 use crate::report::RunReport;
 use crate::rng::SimRng;
@@ -125,7 +126,8 @@ impl World {
             .start_paused(true)
             .build()
             .expect("a current-thread runtime with paused time");
-        let (history, requests, fake) = runtime.block_on(drive(&self.scenario));
+        let run = || runtime.block_on(drive(&self.scenario));
+        let (history, requests, fake) = tracing::subscriber::with_default(LibraryEvents, run);
         let verdict = check(&history, &CheckContext::from_scenario(&self.scenario));
         (runtime, RunReport::new(self.scenario, history, verdict, requests), fake)
     }

@@ -138,7 +138,7 @@ async fn work(
     term: CancellationToken,
     write_every_ms: u64,
     resigns: bool,
-) -> Result<(), ()> {
+) -> Result<(), WorkFailed> {
     let token = lease.fencing_token();
     if let Some(op) = shared.pending().take() {
         ctx.complete(op, Outcome::Ok, Value::Token(token));
@@ -193,7 +193,7 @@ async fn work(
         terms.returned_lease = Some(lease);
         // If the lease was lost at this very moment, the election contends again.
         *shared.pending() = Some(ctx.invoke(Call::Acquire { lock }));
-        return if ok { Ok(()) } else { Err(()) };
+        return if ok { Ok(()) } else { Err(WorkFailed) };
     }
     // The lease was lost: the election contends again. (Or the caller stopped it: it returns.)
     if terms.cancel.is_none() {
@@ -221,11 +221,11 @@ async fn write_while_held(ctx: &ProcessCtx, held: &Held, every_ms: u64, writes: 
 /// operations of the election's end: the value or the error of work that returned on its own;
 /// `Cancelled` when the caller stopped it before; otherwise an election error, for an error
 /// that contending again does not fix.
-fn judge(ctx: &ProcessCtx, shared: &Shared, lock: LockId, ended: &Result<(), LeaderError<()>>) {
+fn judge(ctx: &ProcessCtx, shared: &Shared, lock: LockId, ended: &Result<(), LeaderError<WorkFailed>>) {
     let mut terms = shared.terms();
     terms.returned_lease = None;
     let broken = match (terms.returned, terms.cancel, ended) {
-        (Some((_, true)), _, Ok(())) | (Some((_, false)), _, Err(LeaderError::Work(()))) => None,
+        (Some((_, true)), _, Ok(())) | (Some((_, false)), _, Err(LeaderError::Work(_))) => None,
         (Some((_, ok)), _, _) => Some(format!(
             "returned {} though the work returned {} on its own",
             describe(ended),
@@ -261,12 +261,27 @@ fn judge(ctx: &ProcessCtx, shared: &Shared, lock: LockId, ended: &Result<(), Lea
     }
 }
 
-/// What an election returned, in a few words.
-fn describe(ended: &Result<(), LeaderError<()>>) -> String {
+/// What an election returned, in a few words, with what the error says of itself.
+fn describe(ended: &Result<(), LeaderError<WorkFailed>>) -> String {
+    use std::error::Error as _;
     match ended {
         Ok(()) => String::from("Ok"),
-        Err(LeaderError::Cancelled) => String::from("Cancelled"),
-        Err(LeaderError::Work(())) => String::from("Work(error)"),
-        Err(LeaderError::Election(err)) => format!("Election({err})"),
+        Err(err @ LeaderError::Cancelled) => format!("Cancelled ({err})"),
+        Err(err @ LeaderError::Work(_)) => {
+            format!("Work ({err}: {})", err.source().map_or_else(String::new, ToString::to_string))
+        }
+        Err(err @ LeaderError::Election(cause)) => format!("Election ({err}: {cause})"),
     }
 }
+
+/// The error the work of a term returns when it ends on its own with an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WorkFailed;
+
+impl std::fmt::Display for WorkFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the term's work gave up")
+    }
+}
+
+impl std::error::Error for WorkFailed {}

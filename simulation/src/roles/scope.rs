@@ -116,6 +116,10 @@ async fn take(ctx: &ProcessCtx, lock: LockId, name: &str) -> Option<(Holding, dy
             ctx.broken_promise(lock, "a scope that says it is locked has no lease");
         }
         ctx.complete(op, Outcome::Fail, Value::Text(String::from("held")));
+        // Releasing a scope that never got the lock sends nothing and succeeds.
+        if scope.release().await.is_err() {
+            ctx.broken_promise(lock, "the release of a scope that never got the lock failed");
+        }
         return None;
     };
     ctx.complete(op, Outcome::Ok, Value::Token(lease.fencing_token()));

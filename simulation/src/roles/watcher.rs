@@ -1,15 +1,23 @@
 //! The watcher: asks now and then whether a lock is held, as a monitor or a process that
-//! starts only where no other runs does.
+//! starts only where no other runs does. Once per incarnation it also holds the library to what
+//! it promises for arguments it refuses, before anything is sent.
+
+use std::time::Duration;
+
+use dynalease::{Error, LeaderError, LockTable, LockTableOptions, TableRef};
+use tokio_util::sync::CancellationToken;
 
 use super::pause;
-use crate::history::{Call, Outcome, Value};
+use crate::history::{Call, LockId, Outcome, Value};
 use crate::workload::ProcessCtx;
+use crate::world::{PARTITION_KEY, SORT_KEY, TABLE};
 
 /// Every while, asks whether `name` is held, and records the answer: the checker holds it
 /// against the lock item as DynamoDB held it during the call.
 pub(super) async fn watcher(ctx: ProcessCtx, name: &str, every_ms_max: u64) {
     let mut rng = ctx.rng();
     let lock = ctx.lock_id(name);
+    refusals(&ctx, lock, name).await;
     loop {
         pause(&ctx, &mut rng, every_ms_max).await;
         let op = ctx.invoke(Call::Exists { lock });
@@ -17,5 +25,78 @@ pub(super) async fn watcher(ctx: ProcessCtx, name: &str, every_ms_max: u64) {
             Ok(held) => ctx.complete(op, Outcome::Ok, Value::Bool(held)),
             Err(err) => ctx.complete(op, Outcome::Info, Value::Text(err.to_string())),
         }
+    }
+}
+
+/// The arguments the library refuses before it sends anything, each with the error it
+/// documents; and the table a `LockTable` says it is over.
+async fn refusals(ctx: &ProcessCtx, lock: LockId, name: &str) {
+    let locks = ctx.process_locks();
+    let table = locks.lock_table();
+    let mut broken = Vec::new();
+    if !matches!(locks.exists("").await, Err(Error::InvalidLockName { .. })) {
+        broken.push("exists of an empty name is not InvalidLockName");
+    }
+    if !matches!(locks.exists(&"x".repeat(1025)).await, Err(Error::InvalidLockName { .. })) {
+        broken.push("exists of a name of 1025 bytes is not InvalidLockName");
+    }
+    if !matches!(table.try_acquire(name, Duration::ZERO).await, Err(Error::InvalidLeaseDuration { .. })) {
+        broken.push("try_acquire for no time is not InvalidLeaseDuration");
+    }
+    if !matches!(table.acquire(name, LockTable::MAX_LEASE * 2).await, Err(Error::InvalidLeaseDuration { .. })) {
+        broken.push("acquire for two days is not InvalidLeaseDuration");
+    }
+    if !matches!(locks.renew("dl1:0:4:abcd:job", None, None).await, Err(Error::InvalidToken { .. })) {
+        broken.push("renew of a token with fencing token 0 is not InvalidToken");
+    }
+    if !matches!(locks.release(name).await, Err(Error::InvalidToken { .. })) {
+        broken.push("release of a lock name instead of a token is not InvalidToken");
+    }
+    if !matches!(locks.renew("dl1:3:0::job", None, None).await, Err(Error::InvalidToken { .. })) {
+        broken.push("renew of a token without an owner is not InvalidToken");
+    }
+    let election =
+        table.run_as_leader(name, Duration::ZERO, CancellationToken::new(), |_, _| async { Ok::<(), ()>(()) }).await;
+    match election {
+        Err(refused @ LeaderError::Election(_)) if !refused.is_cancelled() => {
+            if !matches!(refused.into_election(), Some(Error::InvalidLeaseDuration { .. })) {
+                broken.push("an election for no time does not end with InvalidLeaseDuration");
+            }
+        }
+        _ => broken.push("an election for no time does not end with an election error"),
+    }
+    let client = ctx.client().clone();
+    let bad_tables = [
+        TableRef::new(client.clone(), "", PARTITION_KEY, Some(SORT_KEY)),
+        TableRef::new(client.clone(), TABLE, "", Some(SORT_KEY)),
+        TableRef::new(client.clone(), TABLE, PARTITION_KEY, Some("")),
+        TableRef::new(client, TABLE, PARTITION_KEY, Some(PARTITION_KEY)),
+    ];
+    for bad in bad_tables {
+        if !matches!(LockTable::new(bad, LockTableOptions::default()), Err(Error::InvalidOptions { .. })) {
+            broken.push("a table reference without a name or with the sort key as its partition key is accepted");
+        }
+    }
+    let bad_options = [
+        LockTableOptions::default().holder_label(""),
+        LockTableOptions::default().holder_label("x".repeat(LockTableOptions::MAX_HOLDER_LABEL_CHARS + 1)),
+        LockTableOptions::default().time_to_live(PARTITION_KEY, LockTableOptions::DEFAULT_RETENTION),
+        LockTableOptions::default().time_to_live("owner", LockTableOptions::DEFAULT_RETENTION),
+        LockTableOptions::default().time_to_live("expiresAt", LockTableOptions::MIN_RETENTION / 2),
+    ];
+    for bad in bad_options {
+        let table = TableRef::new(ctx.client().clone(), TABLE, PARTITION_KEY, Some(SORT_KEY));
+        if !matches!(LockTable::new(table, bad), Err(Error::InvalidOptions { .. })) {
+            broken.push("a holder label or an expiry the options refuse is accepted");
+        }
+    }
+    if table.table_name() != TABLE
+        || table.dynamodb_table().map(TableRef::table_name) != Some(TABLE)
+        || table.table().table_name() != TABLE
+    {
+        broken.push("the lock table does not name the table it was made for");
+    }
+    for what in broken {
+        ctx.broken_promise(lock, what);
     }
 }
