@@ -20,9 +20,19 @@ python3 -m venv "$work/build"
 pip_install "$work/build" "maturin>=1.5,<2"
 (cd "$root/fake/python" && "$work/build/bin/maturin" build --profile "$profile" --out "$work/wheels")
 
+# The wheel installs and its tests run with no Rust toolchain on PATH, from outside the
+# repository (so that only the installed package can be imported), and with the binary the
+# wheel installed, never one named by the environment.
+without_toolchain="$(tr ':' '\n' <<<"$PATH" | while read -r dir; do
+    [ -e "$dir/cargo" ] || [ -e "$dir/rustc" ] || printf '%s:' "$dir"
+done)"
+export PATH="${without_toolchain%:}"
+if command -v cargo >/dev/null; then
+    echo "cargo is still on PATH: $(command -v cargo)" >&2
+    exit 1
+fi
+unset DYNALEASE_FAKE_BIN
 python3 -m venv "$work/test"
 pip_install "$work/test" "$work"/wheels/dynalease_fake-*.whl pytest boto3
-# From outside the repository, so that only the installed package can be imported; the tests
-# find the binary the wheel installed, never one named by the environment.
 cd "$work"
-env -u DYNALEASE_FAKE_BIN "$work/test/bin/python" -m pytest "$root/fake/python/tests" -q -p no:cacheprovider
+"$work/test/bin/python" -m pytest "$root/fake/python/tests" -q -p no:cacheprovider
