@@ -6,7 +6,8 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-from typing import Any, Optional
+import threading
+from typing import Any, Dict, Optional, Tuple
 
 PREFIX = "/_dynalease/"
 
@@ -24,29 +25,30 @@ class ControlError(Exception):
 
 class ControlConnection:
     """One keep-alive HTTP/1.1 connection to the control API at ``host:port``; opened again when
-    the server has closed it (after its idle timeout)."""
+    the server has closed it (after its idle timeout). Threads take turns on it."""
 
     def __init__(self, host: str, port: int, timeout: float = 60.0) -> None:
         self._host = host
         self._port = port
         self._timeout = timeout
         self._connection: Optional[http.client.HTTPConnection] = None
+        self._turn = threading.Lock()
 
     def request(self, method: str, path: str, body: Any = None, *, raw: Optional[bytes] = None) -> Any:
         """Sends ``method PREFIX+path`` with ``body`` as JSON (or the bytes ``raw``), returns the
         JSON answer; raises :class:`ControlError` with the server's message when it refuses."""
         data = raw if raw is not None else (b"" if body is None else json.dumps(body).encode())
         headers = {"Content-Type": "application/json"}
-        reused = self._connection is not None
-        try:
-            status, answer = self._exchange(method, PREFIX + path, data, headers)
-        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-            self.close()
-            if not reused:
-                raise
-            # A kept connection the server closed while it was idle: the request never reached
-            # it, so it is sent once more, on a new connection.
-            status, answer = self._exchange(method, PREFIX + path, data, headers)
+        with self._turn:
+            reused = self._connection is not None
+            try:
+                status, answer = self._exchange(method, PREFIX + path, data, headers)
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                if not reused:
+                    raise
+                # A kept connection the server closed while it was idle: the request never
+                # reached it, so it is sent once more, on a new connection.
+                status, answer = self._exchange(method, PREFIX + path, data, headers)
         try:
             document = json.loads(answer) if answer else None
         except ValueError:
@@ -56,7 +58,7 @@ class ControlConnection:
             raise ControlError(status, str(document.get("Error", "")), str(document.get("Message", "")))
         return document
 
-    def _exchange(self, method: str, path: str, data: bytes, headers: dict) -> "tuple[int, bytes]":
+    def _exchange(self, method: str, path: str, data: bytes, headers: Dict[str, str]) -> Tuple[int, bytes]:
         if self._connection is None:
             connection = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
             connection.connect()
@@ -68,14 +70,18 @@ class ControlConnection:
             response = self._connection.getresponse()
             answer = response.read()
         except BaseException:
-            self.close()
+            self._drop()
             raise
         if response.getheader("Connection", "").lower() == "close":
-            self.close()
+            self._drop()
         return response.status, answer
 
     def close(self) -> None:
         """Closes the connection, if one is open."""
+        with self._turn:
+            self._drop()
+
+    def _drop(self) -> None:
         if self._connection is not None:
             self._connection.close()
             self._connection = None

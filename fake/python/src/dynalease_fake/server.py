@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import selectors
@@ -111,7 +112,7 @@ class FakeServer:
         self._binary = binary
         self._start_timeout = start_timeout
         self._manual = clock == "manual"
-        self._process: Optional[subprocess.Popen] = None
+        self._process: Optional[subprocess.Popen[bytes]] = None
         self._endpoint: Optional[str] = None
         self._control: Optional[ControlConnection] = None
         self._start: Optional[datetime] = None
@@ -410,7 +411,7 @@ class FakeServer:
         """Empties the request log."""
         self._request("DELETE", "requests")
 
-    def _running(self) -> subprocess.Popen:
+    def _running(self) -> subprocess.Popen[bytes]:
         if self._process is None:
             raise RuntimeError("the server is not running: use `with FakeServer() as fake:` or call start()")
         return self._process
@@ -423,7 +424,7 @@ class FakeServer:
 
 def _boto3(helper: str) -> Any:
     try:
-        import boto3
+        boto3 = importlib.import_module("boto3")
     except ImportError:
         raise ModuleNotFoundError(
             f"FakeServer.{helper}() builds a boto3 client, and boto3 is not installed: "
@@ -436,7 +437,7 @@ def _option_text(name: str, value: Any) -> str:
     if isinstance(value, datetime):
         return _rfc3339(value)
     if isinstance(value, os.PathLike):
-        return os.fspath(value)
+        return str(os.fspath(value))
     return str(value)
 
 
@@ -460,7 +461,7 @@ def _reading(clock: Mapping[str, Any]) -> datetime:
     return _EPOCH + timedelta(milliseconds=int(clock["EpochMillis"]))
 
 
-def _first_line(process: subprocess.Popen, timeout: float) -> Tuple[str, Optional[str]]:
+def _first_line(process: subprocess.Popen[bytes], timeout: float) -> Tuple[str, Optional[str]]:
     """The server's first line, and ``None``; or what it printed so far and why it is not the
     line that names its address."""
     assert process.stdout is not None
@@ -483,7 +484,7 @@ def _first_line(process: subprocess.Popen, timeout: float) -> Tuple[str, Optiona
     return text, None
 
 
-def _rest(process: subprocess.Popen) -> str:
+def _rest(process: subprocess.Popen[bytes]) -> str:
     """What the server printed after its first line, once it has exited."""
     if process.stdout is None or process.stdout.closed:
         return ""
@@ -493,7 +494,7 @@ def _rest(process: subprocess.Popen) -> str:
         process.stdout.close()
 
 
-def _kill(process: subprocess.Popen) -> str:
+def _kill(process: subprocess.Popen[bytes]) -> str:
     """Kills the server (if it still runs), waits for it, and returns the rest of its output."""
     if process.poll() is None:
         process.kill()
