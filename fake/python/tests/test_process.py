@@ -92,21 +92,53 @@ def test_a_crashed_test_leaves_no_server_behind(tmp_path):
     wait_until_gone(int(pid_file.read_text()))
 
 
-def test_a_failed_test_session_stops_its_server(tmp_path):
-    (tmp_path / "test_fails.py").write_text(
+# The conftest.py of a test run of its own: after the session's end, it says whether each server
+# a test saw still runs.
+WATCHING_CONFTEST = """
+import os
+
+servers = []
+
+def pytest_unconfigure(config):
+    for pid in servers:
+        try:
+            os.kill(pid, 0)
+            print("server", pid, "runs after the session", flush=True)
+        except ProcessLookupError:
+            print("server", pid, "stopped with the session", flush=True)
+"""
+
+
+def run_ending_with(tmp_path, ending):
+    """A pytest run of one test that ends with ``ending``: its exit code and what the watching
+    conftest.py saw of the session's server."""
+    (tmp_path / "conftest.py").write_text(WATCHING_CONFTEST)
+    (tmp_path / "test_ending.py").write_text(
         textwrap.dedent(
-            """
-            def test_fails(dynalease_fake):
-                print("server", dynalease_fake.pid)
-                assert False, "this test fails"
+            f"""
+            import os, signal
+            from conftest import servers
+            def test_ending(dynalease_fake):
+                servers.append(dynalease_fake.pid)
+                {ending}
             """
         )
     )
     run = run_python("-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", str(tmp_path), cwd=tmp_path)
     out, _ = run.communicate()
-    assert run.returncode == 1, out
-    [line] = [line for line in out.splitlines() if line.startswith("server ")]
-    assert not is_alive(int(line.split()[1])), "stopped before pytest exits"
+    return run.returncode, [line for line in out.splitlines() if line.startswith("server ")]
+
+
+def test_a_failed_test_run_stops_its_server_with_the_session(tmp_path):
+    code, seen = run_ending_with(tmp_path, 'assert False, "this test fails"')
+    assert code == 1
+    assert len(seen) == 1 and seen[0].endswith("stopped with the session"), seen
+
+
+def test_an_interrupted_test_run_stops_its_server_with_the_session(tmp_path):
+    code, seen = run_ending_with(tmp_path, "os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C in the terminal")
+    assert code == 2  # pytest's exit code for an interrupted run
+    assert len(seen) == 1 and seen[0].endswith("stopped with the session"), seen
 
 
 def test_a_server_that_cannot_start_raises_with_what_it_printed(tmp_path):
