@@ -127,7 +127,7 @@ class FakeServer:
             if value is None or value is False:
                 continue
             flag = "--" + name.replace("_", "-")
-            command.extend([flag] if value is True else [flag, _option_text(name, value)])
+            command.extend([flag] if value is True else [flag, _option_text(value)])
         return command
 
     def start(self) -> "FakeServer":
@@ -161,7 +161,7 @@ class FakeServer:
                 reason += " (killed)"
             output = line + _kill(process)
             raise ServerStartError(reason, command, returncode, output)
-        endpoint = line.strip()[len(_ANNOUNCEMENT) :]
+        endpoint = line.splitlines()[0].strip()[len(_ANNOUNCEMENT) :]
         address = urlsplit(endpoint)
         self._process = process
         self._endpoint = endpoint
@@ -433,7 +433,7 @@ def _boto3(helper: str) -> Any:
     return boto3
 
 
-def _option_text(name: str, value: Any) -> str:
+def _option_text(value: Any) -> str:
     if isinstance(value, datetime):
         return _rfc3339(value)
     if isinstance(value, os.PathLike):
