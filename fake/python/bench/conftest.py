@@ -32,8 +32,8 @@ def pytest_runtest_logreport(report):
     _phases.append({"test": report.nodeid, "phase": report.when, "seconds": report.duration})
 
 
-def pytest_sessionfinish(session):
-    path = session.config.getoption("timings")
+def pytest_unconfigure(config):
+    path = config.getoption("timings")
     if path:
         with open(path, "w") as file:
             json.dump(_phases, file)

@@ -1,4 +1,4 @@
-"""Shared by the package's tests: the session's server options, boto3 helpers, and a look at
+"""Shared by the package's tests: the options of the run's server, boto3 clients, and a look at
 whether a process is still alive."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-#: Where the session's server's clock starts (the package's pytest configuration makes it manual).
+#: Where the clock of the run's server starts (the package's pytest configuration makes it manual).
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -26,7 +26,7 @@ def dynalease_fake_options() -> Dict[str, Any]:
 
 @pytest.fixture
 def dynamodb(dynalease_fake):
-    """A boto3 DynamoDB client of the session's server."""
+    """A boto3 DynamoDB client of the run's server."""
     return dynalease_fake.client()
 
 

@@ -1,4 +1,4 @@
-"""boto3 reaching the server: the helpers' clients and resource, and code under test that builds
+"""boto3 reaching the server: the clients and the resource FakeServer builds, and code under test that builds
 its own client from the environment."""
 
 import boto3
@@ -13,7 +13,7 @@ def test_the_resource_writes_and_reads_through_the_server(dynalease_fake, dynamo
     assert table.get_item(Key={"pk": "sku#1"})["Item"] == {"pk": "sku#1", "stock": 3}
 
 
-def test_helper_arguments_go_to_boto3_and_win(dynalease_fake):
+def test_client_arguments_go_to_boto3_and_win(dynalease_fake):
     client = dynalease_fake.client(region_name="eu-west-1")
     assert client.meta.region_name == "eu-west-1"
     assert client.meta.endpoint_url == dynalease_fake.endpoint_url

@@ -1,4 +1,4 @@
-"""The plugin's options, in a pytest run of their own: the clock of the session's server comes
+"""The plugin's options, in a pytest run of their own: the clock of the run's server comes
 from the command line, else the configuration."""
 
 import textwrap
@@ -27,12 +27,12 @@ def suite(tmp_path):
     return tmp_path
 
 
-def test_the_session_clock_is_real_by_default_and_manual_on_the_command_line(suite):
+def test_the_servers_clock_is_real_by_default_and_manual_on_the_command_line(suite):
     assert "running" in pytest_run(suite)
     assert "frozen" in pytest_run(suite, "--dynalease-fake-clock=manual")
 
 
-def test_the_configuration_makes_the_session_clock_manual_and_the_command_line_wins(suite):
+def test_the_configuration_makes_the_servers_clock_manual_and_the_command_line_wins(suite):
     (suite / "pytest.ini").write_text("[pytest]\ndynalease_fake_clock = manual\n")
     assert "frozen" in pytest_run(suite)
     assert "running" in pytest_run(suite, "--dynalease-fake-clock=real")

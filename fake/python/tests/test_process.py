@@ -92,7 +92,7 @@ def test_a_crashed_test_leaves_no_server_behind(tmp_path):
     wait_until_gone(int(pid_file.read_text()))
 
 
-# The conftest.py of a test run of its own: after the session's end, it says whether each server
+# The conftest.py of a test run of its own: at the very end of the run, it says whether each server
 # a test saw still runs.
 WATCHING_CONFTEST = """
 import os
@@ -103,15 +103,15 @@ def pytest_unconfigure(config):
     for pid in servers:
         try:
             os.kill(pid, 0)
-            print("server", pid, "runs after the session", flush=True)
+            print("server", pid, "still runs at the end", flush=True)
         except ProcessLookupError:
-            print("server", pid, "stopped with the session", flush=True)
+            print("server", pid, "stopped before the end", flush=True)
 """
 
 
 def run_ending_with(tmp_path, ending):
     """A pytest run of one test that ends with ``ending``: its exit code and what the watching
-    conftest.py saw of the session's server."""
+    conftest.py saw of the run's server."""
     (tmp_path / "conftest.py").write_text(WATCHING_CONFTEST)
     (tmp_path / "test_ending.py").write_text(
         textwrap.dedent(
@@ -129,16 +129,16 @@ def run_ending_with(tmp_path, ending):
     return run.returncode, [line for line in out.splitlines() if line.startswith("server ")]
 
 
-def test_a_failed_test_run_stops_its_server_with_the_session(tmp_path):
+def test_a_failed_test_run_stops_its_server_before_pytest_ends(tmp_path):
     code, seen = run_ending_with(tmp_path, 'assert False, "this test fails"')
     assert code == 1
-    assert len(seen) == 1 and seen[0].endswith("stopped with the session"), seen
+    assert len(seen) == 1 and seen[0].endswith("stopped before the end"), seen
 
 
-def test_an_interrupted_test_run_stops_its_server_with_the_session(tmp_path):
+def test_an_interrupted_test_run_stops_its_server_before_pytest_ends(tmp_path):
     code, seen = run_ending_with(tmp_path, "os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C in the terminal")
     assert code == 2  # pytest's exit code for an interrupted run
-    assert len(seen) == 1 and seen[0].endswith("stopped with the session"), seen
+    assert len(seen) == 1 and seen[0].endswith("stopped before the end"), seen
 
 
 def test_a_server_that_cannot_start_raises_with_what_it_printed(tmp_path):

@@ -1,4 +1,4 @@
-"""Each test finds the session's server as it started: no table, no fault rule, an empty
+"""Each test finds the run's server as it started: no table, no fault rule, an empty
 request log, the manual clock at its start time and standing still."""
 
 import pytest

@@ -11,7 +11,7 @@ from dynalease_fake import ControlError
 
 @pytest.fixture
 def shop(dynalease_fake):
-    """The session's server with the tables of fixtures/shop.json."""
+    """The run's server with the tables of fixtures/shop.json."""
     assert dynalease_fake.load(FIXTURES / "shop.json") == ["Shop"]
     return dynalease_fake
 

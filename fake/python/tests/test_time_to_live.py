@@ -6,34 +6,34 @@ from datetime import timedelta
 from conftest import START, create_table
 
 
-def expiring_sessions_table(dynamodb) -> None:
+def expiring_tokens_table(dynamodb) -> None:
     stream = {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
-    create_table(dynamodb, "Sessions", StreamSpecification=stream)
+    create_table(dynamodb, "Tokens", StreamSpecification=stream)
     dynamodb.update_time_to_live(
-        TableName="Sessions", TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"}
+        TableName="Tokens", TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"}
     )
 
 
 def test_an_item_expires_when_the_clock_advances_two_days(dynalease_fake, dynamodb):
-    expiring_sessions_table(dynamodb)
+    expiring_tokens_table(dynamodb)
     in_a_day = int((dynalease_fake.now() + timedelta(days=1)).timestamp())
-    dynamodb.put_item(TableName="Sessions", Item={"pk": {"S": "s1"}, "expires": {"N": str(in_a_day)}})
-    dynamodb.put_item(TableName="Sessions", Item={"pk": {"S": "s2"}})
+    dynamodb.put_item(TableName="Tokens", Item={"pk": {"S": "s1"}, "expires": {"N": str(in_a_day)}})
+    dynamodb.put_item(TableName="Tokens", Item={"pk": {"S": "s2"}})
 
     assert dynalease_fake.advance(days=2) == START + timedelta(days=2)
 
-    assert "Item" not in dynamodb.get_item(TableName="Sessions", Key={"pk": {"S": "s1"}}, ConsistentRead=True)
-    assert "Item" in dynamodb.get_item(TableName="Sessions", Key={"pk": {"S": "s2"}}, ConsistentRead=True)
+    assert "Item" not in dynamodb.get_item(TableName="Tokens", Key={"pk": {"S": "s1"}}, ConsistentRead=True)
+    assert "Item" in dynamodb.get_item(TableName="Tokens", Key={"pk": {"S": "s2"}}, ConsistentRead=True)
 
 
 def test_the_expiry_leaves_a_stream_record_by_the_service_at_the_time_of_its_sweep(dynalease_fake, dynamodb):
-    expiring_sessions_table(dynamodb)
+    expiring_tokens_table(dynamodb)
     due = START + timedelta(hours=36)
-    dynamodb.put_item(TableName="Sessions", Item={"pk": {"S": "s1"}, "expires": {"N": str(int(due.timestamp()))}})
+    dynamodb.put_item(TableName="Tokens", Item={"pk": {"S": "s1"}, "expires": {"N": str(int(due.timestamp()))}})
     dynalease_fake.advance(days=2)
 
     streams = dynalease_fake.streams_client()
-    arn = dynamodb.describe_table(TableName="Sessions")["Table"]["LatestStreamArn"]
+    arn = dynamodb.describe_table(TableName="Tokens")["Table"]["LatestStreamArn"]
     records = []
     for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
         iterator = streams.get_shard_iterator(

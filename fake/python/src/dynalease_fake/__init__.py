@@ -11,7 +11,7 @@ test's hands.
         ...
         fake.advance(days=2)         # time-to-live deletions made before it returns
 
-With pytest, the ``dynalease_fake`` fixture hands each test the session's server, reset.
+With pytest, the ``dynalease_fake`` fixture hands each test the run's server, reset.
 """
 
 from .binary import binary_path

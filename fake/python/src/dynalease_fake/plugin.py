@@ -2,15 +2,15 @@
 
 Fixtures:
 
-- ``dynalease_fake``: the session's :class:`~dynalease_fake.FakeServer`, reset before the test
+- ``dynalease_fake``: the test run's :class:`~dynalease_fake.FakeServer`, reset before the test
   (no table, no fault rule, an empty request log, a manual clock back where it started).
-- ``dynalease_fake_server``: the session's server itself, not reset (session scope).
-- ``dynalease_fake_options``: the keyword arguments the session's server is started with
-  (session scope, ``{}`` by default); override it in a ``conftest.py`` for ``seed``,
+- ``dynalease_fake_server``: the run's server itself, not reset (one for the whole run).
+- ``dynalease_fake_options``: the keyword arguments the run's server is started with
+  (one for the whole run, ``{}`` by default); override it in a ``conftest.py`` for ``seed``,
   ``start_time``, ``data`` or any other option of ``serve``.
 
 The clock: ``--dynalease-fake-clock=manual`` on the command line, or
-``dynalease_fake_clock = manual`` in the pytest configuration, starts the session's server with
+``dynalease_fake_clock = manual`` in the pytest configuration, starts the run's server with
 a clock that stands still until a test moves it (``real``, the default, runs with real time).
 """
 
@@ -32,12 +32,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="dynalease_fake_clock",
         choices=_CLOCKS,
         default=None,
-        help="the clock of the session's dynalease-fake server: real (default) or manual (it stands "
+        help="the clock of the test run's dynalease-fake server: real (default) or manual (it stands "
         "still until a test moves it)",
     )
     parser.addini(
         "dynalease_fake_clock",
-        "the clock of the session's dynalease-fake server: real (default) or manual",
+        "the clock of the test run's dynalease-fake server: real (default) or manual",
         default="real",
     )
 
@@ -51,7 +51,7 @@ def _configured_clock(config: pytest.Config) -> str:
 
 @pytest.fixture(scope="session")
 def dynalease_fake_options() -> Dict[str, Any]:
-    """The keyword arguments of the session's FakeServer (override it in a conftest.py)."""
+    """The keyword arguments of the test run's FakeServer (override it in a conftest.py)."""
     return {}
 
 
@@ -59,7 +59,7 @@ def dynalease_fake_options() -> Dict[str, Any]:
 def dynalease_fake_server(
     request: pytest.FixtureRequest, dynalease_fake_options: Dict[str, Any]
 ) -> Iterator[FakeServer]:
-    """The session's dynalease-fake server, started at its first use, stopped at the end."""
+    """The test run's dynalease-fake server, started at its first use, stopped at the end."""
     options = dict(dynalease_fake_options)
     # The command line wins, then the options fixture, then the configuration.
     command_line = request.config.getoption("dynalease_fake_clock")
@@ -73,6 +73,6 @@ def dynalease_fake_server(
 
 @pytest.fixture
 def dynalease_fake(dynalease_fake_server: FakeServer) -> FakeServer:
-    """The session's dynalease-fake server, reset for this test."""
+    """The test run's dynalease-fake server, reset for this test."""
     dynalease_fake_server.reset()
     return dynalease_fake_server

@@ -1,5 +1,5 @@
 """``FakeServer``: ``dynalease-fake serve`` in a child process, for as long as a ``with`` block
-(or a pytest session) lasts, steered through its control API."""
+(or a pytest run) lasts, steered through its control API."""
 
 from __future__ import annotations
 
@@ -141,8 +141,8 @@ class FakeServer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            # A session of its own: a Ctrl-C in the terminal reaches the test run, which stops
-            # the server in order, instead of the server first.
+            # A process group of its own: a Ctrl-C in the terminal reaches the test run, which
+            # stops the server in order, instead of the server first.
             start_new_session=True,
         )
         try:
@@ -422,12 +422,12 @@ class FakeServer:
         return self._control.request(method, path, body, raw=raw)
 
 
-def _boto3(helper: str) -> Any:
+def _boto3(method: str) -> Any:
     try:
         boto3 = importlib.import_module("boto3")
     except ImportError:
         raise ModuleNotFoundError(
-            f"FakeServer.{helper}() builds a boto3 client, and boto3 is not installed: "
+            f"FakeServer.{method}() builds a boto3 client, and boto3 is not installed: "
             "pip install boto3 (or dynalease-fake[boto3])"
         ) from None
     return boto3
