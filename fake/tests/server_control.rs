@@ -323,13 +323,12 @@ fn reset_to_a_time_puts_a_frozen_clock_back_and_sweeps_count_from_there() {
     assert_eq!(time_of(&server), "2026-01-01T00:00:00.000Z");
 
     // An item due an hour after the start goes at the sweep of that hour, as on a new server.
-    create_table(&server, "Sessions");
-    let ttl =
-        json!({"TableName": "Sessions", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "expires"}});
+    create_table(&server, "Tokens");
+    let ttl = json!({"TableName": "Tokens", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "expires"}});
     ok(&server, "UpdateTimeToLive", ttl);
     let item = json!({"pk": {"S": "s1"}, "expires": {"N": (1_767_225_600u64 + 3600).to_string()}});
-    ok(&server, "PutItem", json!({"TableName": "Sessions", "Item": item}));
-    let get = json!({"TableName": "Sessions", "Key": {"pk": {"S": "s1"}}});
+    ok(&server, "PutItem", json!({"TableName": "Tokens", "Item": item}));
+    let get = json!({"TableName": "Tokens", "Key": {"pk": {"S": "s1"}}});
     server.control_ok("POST", "clock/advance", Some(&json!({"By": "59m"})));
     assert!(ok(&server, "GetItem", get.clone()).get("Item").is_some(), "not due yet");
     server.control_ok("POST", "clock/advance", Some(&json!({"By": "2m"})));
