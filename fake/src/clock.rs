@@ -204,6 +204,18 @@ impl ControlledClock {
         steering.now()
     }
 
+    /// Puts the clock at `to`, earlier or later, running or standing still as it was: for a fake
+    /// that starts over with no table, where nothing that fell due is left to undo.
+    pub(crate) fn restart_at(&self, to: SystemTime) {
+        let mut steering = self.steering();
+        steering.base = to;
+        if steering.since.is_some() {
+            #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
+            let since = tokio::time::Instant::now();
+            steering.since = Some(since);
+        }
+    }
+
     /// Sets the clock to `to`, which must not be before its reading; a running clock runs on
     /// from there. Returns the new reading.
     pub fn set(&self, to: SystemTime) -> Result<SystemTime, ClockError> {

@@ -199,7 +199,7 @@ fn malformed_control_requests_get_400_saying_what_is_wrong_and_change_nothing() 
     server.control_ok("POST", "faults", Some(&json!({"Fault": "Throttle", "Operation": "PutItem"})));
     let faults_before = server.control_ok("GET", "faults", None);
     let snapshot_before = server.control_ok("GET", "snapshot", None);
-    let cases: [(&str, &str, &[u8], &str); 14] = [
+    let cases: [(&str, &str, &[u8], &str); 16] = [
         ("POST", "faults", b"{\"Fault\": ", "EOF while parsing"),
         ("POST", "faults", b"[1]", "the body must be a JSON object, not [1]"),
         ("POST", "faults", br#"{"Fault": "Throttle", "Opration": "PutItem"}"#, "unknown field `Opration`"),
@@ -214,6 +214,8 @@ fn malformed_control_requests_get_400_saying_what_is_wrong_and_change_nothing() 
         ("POST", "clock/advance", br#"{"By": "two days"}"#, "is not a duration such as"),
         ("POST", "clock/set", br#"{"Time": "tomorrow"}"#, "is not an RFC 3339 time"),
         ("POST", "reset", br#"{"Tables": []}"#, "unknown field `Tables`"),
+        ("POST", "reset", br#"{"Time": "yesterday"}"#, "Time `yesterday` is not an RFC 3339 time"),
+        ("POST", "reset", br#"{"Time": "2026-01-01T00:00:00Z", "EpochSeconds": 1}"#, "reset takes either Time"),
     ];
     for (method, path, body, expected) in cases {
         let reply = server.control_raw(method, path, body);
@@ -304,6 +306,42 @@ fn reset_drops_every_table_and_a_snapshot_loads_into_another_server() {
 
     assert_eq!(second.control_ok("POST", "reset", None), json!({"Tables": []}));
     assert_eq!(ok(&second, "ListTables", json!({})), json!({"TableNames": []}));
+}
+
+#[test]
+fn reset_to_a_time_puts_a_frozen_clock_back_and_sweeps_count_from_there() {
+    let server = frozen();
+    create_table(&server, "Old");
+    server.control_ok("POST", "clock/advance", Some(&json!({"By": "2days"})));
+    let reset = server.control_ok("POST", "reset", Some(&json!({"Time": START})));
+    assert_eq!(
+        reset,
+        json!({"Tables": [], "Clock": {"Time": "2026-01-01T00:00:00.000Z", "EpochSeconds": 1767225600.0,
+            "EpochMillis": 1767225600000u64, "Frozen": true}})
+    );
+    assert_eq!(ok(&server, "ListTables", json!({})), json!({"TableNames": []}));
+    assert_eq!(time_of(&server), "2026-01-01T00:00:00.000Z");
+
+    // An item due an hour after the start goes at the sweep of that hour, as on a new server.
+    create_table(&server, "Tokens");
+    let ttl = json!({"TableName": "Tokens", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "expires"}});
+    ok(&server, "UpdateTimeToLive", ttl);
+    let item = json!({"pk": {"S": "s1"}, "expires": {"N": (1_767_225_600u64 + 3600).to_string()}});
+    ok(&server, "PutItem", json!({"TableName": "Tokens", "Item": item}));
+    let get = json!({"TableName": "Tokens", "Key": {"pk": {"S": "s1"}}});
+    server.control_ok("POST", "clock/advance", Some(&json!({"By": "59m"})));
+    assert!(ok(&server, "GetItem", get.clone()).get("Item").is_some(), "not due yet");
+    server.control_ok("POST", "clock/advance", Some(&json!({"By": "2m"})));
+    assert_eq!(ok(&server, "GetItem", get), json!({}), "deleted by the sweep at 01:00");
+}
+
+#[test]
+fn reset_to_a_time_leaves_a_running_clock_running_from_there() {
+    let server = Server::start(&[]);
+    let reset = server.control_ok("POST", "reset", Some(&json!({"EpochSeconds": 1_577_836_800})));
+    assert_eq!(reset["Clock"]["Frozen"], false);
+    let now = time_of(&server);
+    assert!(now.as_str() >= "2020-01-01T00:00:00.000Z" && now.as_str() < "2020-01-02", "{now}");
 }
 
 #[test]

@@ -7,10 +7,10 @@
 //!
 //! The first line on stdout names the address; nothing else is written there. SIGINT and SIGTERM
 //! stop the server cleanly (exit code 0) once the requests in flight are answered, after writing
-//! the data file if there is one.
+//! the data file if there is one; so does the end of stdin with `--stop-on-stdin-close`.
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -110,6 +110,11 @@ struct ServeArgs {
     /// in milliseconds of the fake's clock (0, the default: ENABLED and DISABLED at once).
     #[arg(long, default_value_t = 0)]
     stream_status_change_ms: u64,
+    /// Stop as SIGTERM does when stdin reaches its end: a program that starts the server with a
+    /// pipe on its stdin and keeps the pipe open can be sure that the server stops when it exits,
+    /// even when it is killed.
+    #[arg(long)]
+    stop_on_stdin_close: bool,
 }
 
 /// A probability: a number from 0.0 to 1.0.
@@ -158,6 +163,10 @@ fn serve(args: ServeArgs) -> ExitCode {
             (Ok(interrupt), Ok(terminate)) => (interrupt, terminate),
             (Err(error), _) | (_, Err(error)) => return fail(format_args!("cannot handle signals: {error}")),
         };
+        let stdin_closed = match args.stop_on_stdin_close.then(watch_stdin).transpose() {
+            Ok(closed) => closed,
+            Err(error) => return fail(format_args!("cannot watch stdin: {error}")),
+        };
         let address = match listener.local_addr() {
             Ok(address) => address,
             Err(error) => return fail(format_args!("cannot read the listening address: {error}")),
@@ -169,10 +178,17 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
         drop(stdout);
         let shutdown = async move {
+            let stdin_closed = async move {
+                match stdin_closed {
+                    Some(closed) => drop(closed.await),
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 biased;
                 _ = interrupt.recv() => {}
                 _ = terminate.recv() => {}
+                () = stdin_closed => {}
             }
         };
         let mut options = ServeOptions::default()
@@ -189,6 +205,26 @@ fn serve(args: ServeArgs) -> ExitCode {
             }
         }
     })
+}
+
+/// A receiver that completes when stdin reaches its end (or cannot be read any more). A thread
+/// reads it, since tokio reads stdin on a blocking thread too and this needs no more of tokio.
+fn watch_stdin() -> std::io::Result<tokio::sync::oneshot::Receiver<()>> {
+    let (closed, receiver) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new().name("stdin-watch".into()).stack_size(64 * 1024).spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut discarded = [0u8; 512];
+        loop {
+            match stdin.read(&mut discarded) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        let _ = closed.send(());
+    })?;
+    Ok(receiver)
 }
 
 /// The snapshot in the data file at `path`, `None` if there is no file yet; a message naming the

@@ -1,6 +1,6 @@
 //! The clock over HTTP: `GET clock`, `POST clock/freeze`, `clock/resume`, `clock/set`
 //! (`{"Time": "2026-01-01T00:00:00Z"}` or `{"EpochSeconds": 1767225600}`) and `clock/advance`
-//! (`{"By": "2days"}` or `{"Seconds": 172800}`).
+//! (`{"By": "2days"}` or `{"Seconds": 172800}`); `POST reset` takes a time the way `clock/set` does.
 
 use std::time::{Duration, SystemTime};
 
@@ -13,7 +13,7 @@ use crate::clock::ClockError;
 use crate::fake::FakeDynamoDb;
 
 /// A reading as the control API answers it.
-fn reading(reading: ClockReading) -> Value {
+pub(super) fn reading(reading: ClockReading) -> Value {
     let millis = reading.now.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
     json!({
         "Time": time_text(reading.now),
@@ -24,7 +24,7 @@ fn reading(reading: ClockReading) -> Value {
 }
 
 /// A refused change of the clock.
-fn refused(error: ClockError) -> Refusal {
+pub(super) fn refused(error: ClockError) -> Refusal {
     let status = match error {
         ClockError::NotControlled => 409,
         _ => 400,
@@ -57,17 +57,28 @@ pub(super) struct Set {
 
 /// `POST clock/set`.
 pub(super) fn set(fake: &FakeDynamoDb, set: Set) -> Answer {
-    let to = match (set.time, set.epoch_seconds) {
-        (Some(text), None) => humantime::parse_rfc3339_weak(&text).map_err(|error| {
-            Refusal::bad(format!("Time `{text}` is not an RFC 3339 time such as 2026-01-01T00:00:00Z: {error}"))
-        })?,
-        (None, Some(secs)) if secs.is_finite() && secs >= 0.0 => {
-            SystemTime::UNIX_EPOCH + Duration::from_millis((secs * 1000.0).round() as u64)
+    fake.set_clock(set.time("clock/set")?).map(reading).map_err(refused)
+}
+
+impl Set {
+    /// Whether neither member is given.
+    pub(super) fn is_empty(&self) -> bool {
+        self.time.is_none() && self.epoch_seconds.is_none()
+    }
+
+    /// The time named, or what is wrong with it; `endpoint` names the request in the message.
+    pub(super) fn time(self, endpoint: &str) -> Result<SystemTime, Refusal> {
+        match (self.time, self.epoch_seconds) {
+            (Some(text), None) => humantime::parse_rfc3339_weak(&text).map_err(|error| {
+                Refusal::bad(format!("Time `{text}` is not an RFC 3339 time such as 2026-01-01T00:00:00Z: {error}"))
+            }),
+            (None, Some(secs)) if secs.is_finite() && secs >= 0.0 => {
+                Ok(SystemTime::UNIX_EPOCH + Duration::from_millis((secs * 1000.0).round() as u64))
+            }
+            (None, Some(secs)) => Err(Refusal::bad(format!("EpochSeconds {secs} is not a time after 1970"))),
+            _ => Err(Refusal::bad(format!("{endpoint} takes either Time (RFC 3339) or EpochSeconds"))),
         }
-        (None, Some(secs)) => return Err(Refusal::bad(format!("EpochSeconds {secs} is not a time after 1970"))),
-        _ => return Err(Refusal::bad("clock/set takes either Time (RFC 3339) or EpochSeconds")),
-    };
-    fake.set_clock(to).map(reading).map_err(refused)
+    }
 }
 
 /// The parameters of `POST clock/advance`: one of the two.

@@ -123,7 +123,7 @@ impl Control {
                 "DELETE" => no_parameters(body).map(|()| faults::remove_all(fake)),
                 _ => allowed(&["GET", "POST", "DELETE"]).map(|()| Value::Null),
             },
-            "/reset" => allowed(&["POST"]).and_then(|()| no_parameters(body)).map(|()| state::reset(fake)),
+            "/reset" => allowed(&["POST"]).and_then(|()| state::reset(fake, parameters(body)?)),
             "/snapshot" => match method {
                 "GET" => Ok(state::snapshot(fake)),
                 "PUT" => state::load(fake, body),

@@ -1,18 +1,23 @@
-//! The fake's tables over HTTP: `POST reset`, `GET snapshot`, `PUT snapshot` (load one) and
+//! The fake's tables over HTTP: `POST reset` (to a time, if given), `GET snapshot`, `PUT snapshot` (load one) and
 //! `POST save` (to the server's data file).
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{Answer, Refusal};
+use super::{Answer, Refusal, clock};
 use crate::fake::FakeDynamoDb;
 use crate::snapshot::Snapshot;
 
-/// `POST reset`: every table gone.
-pub(super) fn reset(fake: &FakeDynamoDb) -> Value {
-    fake.reset();
-    json!({ "Tables": [] })
+/// `POST reset`: every table gone; with `Time` or `EpochSeconds`, the clock put there too,
+/// earlier or later than its time (with no table left, nothing that fell due is left to undo).
+pub(super) fn reset(fake: &FakeDynamoDb, at: clock::Set) -> Answer {
+    if at.is_empty() {
+        fake.reset();
+        return Ok(json!({ "Tables": [] }));
+    }
+    let reading = fake.reset_to(at.time("reset")?).map_err(clock::refused)?;
+    Ok(json!({ "Tables": [], "Clock": clock::reading(reading) }))
 }
 
 /// `GET snapshot`.

@@ -34,8 +34,12 @@ mod write;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
+use crate::clock::ClockError;
 use crate::fake::FakeDynamoDb;
+use crate::time_control::ClockReading;
+use crate::ttl::SweepSchedule;
 
 /// The version of the document this fake writes and reads.
 pub(crate) const VERSION: u64 = 1;
@@ -175,5 +179,18 @@ impl FakeDynamoDb {
     pub fn reset(&self) {
         let mut engine = self.lock_engine();
         read::install(&mut engine, Default::default());
+    }
+
+    /// Resets the fake as [`reset`](Self::reset) does and puts its clock at `to`, which may be
+    /// before its time: with no table left, nothing that fell due is left to undo. Time-to-live
+    /// sweeps run every interval from `to`.
+    pub(crate) fn reset_to(&self, to: SystemTime) -> Result<ClockReading, ClockError> {
+        let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
+        let mut engine = self.lock_engine();
+        read::install(&mut engine, Default::default());
+        clock.restart_at(to);
+        let mut schedule = self.lock_sweeps();
+        *schedule = SweepSchedule::new(to, schedule.interval);
+        Ok(ClockReading { now: to, frozen: clock.is_frozen() })
     }
 }
