@@ -143,6 +143,12 @@ async fn work(
     if let Some(op) = shared.pending().take() {
         ctx.complete(op, Outcome::Ok, Value::Token(token));
     }
+    if lease.ended().is_cancelled() && lease.loss_reason() == Some(dynalease::LossReason::Expired) {
+        ctx.broken_promise(
+            lock,
+            format!("a term started on a lease that had run out before its acquire answered (token {token})"),
+        );
+    }
     // The work of the last term returned on its own, but its lease was lost meanwhile: the
     // election contended again instead of returning, as it promises.
     let returned = {

@@ -1,0 +1,264 @@
+//! The checker's holds on the heartbeat and on what the library answers, on hand-made
+//! histories: each invariant fails when it should, and only then.
+
+use std::time::Duration;
+
+use dynalease_sim::check::{CheckContext, CheckReport, ViolationKind, check};
+use dynalease_sim::history::{
+    Actor, BeliefId, Call, Entry, Event, History, LockId, LockRecord, LockState, Nemesis, OpId, Outcome, ProcessRef,
+    Unheld, Value,
+};
+
+const LOCK: LockId = LockId(0);
+const LEASE_MS: u64 = 30_000;
+
+fn p(id: u16) -> ProcessRef {
+    ProcessRef { id, incarnation: 0 }
+}
+
+fn at(ms: u64, actor: Actor, event: Event) -> Entry {
+    Entry { at: Duration::from_millis(ms), actor, event }
+}
+
+fn held_by(owner: u32, version: u32, fence: u64) -> LockState {
+    LockState::Held(LockRecord { owner, version, fence, lease_ms: LEASE_MS })
+}
+
+/// DynamoDB applied the request `request` of `by`, sent at `sent_ms`.
+fn applied(ms: u64, by: u16, sent_ms: u64, request: u32, before: LockState, after: LockState) -> Entry {
+    let sent = Duration::from_millis(sent_ms);
+    at(ms, Actor::Db, Event::Applied { lock: LOCK, by: p(by), sent, request, op: None, before, after })
+}
+
+fn sent(ms: u64, by: u16, request: u32, names: u32) -> Entry {
+    at(ms, Actor::Process(p(by)), Event::Sent { lock: LOCK, request, names })
+}
+
+fn answered(ms: u64, by: u16, request: u32, ok: bool) -> Entry {
+    at(ms, Actor::Process(p(by)), Event::Answered { lock: LOCK, request, ok })
+}
+
+fn held(ms: u64, process: u16, belief: u32, token: u64, renews: bool) -> Entry {
+    at(ms, Actor::Process(p(process)), Event::Held { belief: BeliefId(belief), lock: LOCK, token, renews })
+}
+
+fn unheld(ms: u64, process: u16, belief: u32, why: Unheld) -> Entry {
+    at(ms, Actor::Process(p(process)), Event::Unheld { belief: BeliefId(belief), why })
+}
+
+fn invoke(ms: u64, process: u16, op: u32, call: Call) -> Entry {
+    at(ms, Actor::Process(p(process)), Event::Invoke { op: OpId(op), call })
+}
+
+fn complete(ms: u64, process: u16, op: u32, outcome: Outcome, value: Value) -> Entry {
+    at(ms, Actor::Process(p(process)), Event::Complete { op: OpId(op), outcome, value })
+}
+
+fn nemesis(ms: u64, what: Nemesis) -> Entry {
+    at(ms, Actor::Nemesis, Event::Nemesis(what))
+}
+
+fn run(mut entries: Vec<Entry>) -> CheckReport {
+    entries.sort_by_key(|e| e.at);
+    let history = History::from_entries(entries, vec![String::from("leader")]);
+    let context = CheckContext {
+        drift_ppm: vec![0, 0],
+        takeover_bound: Duration::from_secs(40),
+        lease: Duration::from_millis(LEASE_MS),
+    };
+    check(&history, &context)
+}
+
+fn kinds(report: &CheckReport) -> Vec<ViolationKind> {
+    report.violations.iter().map(|v| v.kind).collect()
+}
+
+/// p0 sends its acquire (request 1) at 0, is granted owner 1 and token 1, hears it at 5 ms, and
+/// believes in the lease, which renews itself, until `end_ms`, for `why`.
+fn granted(end_ms: u64, why: Unheld) -> Vec<Entry> {
+    vec![
+        sent(0, 0, 1, 0),
+        applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1)),
+        answered(5, 0, 1, true),
+        held(5, 0, 0, 1, true),
+        unheld(end_ms, 0, 0, why),
+    ]
+}
+
+/// A renewal of owner 1 by p0 (request `request`) sent at `ms`, applied, and heard `ok` 4 ms later.
+fn renewal(ms: u64, request: u32, version: u32, ok: bool) -> Vec<Entry> {
+    let mut entries = vec![sent(ms, 0, request, 1)];
+    if ok {
+        entries.push(applied(ms + 2, 0, ms, request, held_by(1, version - 1, 1), held_by(1, version, 1)));
+    }
+    entries.push(answered(ms + 4, 0, request, ok));
+    entries
+}
+
+#[test]
+fn a_renewal_sent_later_than_a_third_of_the_lease_after_the_last_success_is_a_violation() {
+    // Due at 10 s (a third of 30 s after the send of the acquire), sent at 10 s: in time.
+    let mut in_time = granted(15_000, Unheld::Released);
+    in_time.extend(renewal(10_000, 2, 2, true));
+    assert_eq!(kinds(&run(in_time)), []);
+
+    // Sent at 12 s: two seconds late.
+    let mut late = granted(25_000, Unheld::Released);
+    late.extend(renewal(12_000, 2, 2, true));
+    let report = run(late);
+    assert_eq!(kinds(&report), [ViolationKind::RenewalLate]);
+    assert!(report.violations[0].message.contains("the next left at 12.000 s"), "{}", report.violations[0].message);
+
+    // A renewal counts from its own send: the next is due at 20 s, and sent at 21 s.
+    let mut second_late = granted(25_000, Unheld::Released);
+    second_late.extend(renewal(10_000, 2, 2, true));
+    second_late.extend(renewal(21_000, 3, 3, true));
+    assert_eq!(kinds(&run(second_late)), [ViolationKind::RenewalLate]);
+}
+
+#[test]
+fn a_late_renewal_is_no_violation_when_its_process_was_stopped_or_its_lease_had_ended() {
+    let mut paused = granted(20_000, Unheld::Released);
+    paused.extend(renewal(14_000, 2, 2, true));
+    paused.push(nemesis(8_000, Nemesis::Pause(p(0))));
+    paused.push(nemesis(14_000, Nemesis::Resume(p(0))));
+    assert_eq!(kinds(&run(paused)), []);
+
+    // Released at 9 s, before the renewal was due.
+    assert_eq!(kinds(&run(granted(9_000, Unheld::Released))), []);
+
+    // A renewal sent at 8 s and still on its way at 10 s is waited for.
+    let mut in_flight = granted(15_000, Unheld::Released);
+    in_flight.push(sent(8_000, 0, 2, 1));
+    in_flight.push(answered(11_000, 0, 2, false));
+    in_flight.extend(renewal(11_000, 3, 2, true));
+    assert_eq!(kinds(&run(in_flight)), []);
+}
+
+#[test]
+fn a_lease_lost_after_its_renewals_stopped_early_is_lost_in_a_short_outage() {
+    // Renewals fail from 10 s; a retry comes at most 5 s (a sixth of the lease) after each
+    // failure, so the last failure heard is within 5 s of the end at 30 s: the outage was long.
+    let mut retried = granted(30_000, Unheld::Lost(String::from("expired")));
+    for (request, send) in [10_000, 10_200, 10_600, 11_400, 13_000, 16_200, 21_200, 26_200].into_iter().enumerate() {
+        retried.extend(renewal(send, request as u32 + 2, 0, false));
+    }
+    assert_eq!(kinds(&run(retried)), []);
+
+    // The heartbeat gave up after its first failure: an outage of an instant lost the lease.
+    let mut gave_up = granted(30_000, Unheld::Lost(String::from("expired")));
+    gave_up.extend(renewal(10_000, 2, 0, false));
+    let report = run(gave_up);
+    assert_eq!(kinds(&report), [ViolationKind::LostInShortOutage]);
+    assert!(report.violations[0].message.contains("after an outage of 0.004 s"), "{}", report.violations[0].message);
+
+    // A renewal still on its way when the lease ran out is waited for.
+    let mut waiting = granted(30_000, Unheld::Lost(String::from("expired")));
+    waiting.extend(renewal(10_000, 2, 0, false));
+    waiting.push(sent(12_000, 0, 3, 1));
+    assert_eq!(kinds(&run(waiting)), []);
+}
+
+/// p1 asks whether the lock is held, from `from_ms` to `to_ms`, and is told `held`.
+fn exists(op: u32, from_ms: u64, to_ms: u64, held: bool) -> Vec<Entry> {
+    vec![invoke(from_ms, 1, op, Call::Exists { lock: LOCK }), complete(to_ms, 1, op, Outcome::Ok, Value::Bool(held))]
+}
+
+#[test]
+fn exists_that_contradicts_the_item_during_its_call_is_a_violation() {
+    // p0 holds the lock from 0 to the end of its lease at 30 s, renewing nothing.
+    let grant = vec![applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1))];
+    let with = |extra: Vec<Entry>| grant.iter().cloned().chain(extra).collect::<Vec<_>>();
+
+    assert_eq!(kinds(&run(with(exists(0, 10_000, 10_010, true)))), []);
+    assert_eq!(kinds(&run(with(exists(0, 10_000, 10_010, false)))), [ViolationKind::WrongExists]);
+    // Once the holder's lease ran out, false is what a table that watched it says.
+    assert_eq!(kinds(&run(with(exists(0, 31_000, 31_010, false)))), []);
+    // Before the grant the lock is free: true is wrong.
+    assert_eq!(kinds(&run(with(exists(0, 0, 1, true)))), [ViolationKind::WrongExists]);
+}
+
+#[test]
+fn exists_that_still_counts_a_holder_seen_unchanged_for_a_whole_lease_is_a_violation() {
+    let grant = vec![applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1))];
+    let mut stale = grant.clone();
+    stale.extend(exists(0, 1_000, 1_010, true));
+    stale.extend(exists(1, 40_000, 40_010, true));
+    assert_eq!(kinds(&run(stale.clone())), [ViolationKind::StaleExists]);
+
+    // Less than a lease apart, true is right.
+    let mut fresh = grant.clone();
+    fresh.extend(exists(0, 1_000, 1_010, true));
+    fresh.extend(exists(1, 20_000, 20_010, true));
+    assert_eq!(kinds(&run(fresh)), []);
+
+    // A renewal in between is a new holder record: true again.
+    stale.push(applied(20_002, 0, 20_000, 2, held_by(1, 1, 1), held_by(1, 2, 1)));
+    assert_eq!(kinds(&run(stale)), []);
+}
+
+#[test]
+fn a_release_that_returned_while_the_item_kept_the_lease_is_a_violation() {
+    let grant = applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1));
+    let release = |ok: bool| {
+        let mut entries = vec![grant.clone(), invoke(10_000, 0, 0, Call::Release { lock: LOCK, token: 1 })];
+        if ok {
+            entries.push(sent(10_000, 0, 2, 1));
+            entries.push(applied(10_002, 0, 10_000, 2, held_by(1, 1, 1), LockState::Free { fence: 1 }));
+        }
+        entries.push(complete(10_004, 0, 0, Outcome::Ok, Value::None));
+        entries
+    };
+    assert_eq!(kinds(&run(release(true))), []);
+    let report = run(release(false));
+    assert_eq!(kinds(&report), [ViolationKind::HeldAfterRelease]);
+    assert!(report.violations[0].message.contains("no write of it was sent"), "{}", report.violations[0].message);
+}
+
+#[test]
+fn an_election_stopped_while_it_waited_returns_at_once() {
+    let stop = Call::Resign { lock: LOCK, token: None, stopped: true };
+    let at_once = vec![invoke(5_000, 1, 0, stop.clone()), complete(5_000, 1, 0, Outcome::Ok, Value::None)];
+    assert_eq!(kinds(&run(at_once)), []);
+    let waited = vec![invoke(5_000, 1, 0, stop), complete(9_000, 1, 0, Outcome::Ok, Value::None)];
+    assert_eq!(kinds(&run(waited)), [ViolationKind::SlowStop]);
+}
+
+#[test]
+fn a_promise_a_process_saw_broken_is_a_violation() {
+    let broken = at(1_000, Actor::Process(p(1)), Event::Broken { lock: LOCK, what: String::from("it said so") });
+    let report = run(vec![broken]);
+    assert_eq!(kinds(&report), [ViolationKind::BrokenPromise]);
+    assert!(report.violations[0].message.contains("it said so"));
+}
+
+#[test]
+fn a_lease_said_deleted_needs_a_refusal_that_found_no_item() {
+    let lost = |refused: LockState| {
+        let mut entries = granted(12_000, Unheld::Lost(String::from("deleted")));
+        entries.push(sent(10_000, 0, 2, 1));
+        entries.push(at(
+            10_002,
+            Actor::Db,
+            Event::Refused { lock: LOCK, by: p(0), request: 2, state: refused, names: 1 },
+        ));
+        entries.push(answered(10_004, 0, 2, false));
+        entries
+    };
+    let mut deleted = lost(LockState::Absent);
+    deleted.push(nemesis(9_000, Nemesis::DeleteItem(LOCK)));
+    assert_eq!(kinds(&run(deleted)), []);
+    // The item was held by another owner: taken over, not deleted.
+    let mut taken = lost(held_by(2, 2, 2));
+    taken.push(applied(9_000, 1, 8_999, 9, held_by(1, 1, 1), held_by(2, 2, 2)));
+    assert!(kinds(&run(taken)).contains(&ViolationKind::WrongLossReason));
+}
+
+#[test]
+fn a_renewal_by_a_process_the_token_was_handed_to_is_its_own() {
+    let handed = at(9_000, Actor::Process(p(1)), Event::HandedOver { lock: LOCK, token: 1, from: p(0) });
+    let renewal = applied(10_002, 1, 10_000, 2, held_by(1, 1, 1), held_by(1, 2, 1));
+    let grant = applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1));
+    assert_eq!(kinds(&run(vec![grant.clone(), handed, renewal.clone()])), []);
+    assert_eq!(kinds(&run(vec![grant, renewal])), [ViolationKind::ForeignWrite]);
+}
