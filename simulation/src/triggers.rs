@@ -252,6 +252,10 @@ struct State {
     stopped: Vec<Stopped>,
 }
 
+/// The reads (`false`) and writes (`true`) of one lock item that DynamoDB applied, by process,
+/// and what wakes the messages waiting for them to pass.
+type Passes = (Vec<(ProcessRef, bool)>, Arc<Notify>);
+
 /// The triggers of a run while it goes on.
 #[derive(Debug)]
 pub(crate) struct Triggers {
@@ -266,7 +270,7 @@ pub(crate) struct Triggers {
     dues: Mutex<BTreeMap<String, Arc<Notify>>>,
     /// The reads and writes of each lock item that DynamoDB applied, by process, while triggers
     /// may fire, and what wakes the messages held until others pass them.
-    passes: Mutex<BTreeMap<String, (Vec<(ProcessRef, bool)>, Arc<Notify>)>>,
+    passes: Mutex<BTreeMap<String, Passes>>,
     /// Wakes every held write at the heal.
     healed: Notify,
     active: AtomicBool,

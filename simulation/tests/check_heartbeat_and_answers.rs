@@ -167,7 +167,7 @@ fn exists(op: u32, from_ms: u64, to_ms: u64, held: bool) -> Vec<Entry> {
 #[test]
 fn exists_that_contradicts_the_item_during_its_call_is_a_violation() {
     // p0 holds the lock from 0 to the end of its lease at 30 s, renewing nothing.
-    let grant = vec![applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1))];
+    let grant = [applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1))];
     let with = |extra: Vec<Entry>| grant.iter().cloned().chain(extra).collect::<Vec<_>>();
 
     assert_eq!(kinds(&run(with(exists(0, 10_000, 10_010, true)))), []);
