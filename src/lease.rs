@@ -43,8 +43,8 @@ const FIRST_RETRY: Duration = Duration::from_millis(100);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum LossReason {
-    /// A renewal found another owner in the lock item, or none: a contender took the lock over
-    /// or someone wrote the item.
+    /// A renewal found another owner in the lock item, or none, or an item that is no lock: a
+    /// contender took the lock over or someone wrote the item.
     TakenOver,
     /// A renewal found no lock item. The fencing token starts at 1 again.
     Deleted,

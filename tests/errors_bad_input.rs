@@ -86,6 +86,20 @@ async fn an_entity_at_the_key_of_a_lock_is_never_turned_into_a_lock() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_lease_whose_item_was_replaced_by_an_entity_is_taken_over() {
+    let fake = fake();
+    let locks = locks(&fake);
+    let lease = locks.acquire("widget", LEASE).await.unwrap();
+    put_entity(&fake, &[("_type", "ORDER"), ("name", "Widget")]).await;
+
+    assert!(!lease.renew().await.unwrap(), "the item is not this lease's any more");
+    assert_eq!(lease.loss_reason(), Some(dynalease::LossReason::TakenOver));
+    assert!(lease.ended().is_cancelled());
+    let item = raw_item(&fake, "widget").await.unwrap();
+    assert_eq!(item.len(), 4, "the entity, left alone: {item:?}");
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_lock_item_whose_attributes_went_bad_is_an_error_when_read() {
     let fake = fake();
     let locks = locks(&fake);

@@ -76,6 +76,14 @@ pub enum Fault {
         /// The lock.
         lock: String,
     },
+    /// The item of the lock is replaced by an entity that is no lock, as a program that writes
+    /// an entity at the lock's key would; `for_ms` later it is deleted, and so at the heal.
+    CorruptItem {
+        /// The lock.
+        lock: String,
+        /// How long the entity stays.
+        for_ms: u64,
+    },
     /// The machine's wall clock jumps, as NTP steps it.
     ClockStep {
         /// The process.
@@ -96,7 +104,7 @@ impl Fault {
             | Fault::Latency { process, .. }
             | Fault::ClockStep { process, .. } => Some(*process),
             Fault::Throttle { process, .. } => *process,
-            Fault::TableOutage { .. } | Fault::DeleteItem { .. } => None,
+            Fault::TableOutage { .. } | Fault::DeleteItem { .. } | Fault::CorruptItem { .. } => None,
         }
     }
 
@@ -111,6 +119,7 @@ impl Fault {
             Fault::Throttle { .. } => "throttle",
             Fault::TableOutage { .. } => "table-outage",
             Fault::DeleteItem { .. } => "delete-item",
+            Fault::CorruptItem { .. } => "corrupt-item",
             Fault::ClockStep { .. } => "clock-step",
         }
     }
@@ -157,6 +166,8 @@ pub struct FaultBounds {
     pub table_outages: u32,
     /// Deletions of a lock item.
     pub deletions: u32,
+    /// Lock items replaced by an entity that is no lock, for a while.
+    pub corruptions: u32,
     /// Steps of a wall clock.
     pub clock_steps: u32,
     /// Faults timed by the protocol's moments ([`crate::triggers`]).
@@ -177,6 +188,7 @@ impl Default for FaultBounds {
             throttle_bursts: 3,
             table_outages: 1,
             deletions: 2,
+            corruptions: 1,
             clock_steps: 2,
             triggers: 16,
             loss_ppm_max: 50_000,
@@ -196,6 +208,7 @@ impl FaultBounds {
             throttle_bursts: 0,
             table_outages: 0,
             deletions: 0,
+            corruptions: 0,
             clock_steps: 0,
             triggers: 0,
             loss_ppm_max: 0,
@@ -221,6 +234,7 @@ impl FaultBounds {
             clock_steps: keep(rng, self.clock_steps),
             triggers: if rng.chance_ppm(750_000) { self.triggers } else { 0 },
             loss_ppm_max: keep(rng, self.loss_ppm_max),
+            corruptions: keep(rng, self.corruptions),
         }
     }
 
@@ -284,6 +298,10 @@ impl FaultBounds {
         add(rng, self.clock_steps, &mut |rng| {
             let largest = if rng.chance_ppm(500_000) { skew_ms_max.max(1) / 2 } else { 2 * lease_ms };
             Some(Fault::ClockStep { process: rng.below(n) as u16, delta_ms: rng.signed(largest) })
+        });
+        add(rng, self.corruptions, &mut |rng| {
+            let lock = rng.pick(deletable)?.clone();
+            Some(Fault::CorruptItem { lock, for_ms: rng.range(lease_ms / 2, 2 * lease_ms) })
         });
         faults.sort_by_key(|f| f.at_ms);
         faults

@@ -210,6 +210,8 @@ pub enum Nemesis {
     TableBack,
     /// The item of the lock was deleted: its fencing token starts at 1 again.
     DeleteItem(LockId),
+    /// The item of the lock was replaced by an entity that is no lock, until the next deletion.
+    CorruptItem(LockId),
     /// The machine's wall clock jumped.
     ClockStep {
         /// The process.

@@ -160,6 +160,7 @@ impl RunReport {
         let _ = writeln!(out, "  stops in time          {}", verdict(K::SlowStop));
         let _ = writeln!(out, "  promises kept          {}", verdict(K::BrokenPromise));
         let _ = writeln!(out, "  loss reasons true      {}", verdict(K::WrongLossReason));
+        let _ = writeln!(out, "  foreign items refused  {}", verdict(K::ForeignItem));
         let liveness = match (stats.takeover, self.crashed_for_liveness()) {
             (Some(took), _) => format!(
                 "{} (taken over {} after the crash, bound {})",

@@ -484,6 +484,8 @@ fn fault_strategy() -> impl Strategy<Value = (u32, Fault)> {
         (500u64..5_000).prop_map(|for_ms| Fault::TableOutage { for_ms }),
         prop::sample::select(vec![LEADER_LOCK, JOB_LOCK, CACHE_LOCK, BATCH_LOCK])
             .prop_map(|lock| Fault::DeleteItem { lock: lock.to_owned() }),
+        (prop::sample::select(vec![LEADER_LOCK, JOB_LOCK, CACHE_LOCK, BATCH_LOCK]), 1_000u64..60_000)
+            .prop_map(|(lock, for_ms)| Fault::CorruptItem { lock: lock.to_owned(), for_ms }),
         (process, -15_000i64..15_000).prop_map(|(process, delta_ms)| Fault::ClockStep { process, delta_ms }),
     ];
     (0u32..1_000, fault)

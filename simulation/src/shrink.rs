@@ -347,7 +347,7 @@ fn renumbered(fault: &Fault, renumber: impl Fn(u16) -> u16) -> Fault {
             Fault::Throttle { process: process.map(renumber), per_million, for_ms }
         }
         Fault::ClockStep { process, delta_ms } => Fault::ClockStep { process: renumber(process), delta_ms },
-        other @ (Fault::TableOutage { .. } | Fault::DeleteItem { .. }) => other,
+        other @ (Fault::TableOutage { .. } | Fault::DeleteItem { .. } | Fault::CorruptItem { .. }) => other,
     }
 }
 
@@ -483,6 +483,9 @@ pub fn describe_fault(scheduled: &ScheduledFault) -> String {
         }
         Fault::TableOutage { for_ms } => format!("table outage at {at} for {}", span(*for_ms)),
         Fault::DeleteItem { lock } => format!("deletion of the item of {lock} at {at}"),
+        Fault::CorruptItem { lock, for_ms } => {
+            format!("an entity at the key of {lock} at {at} for {}", span(*for_ms))
+        }
         Fault::ClockStep { process, delta_ms } => format!("wall-clock step of p{process} by {delta_ms:+} ms at {at}"),
     }
 }

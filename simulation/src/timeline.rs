@@ -210,6 +210,9 @@ impl<'h> Timeline<'h> {
             Nemesis::TableOutage => String::from("table answers ResourceNotFound"),
             Nemesis::TableBack => String::from("table back"),
             Nemesis::DeleteItem(lock) => format!("delete the item of lock {}", self.lock(*lock)),
+            Nemesis::CorruptItem(lock) => {
+                format!("replace the item of lock {} with an entity that is no lock", self.lock(*lock))
+            }
             Nemesis::ClockStep { process, delta_ms } => format!("wall clock of p{process} steps {delta_ms:+} ms"),
             Nemesis::Triggered { process, lock, moment, reaction } => {
                 format!("trigger: {process} {} {}: {reaction:?}", moment.describe(), self.lock(*lock))
@@ -247,7 +250,7 @@ impl<'h> Timeline<'h> {
             | Event::StoreAccepted { lock, .. } => Some(*lock),
             Event::Nemesis(Nemesis::Triggered { lock, .. }) => Some(*lock),
             Event::Unheld { belief, .. } | Event::Promised { belief, .. } => self.belief(*belief).map(|(lock, _)| lock),
-            Event::Nemesis(Nemesis::DeleteItem(lock)) => Some(*lock),
+            Event::Nemesis(Nemesis::DeleteItem(lock) | Nemesis::CorruptItem(lock)) => Some(*lock),
             Event::Phase(Phase::LivenessCrash { lock, .. }) => Some(*lock),
             _ => None,
         }

@@ -416,6 +416,19 @@ impl ProcessCtx {
         self.inner.healed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Holds an error of the library on the lock `name` to what it promises: an item at the
+    /// lock's key that is no lock is an error that names the lock and the table.
+    pub fn check_error(&self, lock: LockId, name: &str, err: &dynalease::Error) {
+        if let dynalease::Error::NotALock { lock: named, table, .. } = err
+            && (named != name || table != TABLE)
+        {
+            self.broken_promise(
+                lock,
+                format!("NotALock names lock {named:?} of table {table:?}, not {name:?} of {TABLE:?}"),
+            );
+        }
+    }
+
     /// The tokens that processes hand each other, by lock: what one process posts, another
     /// takes.
     pub fn mailbox(&self) -> &Mailbox {
@@ -547,7 +560,10 @@ impl ProcessCtx {
                         self.complete(op, Outcome::Ok, Value::Token(lease.fencing_token()));
                         return Some(self.hold(lease));
                     }
-                    Some(Err(err)) => self.complete(op, library_outcome(&err), Value::Text(err.to_string())),
+                    Some(Err(err)) => {
+                        self.check_error(lock, name, &err);
+                        self.complete(op, library_outcome(&err), Value::Text(err.to_string()));
+                    }
                 }
             }
             Locks::Naive(naive) => match self.within(timeout, naive.acquire(name, lease)).await {
@@ -579,6 +595,7 @@ impl ProcessCtx {
                     None
                 }
                 Err(err) => {
+                    self.check_error(lock, name, &err);
                     self.complete(op, library_outcome(&err), Value::Text(err.to_string()));
                     None
                 }

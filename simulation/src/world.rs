@@ -57,11 +57,26 @@ pub struct World {
 #[derive(Debug)]
 enum Action {
     Fault(Fault),
-    Restart { process: u16 },
-    Resume { process: u16, incarnation: u16 },
+    Restart {
+        process: u16,
+    },
+    Resume {
+        process: u16,
+        incarnation: u16,
+    },
     PartitionEnd(u16),
-    LatencyEnd { process: u16, extra_ms: u64 },
-    ServerFaultEnd { rule: u64, end: Nemesis },
+    LatencyEnd {
+        process: u16,
+        extra_ms: u64,
+    },
+    ServerFaultEnd {
+        rule: u64,
+        end: Nemesis,
+    },
+    /// The entity at the key of `lock` is deleted, unless the heal deleted it already.
+    Repair {
+        lock: String,
+    },
     Heal,
     LivenessCrash,
     End,
@@ -75,6 +90,8 @@ struct Driver {
     partitions: Vec<u32>,
     extra_ms: Vec<u64>,
     healed: bool,
+    /// The locks whose item is an entity that is no lock.
+    corrupted: std::collections::BTreeSet<String>,
     queue: BTreeMap<(u64, u64), Action>,
     next: u64,
 }
@@ -182,6 +199,7 @@ async fn drive(scenario: &Scenario) -> (History, usize, FakeDynamoDb) {
         partitions: vec![0; n],
         extra_ms: vec![0; n],
         healed: false,
+        corrupted: std::collections::BTreeSet::new(),
         queue: BTreeMap::new(),
         next: 0,
     };
@@ -279,6 +297,11 @@ impl Driver {
                 }
                 self.server.remove(rule);
                 self.record(end);
+            }
+            Action::Repair { lock } => {
+                if self.corrupted.contains(&lock) {
+                    self.delete_item(&lock);
+                }
             }
             Action::Heal => self.heal(),
             Action::LivenessCrash => self.liveness_crash(scenario),
@@ -396,24 +419,48 @@ impl Driver {
                 self.record(Nemesis::TableOutage);
                 self.schedule(now_ms + for_ms, Action::ServerFaultEnd { rule: id, end: Nemesis::TableBack });
             }
-            Fault::DeleteItem { lock } => {
-                let key = serde_json::json!({
+            Fault::DeleteItem { lock } => self.delete_item(&lock),
+            Fault::CorruptItem { lock, for_ms } => {
+                // An entity of another kind at the lock's key, with a name and no owner.
+                let item = serde_json::json!({
                     "TableName": TABLE,
-                    "Key": {
+                    "Item": {
                         PARTITION_KEY: {"S": format!("{}{lock}", self.lock_prefix())},
                         SORT_KEY: {"S": "LOCK"},
+                        "_type": {"S": "ENTITY"},
+                        "name": {"S": lock},
                     },
                 });
-                let (status, _) = self.server_fake().handle_json("DeleteItem", key.to_string().as_bytes());
+                let (status, _) = self.server_fake().handle_json("PutItem", item.to_string().as_bytes());
                 if status == 200 {
                     self.shared.truth.deleted(&lock);
                     let id = recorder.lock(&lock);
-                    self.record(Nemesis::DeleteItem(id));
+                    self.record(Nemesis::CorruptItem(id));
+                    self.corrupted.insert(lock.clone());
+                    self.schedule(now_ms + for_ms, Action::Repair { lock });
                 }
             }
             Fault::ClockStep { process, delta_ms } => {
                 self.processes[usize::from(process)].step_wall(&recorder, delta_ms);
             }
+        }
+    }
+
+    /// Deletes the item of `lock`: its fencing token starts at 1 again.
+    fn delete_item(&mut self, lock: &str) {
+        let key = serde_json::json!({
+            "TableName": TABLE,
+            "Key": {
+                PARTITION_KEY: {"S": format!("{}{lock}", self.lock_prefix())},
+                SORT_KEY: {"S": "LOCK"},
+            },
+        });
+        let (status, _) = self.server_fake().handle_json("DeleteItem", key.to_string().as_bytes());
+        if status == 200 {
+            self.shared.truth.deleted(lock);
+            let id = self.shared.recorder.lock(lock);
+            self.record(Nemesis::DeleteItem(id));
+            self.corrupted.remove(lock);
         }
     }
 
@@ -431,6 +478,10 @@ impl Driver {
     /// Ends every fault: the fake's rules, partitions, latency spikes and lost answers; resumes
     /// paused processes and restarts crashed ones.
     fn heal(&mut self) {
+        let corrupted: Vec<String> = self.corrupted.iter().cloned().collect();
+        for lock in corrupted {
+            self.delete_item(&lock);
+        }
         self.healed = true;
         self.shared.healed.store(true, std::sync::atomic::Ordering::Relaxed);
         self.shared.triggers.disarm();

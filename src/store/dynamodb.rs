@@ -432,6 +432,8 @@ impl LockStore for DynamoStore {
                 Err(err) => match self.refused_view(name, &err).await {
                     Some(Ok(LockView::Absent)) => Ok(RenewOutcome::Deleted),
                     Some(Ok(_)) => Ok(RenewOutcome::TakenOver),
+                    // Someone wrote an item that is no lock at the key: the lease is not held.
+                    Some(Err(Error::NotALock { .. })) => Ok(RenewOutcome::TakenOver),
                     Some(Err(err)) => Err(err),
                     None => Err(self.failure("UpdateItem", err).await),
                 },

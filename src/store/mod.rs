@@ -82,7 +82,7 @@ pub(crate) enum AcquireOutcome {
 pub(crate) enum RenewOutcome {
     /// The record still has our owner, and now the new record version, with this lease.
     Renewed { lease: Duration },
-    /// The record has another owner or none.
+    /// The record has another owner or none, or is no lock at all.
     TakenOver,
     /// There is no record.
     Deleted,

@@ -490,9 +490,11 @@ impl LockStore for PostgresStore {
                     let lease_ms: Option<i64> = row.try_get(0).map_err(|err| inner.fail("renew", err))?;
                     return Ok(sql::renewed(name, &inner.table, lease_ms)?);
                 }
-                match inner.read_row(connection, name).await? {
-                    LockView::Absent => Ok(RenewOutcome::Deleted),
-                    _ => Ok(RenewOutcome::TakenOver),
+                match inner.read_row(connection, name).await {
+                    Ok(LockView::Absent) => Ok(RenewOutcome::Deleted),
+                    // A row that is no lock is not this lease's either.
+                    Ok(_) | Err(Failed(Error::NotALock { .. }, _)) => Ok(RenewOutcome::TakenOver),
+                    Err(err) => Err(err),
                 }
             })
         }))

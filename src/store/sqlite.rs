@@ -497,9 +497,11 @@ impl LockStore for SqliteStore {
                     integer("lease_ms", lease_ms).map_err(|reason| sql::not_a_lock(&g.name, &inner.table, reason))?;
                 return sql::renewed(&g.name, &inner.table, lease_ms);
             }
-            match inner.read_row(connection, &g.name)? {
-                LockView::Absent => Ok(RenewOutcome::Deleted),
-                _ => Ok(RenewOutcome::TakenOver),
+            match inner.read_row(connection, &g.name) {
+                Ok(LockView::Absent) => Ok(RenewOutcome::Deleted),
+                // A row that is no lock is not this lease's either.
+                Ok(_) | Err(Error::NotALock { .. }) => Ok(RenewOutcome::TakenOver),
+                Err(err) => Err(err),
             }
         }))
     }

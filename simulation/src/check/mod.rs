@@ -132,6 +132,8 @@ pub enum ViolationKind {
     SlowStop,
     /// The library answered against its documentation, as a process saw it.
     BrokenPromise,
+    /// An item at a lock's key that is no lock was written as a lock, or not reported as one.
+    ForeignItem,
     /// A lease was said lost for a reason the lock item and the table do not show.
     WrongLossReason,
 }
@@ -156,7 +158,7 @@ impl ViolationKind {
     }
 
     /// Every invariant, in the order of the checks.
-    pub const ALL: [ViolationKind; 20] = [
+    pub const ALL: [ViolationKind; 21] = [
         ViolationKind::TokenNotRising,
         ViolationKind::TakeoverBeforeExpiry,
         ViolationKind::ForeignWrite,
@@ -177,6 +179,7 @@ impl ViolationKind {
         ViolationKind::SlowStop,
         ViolationKind::BrokenPromise,
         ViolationKind::WrongLossReason,
+        ViolationKind::ForeignItem,
     ];
 
     /// The invariant of a short name ([`name`](ViolationKind::name)).
@@ -207,6 +210,7 @@ impl ViolationKind {
             ViolationKind::SlowStop => "slow-stop",
             ViolationKind::BrokenPromise => "broken-promise",
             ViolationKind::WrongLossReason => "wrong-loss-reason",
+            ViolationKind::ForeignItem => "foreign-item",
         }
     }
 }
@@ -236,6 +240,7 @@ impl fmt::Display for ViolationKind {
             ViolationKind::SlowStop => "an election stopped by its caller did not return in time",
             ViolationKind::BrokenPromise => "the library answered against its documentation",
             ViolationKind::WrongLossReason => "a lease was said lost for a reason the lock item does not show",
+            ViolationKind::ForeignItem => "an item that is no lock was written as a lock, or not reported as one",
         })
     }
 }
@@ -337,6 +342,7 @@ pub fn check(history: &History, context: &CheckContext) -> CheckReport {
     writes::takeovers(&checked, &mut report);
     writes::own_writes(&checked, &mut report);
     writes::retries(&checked, &mut report);
+    writes::foreign_items(&checked, &mut report);
     beliefs::granted_and_timely(&checked, &mut report);
     beliefs::exclusive(&checked, &mut report);
     tokens::fencing(&checked, &mut report);

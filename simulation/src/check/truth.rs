@@ -116,6 +116,9 @@ pub(super) struct Truth {
     states: BTreeMap<LockId, Vec<(usize, LockState)>>,
     /// Writes DynamoDB applied to lock items.
     pub(super) writes: usize,
+    /// When the item of each lock was an entity that is no lock: (entry of the nemesis that put
+    /// it there, entry of the deletion that ended it, if any).
+    pub(super) foreign: BTreeMap<LockId, Vec<(usize, Option<usize>)>>,
 }
 
 impl Truth {
@@ -193,7 +196,20 @@ impl Truth {
                         lease.handed.push((to, idx));
                     }
                 }
+                Event::Nemesis(Nemesis::CorruptItem(lock)) => {
+                    if let Some(owner) = truth.state_at(*lock, idx).owner()
+                        && let Some(&i) = truth.by_owner.get(&(*lock, owner))
+                        && truth.leases[i].end.is_none()
+                    {
+                        truth.leases[i].end = Some((entry.at, idx, LeaseEnd::Replaced));
+                    }
+                    truth.foreign.entry(*lock).or_default().push((idx, None));
+                    truth.change(*lock, idx, LockState::Free { fence: 0 });
+                }
                 Event::Nemesis(Nemesis::DeleteItem(lock)) => {
+                    if let Some((_, end @ None)) = truth.foreign.get_mut(lock).and_then(|spans| spans.last_mut()) {
+                        *end = Some(idx);
+                    }
                     if let Some(owner) = truth.state_at(*lock, idx).owner()
                         && let Some(&i) = truth.by_owner.get(&(*lock, owner))
                         && truth.leases[i].end.is_none()

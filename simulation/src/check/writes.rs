@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::{CheckReport, Checked, ViolationKind};
-use crate::history::{Event, LockState, WriteEffect};
+use crate::history::{Call, Event, LockState, Outcome, Value, WriteEffect};
 use crate::timeline::seconds;
 
 /// How far apart two clocks may drift over `lease`, in the contender's favour, and the
@@ -85,6 +85,64 @@ pub(super) fn own_writes(checked: &Checked<'_>, report: &mut CheckReport) {
             vec![idx],
             Vec::new(),
         ));
+    }
+}
+
+/// An item at a lock's key that is no lock is never turned into one: no write of a process is
+/// applied to it; and an acquire made while it is there answers that it is no lock, neither a
+/// lease nor a holder.
+pub(super) fn foreign_items(checked: &Checked<'_>, report: &mut CheckReport) {
+    let index = &checked.index;
+    for (lock, spans) in &checked.truth.foreign {
+        for &(from, to) in spans {
+            let to = to.unwrap_or(usize::MAX);
+            let written = index
+                .entries
+                .iter()
+                .enumerate()
+                .skip(from)
+                .take_while(|(idx, _)| *idx < to)
+                .find(|(_, e)| matches!(&e.event, Event::Applied { lock: l, .. } if l == lock));
+            if let Some((idx, entry)) = written {
+                let by = match entry.event {
+                    Event::Applied { by, .. } => by.to_string(),
+                    _ => String::from("a process"),
+                };
+                report.violations.push(checked.violation(
+                    ViolationKind::ForeignItem,
+                    *lock,
+                    format!("{by}'s write was applied to an item at the lock's key that is no lock"),
+                    vec![from],
+                    vec![idx],
+                    Vec::new(),
+                ));
+                continue;
+            }
+            for (&op, acquire) in &index.ops {
+                if !matches!(acquire.call, Call::Acquire { lock: l } | Call::TryAcquire { lock: l } if l == lock) {
+                    continue;
+                }
+                let Some(complete) = acquire.complete.filter(|&c| acquire.invoke > from && c < to) else { continue };
+                let answer = match &index.entries[complete].event {
+                    Event::Complete { outcome: Outcome::Ok, .. } => "a lease",
+                    Event::Complete { outcome: Outcome::Fail, value: Value::Text(text), .. } if text == "held" => {
+                        "that another process holds it"
+                    }
+                    _ => continue,
+                };
+                report.violations.push(checked.violation(
+                    ViolationKind::ForeignItem,
+                    *lock,
+                    format!(
+                        "{}'s acquire, made while an item that is no lock was at the lock's key, answered {answer}",
+                        acquire.process
+                    ),
+                    vec![from],
+                    index.op_entries(op),
+                    Vec::new(),
+                ));
+            }
+        }
     }
 }
 

@@ -118,6 +118,9 @@ pub(super) async fn leader(ctx: ProcessCtx, name: &str, write_every_ms: u64, res
         let election = ctx.lock_table().run_as_leader(name, lease, stop, work);
         let ended = ctx.as_pending(shared.pending.clone(), election).await;
         done.cancel();
+        if let Err(LeaderError::Election(err)) = &ended {
+            ctx.check_error(lock, name, err);
+        }
         judge(&ctx, &shared, lock, &ended);
         if let Some(op) = shared.pending().take() {
             ctx.complete(op, Outcome::Fail, Value::Text(describe(&ended)));

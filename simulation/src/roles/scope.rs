@@ -107,6 +107,7 @@ async fn take(ctx: &ProcessCtx, lock: LockId, name: &str) -> Option<(Holding, dy
     let scope = match ctx.as_operation(op, ctx.process_locks().scope(name, ctx.lease())).await {
         Ok(scope) => scope,
         Err(err) => {
+            ctx.check_error(lock, name, &err);
             ctx.complete(op, Outcome::Info, Value::Text(err.to_string()));
             return None;
         }

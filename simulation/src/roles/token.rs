@@ -30,6 +30,7 @@ struct Hold {
     /// Whether its renewals may set a new duration: only the process that created the lock, as
     /// long as it never handed the token over, since an instance does not see the renewals of
     /// another, and one that wrote the lock before measures its window from its own last write.
+    /// Every new duration is longer than the last.
     sets_durations: bool,
     promise: Promise,
 }
@@ -113,6 +114,7 @@ async fn create(ctx: &ProcessCtx, lock: LockId, name: &str, locks: &ProcessLocks
             return None;
         }
         Err(err) => {
+            ctx.check_error(lock, name, &err);
             ctx.complete(op, Outcome::Info, Value::Text(err.to_string()));
             return None;
         }
@@ -159,12 +161,15 @@ fn window(ctx: &ProcessCtx, rng: &mut SimRng) -> Option<Duration> {
     rng.chance_ppm(750_000).then(|| Duration::from_millis(rng.range(lease_ms / 4, 3 * lease_ms / 4)))
 }
 
-/// Renews the lock of `hold` by its token, one renewal in four with a new duration of half to
-/// one and a half leases if the hold sets durations, and says what the library promised.
+/// Renews the lock of `hold` by its token, one renewal in four with a new, longer duration (up to
+/// one and a half leases) if the hold sets durations, and says what the library promised.
 async fn renew(ctx: &ProcessCtx, lock: LockId, locks: &ProcessLocks, hold: &mut Hold, rng: &mut SimRng) -> Renewed {
     let lease_ms = ctx.lease().as_millis() as u64;
+    // Never shorter than what the lock may have now: a shorter duration would cut short what
+    // earlier renewals promised, and the holder believes in the longest promise it got.
+    let floor_ms = hold.duration.as_millis() as u64;
     let new = (hold.sets_durations && rng.chance_ppm(250_000))
-        .then(|| Duration::from_millis(rng.range(lease_ms / 2, 3 * lease_ms / 2).max(1_000)));
+        .then(|| Duration::from_millis(rng.range(floor_ms, floor_ms.max(3 * lease_ms / 2))));
     let called = ctx.clock().monotonic();
     let op = ctx.invoke(Call::Renew { lock, token: hold.fence });
     match locks.renew(&hold.token, new, hold.window).await {

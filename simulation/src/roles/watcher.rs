@@ -23,7 +23,10 @@ pub(super) async fn watcher(ctx: ProcessCtx, name: &str, every_ms_max: u64) {
         let op = ctx.invoke(Call::Exists { lock });
         match ctx.process_locks().exists(name).await {
             Ok(held) => ctx.complete(op, Outcome::Ok, Value::Bool(held)),
-            Err(err) => ctx.complete(op, Outcome::Info, Value::Text(err.to_string())),
+            Err(err) => {
+                ctx.check_error(lock, name, &err);
+                ctx.complete(op, Outcome::Info, Value::Text(err.to_string()));
+            }
         }
     }
 }

@@ -159,6 +159,7 @@ pub(super) enum FaultName {
     Throttle,
     TableOutage,
     DeleteItem,
+    CorruptItem,
     ClockStep,
 }
 

@@ -294,6 +294,7 @@ impl FileFault {
             FaultName::Throttle => ("a throttling burst", &["process", "per_million", "for_ms"]),
             FaultName::TableOutage => ("a table outage", &["for_ms"]),
             FaultName::DeleteItem => ("a deletion", &["lock"]),
+            FaultName::CorruptItem => ("an entity at a lock's key", &["lock", "for_ms"]),
             FaultName::ClockStep => ("a clock step", &["process", "delta_ms"]),
         };
         let fields = Fields::new(
@@ -331,6 +332,7 @@ impl FileFault {
             },
             FaultName::TableOutage => Fault::TableOutage { for_ms: for_ms()? },
             FaultName::DeleteItem => Fault::DeleteItem { lock: need(what, "lock", self.lock)? },
+            FaultName::CorruptItem => Fault::CorruptItem { lock: need(what, "lock", self.lock)?, for_ms: for_ms()? },
             FaultName::ClockStep => {
                 Fault::ClockStep { process: process()?, delta_ms: need(what, "delta_ms", self.delta_ms)? }
             }

@@ -137,6 +137,11 @@ impl FileFault {
                 file.kind = FaultName::DeleteItem;
                 file.lock = Some(lock.clone());
             }
+            Fault::CorruptItem { lock, for_ms } => {
+                file.kind = FaultName::CorruptItem;
+                file.lock = Some(lock.clone());
+                file.for_ms = Some(*for_ms);
+            }
             Fault::ClockStep { delta_ms, .. } => {
                 file.kind = FaultName::ClockStep;
                 file.delta_ms = Some(*delta_ms);
