@@ -529,12 +529,16 @@ fn fits(moment: Moment, reaction: &Reaction) -> bool {
 
 /// The moments and reactions a seed draws its triggers from: each a window where a lock
 /// protocol is known to break, and the fault that opens it.
-const MENU: [(Moment, ReactionKind); 25] = [
+const MENU: [(Moment, ReactionKind); 27] = [
     // A message that loses its turn to the next reads or writes of others on the same item:
     // a read overtaken by a renewal, an answer held past another's write, a release racing a
     // takeover, a renewal landing after a takeover; and after it, the overtaker or the sender
     // stopped, so that what the race left behind lasts.
+    // Twice each for reads and writes: the reads include those of `exists`, and the writes
+    // the releases and the acquires of free locks, where no lease is yet at stake.
     (Moment::LockReadSent, ReactionKind::Overtake),
+    (Moment::LockReadSent, ReactionKind::Overtake),
+    (Moment::LockWriteSent, ReactionKind::Overtake),
     (Moment::LockWriteSent, ReactionKind::Overtake),
     (Moment::Granted, ReactionKind::Overtake),
     (Moment::Renewed, ReactionKind::Overtake),
@@ -583,7 +587,7 @@ pub(crate) enum ReactionKind {
 }
 
 impl ReactionKind {
-    fn draw(self, rng: &mut SimRng, lease_ms: u64) -> Reaction {
+    fn draw(self, moment: Moment, rng: &mut SimRng, lease_ms: u64) -> Reaction {
         let lease = lease_ms.max(1_000);
         match self {
             ReactionKind::Pause => Reaction::Pause { for_ms: rng.range(lease / 4, 2 * lease) },
@@ -610,16 +614,22 @@ impl ReactionKind {
                 Reaction::StopUntilTakeover { lead_ms: rng.range(0, lease / 2), suspend: rng.chance_ppm(500_000) }
             }
             ReactionKind::Overtake => {
-                let by = if rng.chance_ppm(750_000) { 1 } else { 2 };
-                let writes = rng.chance_ppm(750_000);
-                let stop = match rng.below(10) {
+                // Mostly one write that overtakes, and then a stop long enough that what the race
+                // left behind outlasts a lease. A read is overtaken by the holder's write, which
+                // is then mostly the one to stop; an answer, by a contender's write, and either
+                // may stop.
+                let read = moment == Moment::LockReadSent;
+                let by = if rng.chance_ppm(800_000) { 1 } else { 2 };
+                let writes = rng.chance_ppm(850_000);
+                let stop = match rng.below(20) {
                     0..4 => None,
                     n => {
-                        let whom = if n < 7 { Whom::Overtaker } else { Whom::Sender };
-                        let for_ms = rng.range(lease / 2, 3 * lease / 2);
-                        let how = match rng.below(3) {
-                            0 => Reaction::Pause { for_ms },
-                            1 => Reaction::Suspend { for_ms },
+                        let overtaker = if read { n < 17 } else { n < 12 };
+                        let whom = if overtaker { Whom::Overtaker } else { Whom::Sender };
+                        let for_ms = rng.range(lease / 2, 2 * lease);
+                        let how = match rng.below(5) {
+                            0 | 1 => Reaction::Pause { for_ms },
+                            2 | 3 => Reaction::Suspend { for_ms },
                             _ => Reaction::Crash { restart_after_ms: for_ms },
                         };
                         Some((whom, Box::new(how)))
@@ -669,7 +679,7 @@ pub(crate) fn draw(
                 process,
                 lock,
                 moment,
-                reaction: kind.draw(rng, lease_ms),
+                reaction: kind.draw(moment, rng, lease_ms),
             })
         })
         .collect();
