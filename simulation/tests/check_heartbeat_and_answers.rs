@@ -262,3 +262,20 @@ fn a_renewal_by_a_process_the_token_was_handed_to_is_its_own() {
     assert_eq!(kinds(&run(vec![grant.clone(), handed, renewal.clone()])), []);
     assert_eq!(kinds(&run(vec![grant, renewal])), [ViolationKind::ForeignWrite]);
 }
+
+#[test]
+fn a_write_to_an_item_that_is_no_lock_is_a_violation_until_the_item_is_deleted() {
+    // The nemesis replaces the item twice, then deletes it; p0 acquires the lock afterwards.
+    let history = |grant_ms: u64| {
+        vec![
+            nemesis(1_000, Nemesis::CorruptItem(LOCK)),
+            nemesis(2_000, Nemesis::CorruptItem(LOCK)),
+            nemesis(3_000, Nemesis::DeleteItem(LOCK)),
+            sent(grant_ms - 2, 0, 1, 0),
+            applied(grant_ms, 0, grant_ms - 2, 1, LockState::Absent, held_by(1, 1, 1)),
+            answered(grant_ms + 2, 0, 1, true),
+        ]
+    };
+    assert_eq!(kinds(&run(history(5_000))), []);
+    assert_eq!(kinds(&run(history(2_500))), [ViolationKind::ForeignItem]);
+}

@@ -203,7 +203,11 @@ impl Truth {
                     {
                         truth.leases[i].end = Some((entry.at, idx, LeaseEnd::Replaced));
                     }
-                    truth.foreign.entry(*lock).or_default().push((idx, None));
+                    // An item replaced again while foreign stays foreign from the first time on.
+                    let spans = truth.foreign.entry(*lock).or_default();
+                    if !matches!(spans.last(), Some((_, None))) {
+                        spans.push((idx, None));
+                    }
                     truth.change(*lock, idx, LockState::Free { fence: 0 });
                 }
                 Event::Nemesis(Nemesis::DeleteItem(lock)) => {
