@@ -285,13 +285,25 @@ impl FaultBounds {
         });
         add(rng, self.throttle_bursts, &mut |rng| {
             let process = if rng.chance_ppm(250_000) { None } else { Some(rng.below(n) as u16) };
-            Some(Fault::Throttle {
-                process,
-                per_million: rng.range(300_000, 950_000) as u32,
-                for_ms: rng.range(2_000, 40_000),
-            })
+            // One burst in three throttles every request, for up to two leases: a holder's
+            // renewals then fail through what its lease leaves for retries, or beyond.
+            let (per_million, for_ms) = if rng.chance_ppm(333_333) {
+                (1_000_000, rng.range(lease_ms / 4, 2 * lease_ms))
+            } else {
+                (rng.range(300_000, 950_000) as u32, rng.range(2_000, 40_000))
+            };
+            Some(Fault::Throttle { process, per_million, for_ms })
         });
-        add(rng, self.table_outages, &mut |rng| Some(Fault::TableOutage { for_ms: rng.range(500, 5_000) }));
+        // Half of the outages are brief; the others last up to a lease, which no lease outlives:
+        // a renewal that finds the table gone ends its lease.
+        add(rng, self.table_outages, &mut |rng| {
+            let for_ms = if rng.chance_ppm(500_000) {
+                rng.range(500, 5_000)
+            } else {
+                rng.range(lease_ms / 3, lease_ms.max(1_000))
+            };
+            Some(Fault::TableOutage { for_ms })
+        });
         add(rng, self.deletions, &mut |rng| rng.pick(deletable).map(|lock| Fault::DeleteItem { lock: lock.clone() }));
         // Small steps, as NTP slews a clock back into line, and large ones, as a clock set by
         // hand or a virtual machine resumed with the time of its host: longer than any wait.

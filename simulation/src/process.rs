@@ -48,6 +48,7 @@ const STREAM_NET: u64 = 10;
 const STREAM_IDS: u64 = 11;
 const STREAM_CLIENT: u64 = 12;
 const STREAM_OPTIONS: u64 = 13;
+const STREAM_RETRIES: u64 = 14;
 
 /// One simulated process and its machine.
 pub(crate) struct Process {
@@ -107,8 +108,14 @@ impl Process {
         // own. The SDK draws the idempotency tokens of the client from a generator it seeds
         // from the thread-local one when the client is built: seed that for this incarnation.
         fastrand::seed(SimRng::derive(shared.seed, &path(STREAM_CLIENT)).next_u64());
-        let config =
-            shared.fake.client_config().http_client(http).time_source(clock.clone()).sleep_impl(clock.clone()).build();
+        let mut config =
+            shared.fake.client_config().http_client(http).time_source(clock.clone()).sleep_impl(clock.clone());
+        // One client in three does not retry, as some services configure theirs: a throttled or
+        // failed renewal then comes back at once, and the library's own retries are all there is.
+        if SimRng::derive(shared.seed, &path(STREAM_RETRIES)).chance_ppm(333_333) {
+            config = config.retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
+        }
+        let config = config.build();
         let client = aws_sdk_dynamodb::Client::from_conf(config);
         let ids = Arc::new(SeededIds::new(SimRng::derive(shared.seed, &path(STREAM_IDS)).next_u64()));
         let options = incarnation_options(&mut SimRng::derive(shared.seed, &path(STREAM_OPTIONS)), process)

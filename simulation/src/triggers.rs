@@ -594,8 +594,9 @@ impl ReactionKind {
             ReactionKind::Suspend => Reaction::Suspend { for_ms: rng.range(lease / 4, 2 * lease) },
             ReactionKind::Crash => Reaction::Crash { restart_after_ms: rng.range(1_000, 2 * lease) },
             ReactionKind::Partition => Reaction::Partition { for_ms: rng.range(lease / 2, 2 * lease) },
+            // Half of them throttle every request, through what the lease leaves for retries.
             ReactionKind::Throttle => Reaction::Throttle {
-                per_million: rng.range(900_000, 1_000_000) as u32,
+                per_million: if rng.chance_ppm(500_000) { 1_000_000 } else { rng.range(900_000, 1_000_000) as u32 },
                 for_ms: rng.range(lease / 3, 3 * lease / 2),
             },
             // As a machine whose clock NTP corrects by much, or a virtual machine that resumes:

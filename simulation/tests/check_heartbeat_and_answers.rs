@@ -279,3 +279,21 @@ fn a_write_to_an_item_that_is_no_lock_is_a_violation_until_the_item_is_deleted()
     assert_eq!(kinds(&run(history(5_000))), []);
     assert_eq!(kinds(&run(history(2_500))), [ViolationKind::ForeignItem]);
 }
+
+#[test]
+fn an_election_stopped_while_it_led_hears_its_release_before_it_returns() {
+    // p0 leads with token 1; its caller stops it at 10 s. Before the heal a release may fail,
+    // but the election waits for its answer: one that comes after the return was left behind.
+    let stop = Call::Resign { lock: LOCK, token: Some(1), stopped: true };
+    let stopped = |answered_ms: u64| {
+        vec![
+            applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1)),
+            invoke(10_000, 0, 0, stop.clone()),
+            sent(10_000, 0, 2, 1),
+            answered(answered_ms, 0, 2, false),
+            complete(10_010, 0, 0, Outcome::Ok, Value::None),
+        ]
+    };
+    assert_eq!(kinds(&run(stopped(10_008))), []);
+    assert_eq!(kinds(&run(stopped(10_020))), [ViolationKind::HeldAfterRelease]);
+}

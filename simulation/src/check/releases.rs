@@ -43,11 +43,13 @@ pub(super) fn releases_release(checked: &Checked<'_>, report: &mut CheckReport) 
             continue;
         }
         let (from, to) = (index.entries[released.invoke].at, index.entries[complete].at);
+        // The release was sent, and its process heard how it went (an answer, or the timeout of
+        // its last attempt) before the call returned: a release left to the background is not.
         let sent = index.naming.get(&(released.process, lock, lease.owner)).into_iter().flatten().any(|request| {
-            index
-                .requests
-                .get(&(released.process, *request))
-                .is_some_and(|r| r.attempts.iter().any(|a| a.sent >= from && a.sent <= to))
+            index.requests.get(&(released.process, *request)).is_some_and(|r| {
+                r.attempts.iter().any(|a| a.sent >= from && a.sent <= to)
+                    && r.attempts.last().is_some_and(|a| a.answer.is_some_and(|(at, _)| at <= to))
+            })
         });
         if sent && !strict {
             continue;

@@ -79,17 +79,16 @@ pub(super) async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64,
             }
         }
         if !hold.promise.believed() {
+            // As a worker whose clean-up releases the token it had, held or not: a token whose
+            // lease ran out or was taken over must leave the lock of the next holder alone.
+            if rng.chance_ppm(500_000) {
+                release(&ctx, lock, &locks, &hold.token, hold.fence).await;
+            }
             continue;
         }
         hold.promise.end(Unheld::Released);
         match rng.below(20) {
-            0..12 => {
-                let release = ctx.invoke(Call::Release { lock, token: hold.fence });
-                match locks.release(&hold.token).await {
-                    Ok(held) => ctx.complete(release, Outcome::Ok, Value::Bool(held)),
-                    Err(err) => ctx.complete(release, Outcome::Info, Value::Text(err.to_string())),
-                }
-            }
+            0..12 => release(&ctx, lock, &locks, &hold.token, hold.fence).await,
             12..17 => {
                 // Another process renews it from now on, and releases it.
                 let handoff =
@@ -99,6 +98,15 @@ pub(super) async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64,
             // Left to run out, as by a process that forgot it: the next holder takes it over.
             _ => {}
         }
+    }
+}
+
+/// Releases the lock by `token`.
+async fn release(ctx: &ProcessCtx, lock: LockId, locks: &ProcessLocks, token: &str, fence: u64) {
+    let release = ctx.invoke(Call::Release { lock, token: fence });
+    match locks.release(token).await {
+        Ok(held) => ctx.complete(release, Outcome::Ok, Value::Bool(held)),
+        Err(err) => ctx.complete(release, Outcome::Info, Value::Text(err.to_string())),
     }
 }
 
