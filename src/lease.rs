@@ -106,6 +106,11 @@ pub(crate) struct LeaseInner {
     duration: Duration,
     state: Mutex<LeaseState>,
     ended: CancellationToken,
+    /// Held for the whole of a renewal: one renewal of a lease at a time. A renewal whose answer
+    /// was lost is retried by the client with the record version it first wrote; were another
+    /// renewal applied between the two, the retry would bring back a version a contender has
+    /// already seen, and the contender would count its wait from before the other renewal.
+    renewing: tokio::sync::Mutex<()>,
     /// The span of the acquire, which every renewal span follows from.
     acquired_in: Option<tracing::Id>,
 }
@@ -156,6 +161,7 @@ impl LeaseInner {
 
     /// Sends one renewal. `Ok(false)` when the lease has ended, before or because of it.
     async fn renew_once(&self) -> Result<bool, Error> {
+        let _one_at_a_time = self.renewing.lock().await;
         let sent_at = self.table.clock.monotonic();
         {
             let state = self.state();
@@ -440,6 +446,7 @@ impl Lease {
             duration,
             state: Mutex::new(LeaseState { sent_at, rvn, end: None, releasing: false }),
             ended: CancellationToken::new(),
+            renewing: tokio::sync::Mutex::new(()),
             acquired_in,
         });
         if inner.table.clock.monotonic() >= sent_at + duration {

@@ -26,6 +26,9 @@ pub(super) fn releases_release(checked: &Checked<'_>, report: &mut CheckReport) 
             _ => continue,
         };
         let Some(lease) = checked.truth.lease_held(lock, released.process, token, released.invoke) else { continue };
+        if checked.truth.leases_with_token(lock, released.process, token, released.invoke) > 1 {
+            continue;
+        }
         if checked.truth.state_at(lock, complete).owner() != Some(lease.owner) {
             continue;
         }
@@ -102,18 +105,20 @@ pub(super) fn stops_at_once(checked: &Checked<'_>, report: &mut CheckReport) {
         let Call::Resign { lock, token: None, stopped: true } = stop.call else { continue };
         let Some(complete) = stop.complete else { continue };
         let (from, to) = (index.entries[stop.invoke].at, index.entries[complete].at);
-        // A write of the lock already on its way (the release of a lease whose acquire answered
-        // too late, say) is waited for.
+        // A write of the lock already on its way (an acquire, or the release of a lease whose
+        // acquire answered too late) is waited for, with the client's retries of it.
         let waited = index
             .requests
             .iter()
             .filter(|((process, _), request)| *process == stop.process && request.lock == *lock)
+            .filter(|(_, request)| {
+                request.attempts.iter().any(|a| a.sent <= from && a.answer.is_none_or(|(at, _)| at >= from))
+            })
             .flat_map(|(_, request)| request.attempts.iter())
-            .filter(|a| a.sent <= from)
             .filter_map(|a| a.answer.map(|(at, _)| at))
-            .filter(|&at| at >= from)
             .max()
-            .unwrap_or(from);
+            .unwrap_or(from)
+            .max(from);
         if to <= waited + LATE {
             continue;
         }

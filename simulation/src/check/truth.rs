@@ -264,6 +264,18 @@ impl Truth {
             .max_by_key(|l| l.granted_idx())
     }
 
+    /// How many leases `process` held on `lock` with `token` before entry `idx`: more than one
+    /// once a deletion of the item started its tokens again, and then a token alone does not say
+    /// which lease a call meant.
+    pub(super) fn leases_with_token(&self, lock: LockId, process: ProcessRef, token: u64, idx: usize) -> usize {
+        self.leases
+            .iter()
+            .filter(|l| {
+                l.lock == lock && l.held_by(process, idx) && l.grants.iter().any(|g| g.0 == token && g.1 <= idx)
+            })
+            .count()
+    }
+
     /// The lease of `owner` on `lock`.
     pub(super) fn lease_of_owner(&self, lock: LockId, owner: u32) -> Option<&TrueLease> {
         self.by_owner.get(&(lock, owner)).map(|&i| &self.leases[i])

@@ -232,9 +232,12 @@ async fn write_while_held(ctx: &ProcessCtx, held: &Held, every_ms: u64, writes: 
 /// that contending again does not fix.
 fn judge(ctx: &ProcessCtx, shared: &Shared, lock: LockId, ended: &Result<(), LeaderError<WorkFailed>>) {
     let mut terms = shared.terms();
-    terms.returned_lease = None;
+    // Work that returned just as its lease was found lost (run out during a pause, say) ends a
+    // term the library counts as lost: the election contends again, and may end on its error.
+    let lost_as_it_returned = terms.returned_lease.take().is_some_and(|lease| lease.loss_reason().is_some());
     let broken = match (terms.returned, terms.cancel, ended) {
         (Some((_, true)), _, Ok(())) | (Some((_, false)), _, Err(LeaderError::Work(_))) => None,
+        (Some(_), None, Err(LeaderError::Election(err))) if lost_as_it_returned && !err.is_transient() => None,
         (Some((_, ok)), _, _) => Some(format!(
             "returned {} though the work returned {} on its own",
             describe(ended),
