@@ -93,3 +93,39 @@ async fn a_release_whose_answer_was_lost_still_frees_the_lock() {
     assert_eq!(next.fencing_token(), 2);
     assert_eq!(next.loss_reason(), None::<LossReason>);
 }
+
+/// The record version of the lock item `name`.
+async fn rvn(fake: &dynalease_fake::FakeDynamoDb, name: &str) -> String {
+    let item = raw_item(fake, name).await.expect("the item exists");
+    item.get("rvn").and_then(|v| v.as_s().ok()).cloned().expect("a record version")
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_renewal_retried_by_the_client_never_brings_back_a_version_a_contender_may_have_seen() {
+    let fake = fake();
+    let locks = locks(&fake);
+    let lease = locks.acquire("job", LEASE).await.unwrap();
+    // Just before the heartbeat is due, a renewal whose answer is lost: the client retries it
+    // after its backoff, and meanwhile the heartbeat's own renewal falls due.
+    support::advance(LEASE / 3 - Duration::from_millis(100)).await;
+    fake.inject(FaultRule::new(Fault::LostResponse).operation("UpdateItem").times(1));
+    let renewal = tokio::spawn({
+        let lease = lease.clone();
+        async move { lease.renew().await }
+    });
+    support::advance(Duration::from_millis(50)).await;
+    let first = rvn(&fake, "job").await;
+
+    support::advance(Duration::from_secs(5)).await;
+    assert!(renewal.await.unwrap().unwrap());
+    assert_eq!(
+        requests(&fake),
+        ["UpdateItem", "UpdateItem", "GetItem", "UpdateItem", "UpdateItem"],
+        "the acquire, the renewal whose answer was lost, our read, then the retry and the heartbeat's"
+    );
+    // Had the heartbeat's renewal come between the lost answer and the retry, the retry would
+    // have written `first` again: a contender that read it then would count its wait from
+    // before the heartbeat's renewal.
+    assert_ne!(rvn(&fake, "job").await, first, "the newest renewal's version is in the item");
+    assert_eq!(lease.loss_reason(), None);
+}
