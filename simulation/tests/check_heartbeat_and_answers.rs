@@ -297,3 +297,22 @@ fn an_election_stopped_while_it_led_hears_its_release_before_it_returns() {
     assert_eq!(kinds(&run(stopped(10_008))), []);
     assert_eq!(kinds(&run(stopped(10_020))), [ViolationKind::HeldAfterRelease]);
 }
+
+#[test]
+fn an_election_stopped_while_its_write_was_on_its_way_waits_for_the_clients_retries_of_it() {
+    // p1's acquire (request 5) is on its way at the stop; its answer is lost and the client
+    // retries it a second later. The election returns once the retry is answered.
+    let stop = Call::Resign { lock: LOCK, token: None, stopped: true };
+    let stopped = |returned_ms: u64| {
+        vec![
+            sent(5_000, 1, 5, 7),
+            invoke(5_000, 1, 0, stop.clone()),
+            answered(5_010, 1, 5, false),
+            sent(6_010, 1, 5, 7),
+            answered(6_020, 1, 5, false),
+            complete(returned_ms, 1, 0, Outcome::Ok, Value::None),
+        ]
+    };
+    assert_eq!(kinds(&run(stopped(6_020))), []);
+    assert_eq!(kinds(&run(stopped(9_000))), [ViolationKind::SlowStop]);
+}
