@@ -15,7 +15,7 @@ from fake_server import ControlError, FakeServer
 START = "2026-01-01T00:00:00Z"
 
 
-def create_sessions_table(dynamodb, name: str = "Sessions") -> None:
+def create_carts_table(dynamodb, name: str = "Carts") -> None:
     dynamodb.create_table(
         TableName=name,
         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
@@ -40,8 +40,8 @@ class ExampleSuite(unittest.TestCase):
 
     def test_create_table_and_the_table_waiter_take_under_a_second(self):
         began = time.monotonic()
-        create_sessions_table(self.dynamodb)
-        self.dynamodb.get_waiter("table_exists").wait(TableName="Sessions")
+        create_carts_table(self.dynamodb)
+        self.dynamodb.get_waiter("table_exists").wait(TableName="Carts")
         elapsed = time.monotonic() - began
         # The waiter's first DescribeTable sees the table ACTIVE: it never sleeps its 20 s.
         described = [r for r in self.server.requests() if r["Operation"] == "DescribeTable"]
@@ -49,34 +49,34 @@ class ExampleSuite(unittest.TestCase):
         self.assertLess(elapsed, 1.0)
 
     def test_an_item_expires_when_the_clock_moves_two_days(self):
-        create_sessions_table(self.dynamodb)
+        create_carts_table(self.dynamodb)
         self.dynamodb.update_time_to_live(
-            TableName="Sessions", TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"}
+            TableName="Carts", TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"}
         )
         now = int(self.server.control("GET", "clock")["EpochSeconds"])
         self.dynamodb.put_item(
-            TableName="Sessions", Item={"id": {"S": "s1"}, "expires": {"N": str(now + 86_400)}}
+            TableName="Carts", Item={"id": {"S": "s1"}, "expires": {"N": str(now + 86_400)}}
         )
-        self.dynamodb.put_item(TableName="Sessions", Item={"id": {"S": "s2"}})
-        self.assertIn("Item", self.dynamodb.get_item(TableName="Sessions", Key={"id": {"S": "s1"}}))
+        self.dynamodb.put_item(TableName="Carts", Item={"id": {"S": "s2"}})
+        self.assertIn("Item", self.dynamodb.get_item(TableName="Carts", Key={"id": {"S": "s1"}}))
 
         self.server.advance("2days")
 
-        self.assertNotIn("Item", self.dynamodb.get_item(TableName="Sessions", Key={"id": {"S": "s1"}}))
-        self.assertIn("Item", self.dynamodb.get_item(TableName="Sessions", Key={"id": {"S": "s2"}}))
+        self.assertNotIn("Item", self.dynamodb.get_item(TableName="Carts", Key={"id": {"S": "s1"}}))
+        self.assertIn("Item", self.dynamodb.get_item(TableName="Carts", Key={"id": {"S": "s2"}}))
 
     def test_one_throttled_update_is_retried_by_the_client(self):
-        create_sessions_table(self.dynamodb)
+        create_carts_table(self.dynamodb)
         rule = self.server.add_fault(Fault="Throttle", Operation="UpdateItem", Times=1)
 
         self.dynamodb.update_item(
-            TableName="Sessions",
+            TableName="Carts",
             Key={"id": {"S": "s1"}},
             UpdateExpression="ADD hits :one",
             ExpressionAttributeValues={":one": {"N": "1"}},
         )
 
-        item = self.dynamodb.get_item(TableName="Sessions", Key={"id": {"S": "s1"}}, ConsistentRead=True)["Item"]
+        item = self.dynamodb.get_item(TableName="Carts", Key={"id": {"S": "s1"}}, ConsistentRead=True)["Item"]
         self.assertEqual(item["hits"], {"N": "1"}, "applied once, by the retry")
         updates = [r["Outcome"] for r in self.server.requests() if r["Operation"] == "UpdateItem"]
         self.assertEqual(updates, ["ProvisionedThroughputExceededException", "OK"])
@@ -97,12 +97,12 @@ class RestartFromDataFile(unittest.TestCase):
             data = str(Path(folder) / "tables.json")
             with FakeServer("--data", data) as first:
                 dynamodb = first.client()
-                create_sessions_table(dynamodb)
+                create_carts_table(dynamodb)
                 for i in range(3):
-                    dynamodb.put_item(TableName="Sessions", Item={"id": {"S": f"s{i}"}, "n": {"N": str(i)}})
+                    dynamodb.put_item(TableName="Carts", Item={"id": {"S": f"s{i}"}, "n": {"N": str(i)}})
                 self.assertEqual(first.stop(), 0)
             with FakeServer("--data", data) as second:
-                items = second.client().scan(TableName="Sessions", ConsistentRead=True)["Items"]
+                items = second.client().scan(TableName="Carts", ConsistentRead=True)["Items"]
                 self.assertEqual(sorted(item["id"]["S"] for item in items), ["s0", "s1", "s2"])
                 self.assertEqual(second.stop(), 0)
 
