@@ -5,24 +5,13 @@ use std::time::Duration;
 
 use dynalease_sim::check::{CheckContext, CheckReport, ViolationKind, check};
 use dynalease_sim::history::{
-    Actor, BeliefId, Call, Entry, Event, History, LockId, LockRecord, LockState, Nemesis, OpId, Outcome, ProcessRef,
-    Unheld, Value,
+    Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Outcome, Unheld, Value,
 };
 
-const LOCK: LockId = LockId(0);
-const LEASE_MS: u64 = 30_000;
+mod support;
 
-fn p(id: u16) -> ProcessRef {
-    ProcessRef { id, incarnation: 0 }
-}
-
-fn at(ms: u64, actor: Actor, event: Event) -> Entry {
-    Entry { at: Duration::from_millis(ms), actor, event }
-}
-
-fn held_by(owner: u32, version: u32, fence: u64) -> LockState {
-    LockState::Held(LockRecord { owner, version, fence, lease_ms: LEASE_MS })
-}
+use support::LEASE_MS;
+use support::history::{LOCK, at, held_by, p};
 
 /// DynamoDB applied the request `request` of `by`, sent at `sent_ms`.
 fn applied(ms: u64, by: u16, sent_ms: u64, request: u32, before: LockState, after: LockState) -> Entry {

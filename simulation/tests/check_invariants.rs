@@ -3,26 +3,12 @@
 use std::time::Duration;
 
 use dynalease_sim::check::{CheckContext, CheckReport, ViolationKind, check};
-use dynalease_sim::history::{
-    Actor, BeliefId, Call, Entry, Event, History, LockId, LockRecord, LockState, Nemesis, OpId, Phase, ProcessRef,
-    Unheld,
-};
+use dynalease_sim::history::{Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Phase, Unheld};
 
-const LOCK: LockId = LockId(0);
-const LEASE_MS: u64 = 30_000;
+mod support;
 
-fn p(id: u16) -> ProcessRef {
-    ProcessRef { id, incarnation: 0 }
-}
-
-fn at(ms: u64, actor: Actor, event: Event) -> Entry {
-    Entry { at: Duration::from_millis(ms), actor, event }
-}
-
-/// The item held by `owner` at record version `version`, with `fence`.
-fn held_by(owner: u32, version: u32, fence: u64) -> LockState {
-    LockState::Held(LockRecord { owner, version, fence, lease_ms: LEASE_MS })
-}
+use support::LEASE_MS;
+use support::history::{LOCK, at, held_by, p};
 
 /// DynamoDB applied a write of `by`, sent at `sent_ms`, that took the item from `before` to `after`.
 fn write(ms: u64, by: u16, sent_ms: u64, before: LockState, after: LockState) -> Entry {

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // Each test file uses a part of the support.
 
+pub mod history;
+
 use std::sync::Arc;
 use std::time::Duration;
 
