@@ -26,7 +26,7 @@ pub(super) fn releases_release(checked: &Checked<'_>, report: &mut CheckReport) 
             _ => continue,
         };
         let Some(lease) = checked.truth.lease_held(lock, released.process, token, released.invoke) else { continue };
-        if checked.truth.leases_with_token(lock, released.process, token, released.invoke) > 1 {
+        if checked.truth.leases_with_token(lock, released.process, token, released.invoke).nth(1).is_some() {
             continue;
         }
         if checked.truth.state_at(lock, complete).owner() != Some(lease.owner) {

@@ -256,24 +256,22 @@ impl Truth {
     /// The lease with `token` on `lock` that `process` held at entry `idx` (granted to it or
     /// handed over to it), the latest if several.
     pub(super) fn lease_held(&self, lock: LockId, process: ProcessRef, token: u64, idx: usize) -> Option<&TrueLease> {
-        self.leases
-            .iter()
-            .filter(|l| {
-                l.lock == lock && l.held_by(process, idx) && l.grants.iter().any(|g| g.0 == token && g.1 <= idx)
-            })
-            .max_by_key(|l| l.granted_idx())
+        self.leases_with_token(lock, process, token, idx).max_by_key(|l| l.granted_idx())
     }
 
-    /// How many leases `process` held on `lock` with `token` before entry `idx`: more than one
-    /// once a deletion of the item started its tokens again, and then a token alone does not say
-    /// which lease a call meant.
-    pub(super) fn leases_with_token(&self, lock: LockId, process: ProcessRef, token: u64, idx: usize) -> usize {
-        self.leases
-            .iter()
-            .filter(|l| {
-                l.lock == lock && l.held_by(process, idx) && l.grants.iter().any(|g| g.0 == token && g.1 <= idx)
-            })
-            .count()
+    /// The leases `process` held on `lock` with `token` before entry `idx`: more than one once a
+    /// deletion of the item started its tokens again, and then a token alone does not say which
+    /// lease a call meant.
+    pub(super) fn leases_with_token(
+        &self,
+        lock: LockId,
+        process: ProcessRef,
+        token: u64,
+        idx: usize,
+    ) -> impl Iterator<Item = &TrueLease> {
+        self.leases.iter().filter(move |l| {
+            l.lock == lock && l.held_by(process, idx) && l.grants.iter().any(|g| g.0 == token && g.1 <= idx)
+        })
     }
 
     /// The lease of `owner` on `lock`.
