@@ -26,13 +26,21 @@ pub(crate) struct LockTarget {
 }
 
 impl LockTarget {
-    /// The lock item a request body names in its key, if it names one of `prefixes`.
+    /// The lock item a request body names in its key, if it is one of [`TABLE`] named by
+    /// one of `prefixes`. A request to another table, or one that names the item by other
+    /// keys (a lock table made for keys the table does not have), is not about a lock item.
     pub(crate) fn find(body: &[u8], prefixes: &[&str]) -> Option<LockTarget> {
+        let table = format!(r#""TableName":"{TABLE}""#);
+        let sort = format!(r#""{SORT_KEY}":{{"S":"LOCK"}}"#);
+        if find(body, table.as_bytes()).is_none() || find(body, sort.as_bytes()).is_none() {
+            return None;
+        }
+        let partition = format!(r#""{PARTITION_KEY}":{{"S":""#);
         for prefix in prefixes {
             // The key is a JSON string that starts with the prefix.
-            let starts =
-                (1..body.len()).filter(|&at| body[at - 1] == b'"' && body[at..].starts_with(prefix.as_bytes()));
-            let Some(start) = starts.into_iter().next() else { continue };
+            let needle = [partition.as_bytes(), prefix.as_bytes()].concat();
+            let Some(at) = find(body, &needle) else { continue };
+            let start = at + partition.len();
             let len = body[start..].iter().position(|&b| b == b'"')?;
             let key = std::str::from_utf8(&body[start..start + len]).ok()?;
             let name = key.strip_prefix(prefix)?;
@@ -242,8 +250,21 @@ mod tests {
         let body = br#"{"TableName":"Sim","Key":{"pk":{"S":"LOCK#leader"},"sk":{"S":"LOCK"}}}"#;
         let target = LockTarget::find(body, &["LOCK#", "NAIVE#"]).expect("a lock item");
         assert_eq!((target.name.as_str(), target.key.as_str()), ("leader", "LOCK#leader"));
-        let naive = br#"{"Key":{"pk":{"S":"NAIVE#job"}}}"#;
+        let naive = br#"{"TableName":"Sim","Key":{"sk":{"S":"LOCK"},"pk":{"S":"NAIVE#job"}}}"#;
         assert_eq!(LockTarget::find(naive, &["LOCK#", "NAIVE#"]).map(|t| t.name), Some(String::from("job")));
-        assert_eq!(LockTarget::find(br#"{"Item":{"pk":{"S":"DATA#leader"}}}"#, &["LOCK#"]), None);
+        let data = br#"{"TableName":"Sim","Item":{"pk":{"S":"DATA#leader"},"sk":{"S":"LOCK"}}}"#;
+        assert_eq!(LockTarget::find(data, &["LOCK#"]), None);
+    }
+
+    #[test]
+    fn a_request_by_other_keys_or_to_another_table_is_not_about_a_lock_item() {
+        for body in [
+            &br#"{"TableName":"Sim","Key":{"id":{"S":"LOCK#leader"},"sk":{"S":"LOCK"}}}"#[..],
+            br#"{"TableName":"Sim","Key":{"pk":{"S":"LOCK#leader"},"range":{"S":"LOCK"}}}"#,
+            br#"{"TableName":"Sim","Key":{"pk":{"S":"LOCK#leader"}}}"#,
+            br#"{"TableName":"Simple","Key":{"pk":{"S":"LOCK#leader"},"sk":{"S":"LOCK"}}}"#,
+        ] {
+            assert_eq!(LockTarget::find(body, &["LOCK#"]), None, "{}", String::from_utf8_lossy(body));
+        }
     }
 }

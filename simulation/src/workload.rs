@@ -481,6 +481,11 @@ impl ProcessCtx {
     /// Records that this process holds `lease` from now until it learns that the lease ended
     /// (or drops the returned [`Held`]), and returns it as a [`Held`].
     pub fn hold(&self, lease: Lease) -> Held {
+        if lease.duration() != self.inner.lease {
+            let lock = self.lock_id(lease.name());
+            let what = format!("a lease granted for {:?} says it lasts {:?}", self.inner.lease, lease.duration());
+            self.broken_promise(lock, what);
+        }
         let ended = lease.ended();
         self.hold_until(lease, ended)
     }

@@ -205,6 +205,26 @@ fn a_release_that_returned_while_the_item_kept_the_lease_is_a_violation() {
 }
 
 #[test]
+fn a_release_by_a_token_number_two_leases_of_the_process_carried_is_not_held_against_the_later() {
+    // p0 holds owner 1 with token 1; the nemesis deletes the item, and p0 acquires the lock
+    // again as owner 2, whose token starts at 1 again. A release of token 1 that returns while
+    // owner 2 holds the item may have meant owner 1's lease, which the deletion ended.
+    let history = |deleted: bool| {
+        let mut entries = vec![applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1))];
+        if deleted {
+            entries.push(nemesis(5_000, Nemesis::DeleteItem(LOCK)));
+            entries.push(applied(6_002, 0, 6_000, 2, LockState::Absent, held_by(2, 2, 1)));
+        }
+        entries.push(invoke(10_000, 0, 0, Call::Release { lock: LOCK, token: 1 }));
+        entries.push(complete(10_004, 0, 0, Outcome::Ok, Value::None));
+        entries
+    };
+    assert_eq!(kinds(&run(history(true))), []);
+    // Without the deletion one lease carried the number, and the item kept it.
+    assert_eq!(kinds(&run(history(false))), [ViolationKind::HeldAfterRelease]);
+}
+
+#[test]
 fn an_election_stopped_while_it_waited_returns_at_once() {
     let stop = Call::Resign { lock: LOCK, token: None, stopped: true };
     let at_once = vec![invoke(5_000, 1, 0, stop.clone()), complete(5_000, 1, 0, Outcome::Ok, Value::None)];

@@ -349,6 +349,24 @@ fn a_takeover_later_than_the_bound_is_a_violation() {
 }
 
 #[test]
+fn a_takeover_is_timed_from_the_last_write_of_the_crashed_holder_that_landed() {
+    // p0 sent a renewal before its crash at 1 s; DynamoDB applies it at 5 s, a new record
+    // version the contenders wait a lease from again. A takeover at 44 s is 39 s after it.
+    let crash = at(1_000, Actor::World, Event::Phase(Phase::LivenessCrash { lock: LOCK, victim: Some(p(0)) }));
+    let grant = write(0, 0, 0, LockState::Absent, held_by(1, 1, 1));
+    let late_renewal = write(5_000, 0, 900, held_by(1, 1, 1), held_by(1, 2, 1));
+    let takeover = |ms: u64| write(ms, 1, ms, held_by(1, 2, 1), held_by(2, 3, 2));
+    let in_time = run(vec![grant.clone(), crash.clone(), late_renewal.clone(), takeover(44_000)], vec![0, 0]);
+    assert_eq!(kinds(&in_time), []);
+    assert_eq!(in_time.stats.takeover, Some(Duration::from_secs(39)));
+
+    let late = run(vec![grant, crash, late_renewal, takeover(46_000)], vec![0, 0]);
+    assert_eq!(kinds(&late), [ViolationKind::SlowTakeover]);
+    let message = &late.violations[0].message;
+    assert!(message.contains("its last write was applied, at 5.000 s"), "{message}");
+}
+
+#[test]
 fn a_lease_lost_after_the_heal_is_a_violation() {
     let healed = at(1_000, Actor::World, Event::Phase(Phase::Healed));
     let lost = at(

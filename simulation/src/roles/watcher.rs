@@ -1,6 +1,7 @@
 //! The watcher: asks now and then whether a lock is held, as a monitor or a process that
 //! starts only where no other runs does. Once per incarnation it also holds the library to what
-//! it promises for arguments it refuses, before anything is sent.
+//! it promises for arguments it refuses, before anything is sent, and for a table whose keys
+//! are not the ones a lock table was made for.
 
 use std::time::Duration;
 
@@ -32,7 +33,8 @@ pub(super) async fn watcher(ctx: ProcessCtx, name: &str, every_ms_max: u64) {
 }
 
 /// The arguments the library refuses before it sends anything, each with the error it
-/// documents; and the table a `LockTable` says it is over.
+/// documents; lock tables over keys the table does not have; and the table and keys a
+/// `LockTable` says it is over.
 async fn refusals(ctx: &ProcessCtx, lock: LockId, name: &str) {
     let locks = ctx.process_locks();
     let table = locks.lock_table();
@@ -93,13 +95,46 @@ async fn refusals(ctx: &ProcessCtx, lock: LockId, name: &str) {
             broken.push("a holder label or an expiry the options refuse is accepted");
         }
     }
+    misfits(ctx, name, &mut broken).await;
     if table.table_name() != TABLE
         || table.dynamodb_table().map(TableRef::table_name) != Some(TABLE)
         || table.table().table_name() != TABLE
+        || table.dynamodb_table().map(|t| (t.partition_key(), t.sort_key())) != Some((PARTITION_KEY, Some(SORT_KEY)))
     {
-        broken.push("the lock table does not name the table it was made for");
+        broken.push("the lock table does not name the table and the keys it was made for");
     }
     for what in broken {
         ctx.broken_promise(lock, what);
+    }
+}
+
+/// Lock tables made for keys the table does not have: the first request DynamoDB refuses, and
+/// the library then describes the table and names it and the key that does not fit.
+async fn misfits(ctx: &ProcessCtx, name: &str, broken: &mut Vec<&'static str>) {
+    let client = ctx.client().clone();
+    let misfits = [
+        (TableRef::new(client.clone(), TABLE, "id", Some(SORT_KEY)), "its partition key is Some(\"pk\"), not \"id\""),
+        (
+            TableRef::new(client.clone(), TABLE, PARTITION_KEY, Some("range")),
+            "its sort key is Some(\"sk\"), not Some(\"range\")",
+        ),
+        (TableRef::new(client, TABLE, PARTITION_KEY, None), "its sort key is Some(\"sk\"), not None"),
+    ];
+    for (misfit, expected) in misfits {
+        let Ok(table) = LockTable::new(misfit, LockTableOptions::default()) else {
+            broken.push("a lock table over well-formed keys is refused");
+            continue;
+        };
+        match table.try_acquire(name, Duration::from_secs(10)).await {
+            Err(Error::KeySchemaMismatch { table, reason, .. }) => {
+                if table != TABLE || reason != expected {
+                    broken.push("a key schema mismatch does not name the table and the key that does not fit");
+                }
+            }
+            // A fault that fails the request, or the description of the table after it.
+            Err(Error::DynamoDb { .. } | Error::TableNotFound { .. }) => {}
+            Ok(_) => broken.push("a lock table over keys the table does not have acquires a lease"),
+            Err(_) => broken.push("a lock table over keys the table does not have fails with another error"),
+        }
     }
 }
