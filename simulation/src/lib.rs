@@ -23,6 +23,7 @@ mod external;
 pub mod faults;
 mod gate;
 pub mod history;
+mod item_options;
 mod logs;
 pub mod naive;
 pub mod net;

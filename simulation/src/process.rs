@@ -17,6 +17,7 @@ use crate::clock::{MachineClock, ProcessClock, WorldClock};
 use crate::external::ExternalStore;
 use crate::gate::{Gate, RunState};
 use crate::history::{Actor, Event, Nemesis, ProcessRef, Recorder};
+use crate::item_options::ItemOptions;
 use crate::naive::NaiveLocks;
 use crate::net::{Link, Network, SimConnector};
 use crate::rng::SimRng;
@@ -118,13 +119,16 @@ impl Process {
         let config = config.build();
         let client = aws_sdk_dynamodb::Client::from_conf(config);
         let ids = Arc::new(SeededIds::new(SimRng::derive(shared.seed, &path(STREAM_IDS)).next_u64()));
-        let options = incarnation_options(&mut SimRng::derive(shared.seed, &path(STREAM_OPTIONS)), process)
-            .clock(Arc::new(clock.clone()))
-            .id_source(ids.clone());
+        let (options, item_options) =
+            incarnation_options(&mut SimRng::derive(shared.seed, &path(STREAM_OPTIONS)), process);
+        let options = options.clock(Arc::new(clock.clone())).id_source(ids.clone());
         let lock_table = LockTable::new(TableRef::new(client.clone(), TABLE, PARTITION_KEY, Some(SORT_KEY)), options)
             .expect("the options of a simulated process are valid");
         let locks = match shared.lock {
-            LockKind::Library => Locks::Library,
+            LockKind::Library => {
+                shared.truth.writes_with(process, item_options);
+                Locks::Library
+            }
             LockKind::Naive => Locks::Naive(NaiveLocks::new(client.clone(), clock.clone(), ids)),
         };
         let incarnation = Arc::new(Incarnation {
@@ -220,17 +224,21 @@ impl Process {
 /// do not, since a label is never part of a condition and processes with and without one
 /// contend as equals; half write an expiry on their lock items, with the shortest retention or
 /// the recommended one.
-fn incarnation_options(rng: &mut SimRng, process: ProcessRef) -> LockTableOptions {
+fn incarnation_options(rng: &mut SimRng, process: ProcessRef) -> (LockTableOptions, ItemOptions) {
     let mut options = LockTableOptions::default();
+    let mut item = ItemOptions { label: None, retention: None };
     if rng.chance_ppm(750_000) {
-        options = options.holder_label(process.to_string());
+        let label = process.to_string();
+        options = options.holder_label(label.clone());
+        item.label = Some(label);
     }
     if rng.chance_ppm(500_000) {
         let retention =
             if rng.chance_ppm(500_000) { LockTableOptions::MIN_RETENTION } else { LockTableOptions::DEFAULT_RETENTION };
         options = options.time_to_live(EXPIRY_ATTRIBUTE, retention);
+        item.retention = Some(retention);
     }
-    options
+    (options, item)
 }
 
 /// The attribute the lock items of a process with the expiry option expire by.

@@ -157,6 +157,7 @@ impl RunReport {
         let _ = writeln!(out, "  exists agrees          {}", verdict(K::WrongExists));
         let _ = writeln!(out, "  exists drops the stale {}", verdict(K::StaleExists));
         let _ = writeln!(out, "  releases release       {}", verdict(K::HeldAfterRelease));
+        let _ = writeln!(out, "  let go leases leave    {}", verdict(K::HeldAfterLetGo));
         let _ = writeln!(out, "  stops in time          {}", verdict(K::SlowStop));
         let _ = writeln!(out, "  promises kept          {}", verdict(K::BrokenPromise));
         let _ = writeln!(out, "  loss reasons true      {}", verdict(K::WrongLossReason));

@@ -16,6 +16,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use dynalease_fake::FakeDynamoDb;
 
 use crate::history::{Actor, Event, LockRecord, LockState, OpId, ProcessRef, Recorder, WriteEffect};
+use crate::item_options::{ItemAttributes, ItemOptions};
+use crate::process::EXPIRY_ATTRIBUTE;
 use crate::world::{PARTITION_KEY, SORT_KEY, TABLE};
 
 /// A lock item a request is about: its lock name and its partition key.
@@ -71,6 +73,8 @@ struct State {
     sent: usize,
     /// Request bodies by hash, numbered in the order they first reached DynamoDB.
     requests: BTreeMap<u64, u32>,
+    /// The options each incarnation of the library writes lock items with.
+    options: BTreeMap<ProcessRef, ItemOptions>,
 }
 
 /// The live ground truth of the locks of a run.
@@ -102,6 +106,11 @@ impl Truth {
         let mut state = self.state();
         let next = state.requests.len() as u32 + 1;
         *state.requests.entry(hash).or_insert(next)
+    }
+
+    /// Holds the writes of `process` to what `options` promise of the lock items they leave.
+    pub(crate) fn writes_with(&self, process: ProcessRef, options: ItemOptions) {
+        self.state().options.insert(process, options);
     }
 
     /// Records that DynamoDB applied the write of `by` to `target`, sent at `sent` for the
@@ -139,6 +148,11 @@ impl Truth {
             before
         };
         self.recorder.record(Actor::Db, Event::Applied { lock, by, sent, request, op, before, after });
+        let options = self.state().options.get(&by).cloned();
+        if let Some(broken) = options.and_then(|options| self.options_broken(target, &options, after.held().is_some()))
+        {
+            self.recorder.record(Actor::Process(by), Event::Broken { lock, what: broken });
+        }
         Observed { effect: WriteEffect::of(&before, &after) }
     }
 
@@ -211,14 +225,30 @@ impl Truth {
         Some((truth.holder?, *truth.state.held()?))
     }
 
-    /// Reads the item of `target` from the engine: its state, and its owner id.
-    fn peek(&self, target: &LockTarget) -> (LockState, Option<String>) {
-        let key = HashMap::from([
+    /// What is wrong with the holder label and the expiry of the item of `target` after a write
+    /// of an incarnation with `options`, if anything is.
+    fn options_broken(&self, target: &LockTarget, options: &ItemOptions, held: bool) -> Option<String> {
+        let names = [HOLDER_ATTRIBUTE, EXPIRY_ATTRIBUTE];
+        let item = self.fake.read_attributes(TABLE, &Self::key(target), &names)?;
+        let text = |i: usize| item[i].as_ref().and_then(|value| value.as_s().ok()).map(String::as_str);
+        let number = |i: usize| item[i].as_ref().and_then(|value| value.as_n().ok()).map(String::as_str);
+        let attributes = ItemAttributes { held, label: text(0), expiry: number(1) };
+        options.broken_by(&attributes, self.fake.now())
+    }
+
+    fn key(target: &LockTarget) -> HashMap<String, AttributeValue> {
+        HashMap::from([
             (PARTITION_KEY.to_owned(), AttributeValue::S(target.key.clone())),
             (SORT_KEY.to_owned(), AttributeValue::S(String::from("LOCK"))),
-        ]);
+        ])
+    }
+
+    /// Reads the item of `target` from the engine: its state, and its owner id.
+    fn peek(&self, target: &LockTarget) -> (LockState, Option<String>) {
         let names = ["owner", "rvn", "fence", "leaseMs", "expiresAtMs"];
-        let Some(item) = self.fake.read_attributes(TABLE, &key, &names) else { return (LockState::Absent, None) };
+        let Some(item) = self.fake.read_attributes(TABLE, &Self::key(target), &names) else {
+            return (LockState::Absent, None);
+        };
         let text = |i: usize| item[i].as_ref().and_then(|value| value.as_s().ok());
         let number = |i: usize| item[i].as_ref().and_then(|value| value.as_n().ok());
         let fence = number(2).and_then(|n| n.parse().ok()).unwrap_or(0);
@@ -235,6 +265,9 @@ impl Truth {
         (state, owner.cloned())
     }
 }
+
+/// The attribute of the library's lock items that holds the holder label.
+const HOLDER_ATTRIBUTE: &str = "holder";
 
 /// FNV-1a, 64 bits: the identity of a request body.
 pub(crate) fn fnv(bytes: &[u8]) -> u64 {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use dynalease_sim::check::{CheckContext, CheckReport, ViolationKind, check};
 use dynalease_sim::history::{
-    Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Outcome, Unheld, Value,
+    Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Outcome, Phase, Unheld, Value,
 };
 
 mod support;
@@ -222,6 +222,31 @@ fn a_release_by_a_token_number_two_leases_of_the_process_carried_is_not_held_aga
     assert_eq!(kinds(&run(history(true))), []);
     // Without the deletion one lease carried the number, and the item kept it.
     assert_eq!(kinds(&run(history(false))), [ViolationKind::HeldAfterRelease]);
+}
+
+#[test]
+fn a_lease_let_go_of_after_the_heal_leaves_the_item_within_seconds() {
+    // Every fault is healed at 1 s; p0 holds owner 1 (a lease with a heartbeat) and lets go of
+    // it at 10 s, by a drop whose release goes out in the background.
+    let let_go = |released_ms: Option<u64>| {
+        let mut entries = granted(10_000, Unheld::Released);
+        entries.push(at(1_000, Actor::World, Event::Phase(Phase::Healed)));
+        if let Some(ms) = released_ms {
+            entries.push(sent(ms - 2, 0, 2, 1));
+            entries.push(applied(ms, 0, ms - 2, 2, held_by(1, 1, 1), LockState::Free { fence: 1 }));
+        }
+        entries.push(at(30_000, Actor::World, Event::Phase(Phase::End)));
+        entries
+    };
+    assert_eq!(kinds(&run(let_go(Some(10_004)))), []);
+    let report = run(let_go(None));
+    assert_eq!(kinds(&report), [ViolationKind::HeldAfterLetGo]);
+    assert!(report.violations[0].message.contains("let go of its lease with token 1 at 10.000 s"));
+    assert_eq!(kinds(&run(let_go(Some(20_000)))), [ViolationKind::HeldAfterLetGo]);
+    // A process that crashed as it let go sent nothing, and that is no fault of the library.
+    let mut crashed = let_go(None);
+    crashed.push(nemesis(10_001, Nemesis::Crash(p(0))));
+    assert_eq!(kinds(&run(crashed)), []);
 }
 
 #[test]

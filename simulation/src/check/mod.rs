@@ -127,6 +127,9 @@ pub enum ViolationKind {
     /// A release that returned (or an election that released its term's lease) left the item
     /// holding that lease.
     HeldAfterRelease,
+    /// A lease with a heartbeat that its process let go of after the heal (a drop, a release, the
+    /// end of a term) and did not know lost still held the item a few seconds later.
+    HeldAfterLetGo,
     /// An election stopped by its caller did not return in time: at once while it waited, within
     /// a few round trips while it led.
     SlowStop,
@@ -152,13 +155,14 @@ impl ViolationKind {
                 | ViolationKind::LostInShortOutage
                 | ViolationKind::StaleExists
                 | ViolationKind::HeldAfterRelease
+                | ViolationKind::HeldAfterLetGo
                 | ViolationKind::SlowStop
                 | ViolationKind::WrongLossReason
         )
     }
 
     /// Every invariant, in the order of the checks.
-    pub const ALL: [ViolationKind; 21] = [
+    pub const ALL: [ViolationKind; 22] = [
         ViolationKind::TokenNotRising,
         ViolationKind::TakeoverBeforeExpiry,
         ViolationKind::ForeignWrite,
@@ -176,6 +180,7 @@ impl ViolationKind {
         ViolationKind::WrongExists,
         ViolationKind::StaleExists,
         ViolationKind::HeldAfterRelease,
+        ViolationKind::HeldAfterLetGo,
         ViolationKind::SlowStop,
         ViolationKind::BrokenPromise,
         ViolationKind::WrongLossReason,
@@ -207,6 +212,7 @@ impl ViolationKind {
             ViolationKind::WrongExists => "wrong-exists",
             ViolationKind::StaleExists => "stale-exists",
             ViolationKind::HeldAfterRelease => "held-after-release",
+            ViolationKind::HeldAfterLetGo => "held-after-let-go",
             ViolationKind::SlowStop => "slow-stop",
             ViolationKind::BrokenPromise => "broken-promise",
             ViolationKind::WrongLossReason => "wrong-loss-reason",
@@ -237,6 +243,7 @@ impl fmt::Display for ViolationKind {
             ViolationKind::WrongExists => "exists answered against the lock item",
             ViolationKind::StaleExists => "exists counted a holder seen unchanged for a whole lease",
             ViolationKind::HeldAfterRelease => "a release returned while the lock item still held the lease",
+            ViolationKind::HeldAfterLetGo => "a lease let go of after the heal still held the lock item seconds later",
             ViolationKind::SlowStop => "an election stopped by its caller did not return in time",
             ViolationKind::BrokenPromise => "the library answered against its documentation",
             ViolationKind::WrongLossReason => "a lease was said lost for a reason the lock item does not show",
@@ -355,6 +362,7 @@ pub fn check(history: &History, context: &CheckContext) -> CheckReport {
     exists::answers_agree(&checked, &mut report);
     exists::stale_holders_drop(&checked, &mut report);
     releases::releases_release(&checked, &mut report);
+    releases::let_go_leases_leave_the_item(&checked, &mut report);
     releases::stops_at_once(&checked, &mut report);
     promises::promises_kept(&checked, &mut report);
     promises::loss_reasons(&checked, &mut report);

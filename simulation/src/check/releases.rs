@@ -1,11 +1,14 @@
 //! Releases the library promises, held against the lock item: a release that returned `Ok` left
 //! the item without its lease; an election that returned after a term sent the release of its
-//! lease, and once nothing fails any more, left the item without it; an election stopped by its
-//! caller returns in time.
+//! lease, and once nothing fails any more, left the item without it; a lease let go of once
+//! nothing fails any more (dropped above all, whose release goes out in the background) leaves
+//! the item within seconds; an election stopped by its caller returns in time.
+
+use std::time::Duration;
 
 use super::beliefs::LATE;
 use super::{CheckReport, Checked, ViolationKind};
-use crate::history::{Call, Event, Outcome, Unheld};
+use crate::history::{Call, Event, Nemesis, Outcome, Phase, Unheld};
 use crate::timeline::seconds;
 
 /// Every release the library answered left the lock item without the lease it released. An
@@ -68,6 +71,67 @@ pub(super) fn releases_release(checked: &Checked<'_>, report: &mut CheckReport) 
             ),
             checked.grant_entries(lease.granted_idx()),
             index.op_entries(op),
+            Vec::new(),
+        ));
+    }
+}
+
+/// How soon a lease let go of once nothing fails any more has left the lock item: its release
+/// is one round trip, sent at once, after the renewal on its way if there is one.
+const LET_GO: Duration = Duration::from_secs(5);
+
+/// A lease with a heartbeat that its process let go of after the heal, not knowing it lost
+/// (released, dropped, or the end of the term of an election), has left the lock item
+/// [`LET_GO`] later: a dropped lease is released in the background. Unless the process was
+/// stopped or crashed in between, or it still holds the same lease in another belief.
+pub(super) fn let_go_leases_leave_the_item(checked: &Checked<'_>, report: &mut CheckReport) {
+    let index = &checked.index;
+    let Some(healed) = index.healed else { return };
+    for belief in index.beliefs.values() {
+        if !belief.renews || belief.why != Some(Unheld::Released) || belief.end < healed {
+            continue;
+        }
+        let (from, to) = (belief.end, belief.end + LET_GO);
+        if to > index.end || checked.machines.stopped_within(belief.process.id, from, to) {
+            continue;
+        }
+        let crashed = index.entries.iter().any(|e| {
+            e.at >= from
+                && e.at <= to
+                && match &e.event {
+                    Event::Nemesis(Nemesis::Crash(p)) => *p == belief.process,
+                    Event::Phase(Phase::LivenessCrash { victim: Some(p), .. }) => *p == belief.process,
+                    _ => false,
+                }
+        });
+        if crashed {
+            continue;
+        }
+        let Some(lease) = checked.lease_of(belief) else { continue };
+        let still_held = index.beliefs.values().any(|other| {
+            other.lock == belief.lock
+                && other.end > belief.end
+                && checked.lease_of(other).is_some_and(|l| l.owner == lease.owner)
+        });
+        if still_held {
+            continue;
+        }
+        let after = index.entries.partition_point(|e| e.at <= to);
+        if after == 0 || checked.truth.state_at(belief.lock, after - 1).owner() != Some(lease.owner) {
+            continue;
+        }
+        report.violations.push(checked.violation(
+            ViolationKind::HeldAfterLetGo,
+            belief.lock,
+            format!(
+                "{} let go of its lease with token {} at {}, once nothing failed, but the lock item still held it at {}",
+                belief.process,
+                belief.token,
+                seconds(from),
+                seconds(to)
+            ),
+            checked.grant_entries(lease.granted_idx()),
+            belief.end_idx.into_iter().collect(),
             Vec::new(),
         ));
     }
