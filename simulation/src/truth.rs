@@ -53,7 +53,7 @@ impl LockTarget {
 }
 
 pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(haystack, needle)
 }
 
 /// What the world knows of one lock.
