@@ -136,7 +136,10 @@ def test_a_failed_test_run_stops_its_server_before_pytest_ends(tmp_path):
 
 
 def test_an_interrupted_test_run_stops_its_server_before_pytest_ends(tmp_path):
-    code, seen = run_ending_with(tmp_path, "os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C in the terminal")
+    # Ctrl-C in a terminal. A run started in the background inherits SIGINT ignored, and Python
+    # then leaves it so: the test puts back the handler Python installs in a terminal.
+    ctrl_c = "signal.signal(signal.SIGINT, signal.default_int_handler); os.kill(os.getpid(), signal.SIGINT)"
+    code, seen = run_ending_with(tmp_path, ctrl_c)
     assert code == 2  # pytest's exit code for an interrupted run
     assert len(seen) == 1 and seen[0].endswith("stopped before the end"), seen
 
