@@ -9,7 +9,7 @@
 //! fault rules and the request ids: it is the world looking, not a process.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{LazyLock, Mutex, MutexGuard};
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -32,25 +32,33 @@ impl LockTarget {
     /// one of `prefixes`. A request to another table, or one that names the item by other
     /// keys (a lock table made for keys the table does not have), is not about a lock item.
     pub(crate) fn find(body: &[u8], prefixes: &[&str]) -> Option<LockTarget> {
-        let table = format!(r#""TableName":"{TABLE}""#);
-        let sort = format!(r#""{SORT_KEY}":{{"S":"LOCK"}}"#);
-        if find(body, table.as_bytes()).is_none() || find(body, sort.as_bytes()).is_none() {
+        let needles = &*NEEDLES;
+        if find(body, needles.table.as_bytes()).is_none() || find(body, needles.sort.as_bytes()).is_none() {
             return None;
         }
-        let partition = format!(r#""{PARTITION_KEY}":{{"S":""#);
-        for prefix in prefixes {
-            // The key is a JSON string that starts with the prefix.
-            let needle = [partition.as_bytes(), prefix.as_bytes()].concat();
-            let Some(at) = find(body, &needle) else { continue };
-            let start = at + partition.len();
-            let len = body[start..].iter().position(|&b| b == b'"')?;
-            let key = std::str::from_utf8(&body[start..start + len]).ok()?;
-            let name = key.strip_prefix(prefix)?;
-            return Some(LockTarget { name: name.to_owned(), key: key.to_owned() });
-        }
-        None
+        // The key is a JSON string that starts with one of the prefixes.
+        let start = find(body, needles.partition.as_bytes())? + needles.partition.len();
+        let len = body[start..].iter().position(|&b| b == b'"')?;
+        let key = std::str::from_utf8(&body[start..start + len]).ok()?;
+        let name = prefixes.iter().find_map(|prefix| key.strip_prefix(prefix))?;
+        Some(LockTarget { name: name.to_owned(), key: key.to_owned() })
     }
 }
+
+/// What a request about a lock item carries, as the SDK writes JSON (without spaces): the name
+/// of the table, the sort key of a lock item, and the start of its partition key. Made once:
+/// every request of a run is looked at.
+struct Needles {
+    table: String,
+    sort: String,
+    partition: String,
+}
+
+static NEEDLES: LazyLock<Needles> = LazyLock::new(|| Needles {
+    table: format!(r#""TableName":"{TABLE}""#),
+    sort: format!(r#""{SORT_KEY}":{{"S":"LOCK"}}"#),
+    partition: format!(r#""{PARTITION_KEY}":{{"S":""#),
+});
 
 pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(haystack, needle)
@@ -126,7 +134,7 @@ impl Truth {
         let request = self.request(hash);
         let (after, owner) = self.peek(target);
         let lock = self.recorder.lock(&target.name);
-        let before = {
+        let (before, options) = {
             let mut state = self.state();
             let truth = state.locks.entry(target.name.clone()).or_default();
             let before = truth.state;
@@ -145,10 +153,9 @@ impl Truth {
                     owners.push(owner);
                 }
             }
-            before
+            (before, state.options.get(&by).cloned())
         };
         self.recorder.record(Actor::Db, Event::Applied { lock, by, sent, request, op, before, after });
-        let options = self.state().options.get(&by).cloned();
         if let Some(broken) = options.and_then(|options| self.options_broken(target, &options, after.held().is_some()))
         {
             self.recorder.record(Actor::Process(by), Event::Broken { lock, what: broken });

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::beliefs::LATE;
 use super::{CheckReport, Checked, ViolationKind};
-use crate::history::{Call, Event, Nemesis, Outcome, Phase, Unheld};
+use crate::history::{Call, Event, Nemesis, Outcome, Unheld};
 use crate::timeline::seconds;
 
 /// Every release the library answered left the lock item without the lease it released. An
@@ -95,15 +95,13 @@ pub(super) fn let_go_leases_leave_the_item(checked: &Checked<'_>, report: &mut C
         if to > index.end || checked.machines.stopped_within(belief.process.id, from, to) {
             continue;
         }
-        let crashed = index.entries.iter().any(|e| {
-            e.at >= from
-                && e.at <= to
-                && match &e.event {
-                    Event::Nemesis(Nemesis::Crash(p)) => *p == belief.process,
-                    Event::Phase(Phase::LivenessCrash { victim: Some(p), .. }) => *p == belief.process,
-                    _ => false,
-                }
-        });
+        // The entries from the let-go to the bound; the world records the crash of the liveness
+        // phase's victim as a crash too.
+        let (first, after) =
+            (index.entries.partition_point(|e| e.at < from), index.entries.partition_point(|e| e.at <= to));
+        let crashed = index.entries[first..after]
+            .iter()
+            .any(|e| matches!(&e.event, Event::Nemesis(Nemesis::Crash(p)) if *p == belief.process));
         if crashed {
             continue;
         }
@@ -116,7 +114,6 @@ pub(super) fn let_go_leases_leave_the_item(checked: &Checked<'_>, report: &mut C
         if still_held {
             continue;
         }
-        let after = index.entries.partition_point(|e| e.at <= to);
         if after == 0 || checked.truth.state_at(belief.lock, after - 1).owner() != Some(lease.owner) {
             continue;
         }
