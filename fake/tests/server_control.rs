@@ -79,23 +79,22 @@ fn setting_the_clock_back_is_refused_and_changes_nothing() {
 fn advancing_two_days_deletes_expired_items_in_order_with_their_stream_records() {
     let server = frozen();
     let table = json!({
-        "TableName": "Sessions",
+        "TableName": "Carts",
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "BillingMode": "PAY_PER_REQUEST",
         "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "OLD_IMAGE"},
     });
     let arn = ok(&server, "CreateTable", table)["TableDescription"]["LatestStreamArn"].as_str().unwrap().to_owned();
-    let ttl =
-        json!({"TableName": "Sessions", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "expires"}});
+    let ttl = json!({"TableName": "Carts", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "expires"}});
     ok(&server, "UpdateTimeToLive", ttl);
     let start = 1_767_225_600u64;
     for (pk, expires) in [("early", start + 3600), ("late", start + 30 * 3600), ("kept", start + 3 * 86_400)] {
         let item = json!({"pk": {"S": pk}, "expires": {"N": expires.to_string()}});
-        ok(&server, "PutItem", json!({"TableName": "Sessions", "Item": item}));
+        ok(&server, "PutItem", json!({"TableName": "Carts", "Item": item}));
     }
     server.control_ok("POST", "clock/advance", Some(&json!({"By": "2days"})));
-    let scan = ok(&server, "Scan", json!({"TableName": "Sessions"}));
+    let scan = ok(&server, "Scan", json!({"TableName": "Carts"}));
     assert_eq!(scan["Items"], json!([{"pk": {"S": "kept"}, "expires": {"N": (start + 3 * 86_400).to_string()}}]));
     // The early deletion and the three inserts are more than 24 hours old: trimmed. The late
     // deletion ran at the first sweep after its expiry (sweeps every 10 minutes from the start).

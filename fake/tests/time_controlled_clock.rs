@@ -20,13 +20,13 @@ fn frozen_fake() -> FakeDynamoDb {
 #[tokio::test(start_paused = true)]
 async fn advancing_the_clock_deletes_each_expired_item_at_the_sweep_after_its_expiry_in_order() {
     let fake = frozen_fake();
-    fake.create_table("Sessions", "pk", None);
+    fake.create_table("Carts", "pk", None);
     let client = fake.client();
     let ttl = TimeToLiveSpecification::builder().enabled(true).attribute_name("expires").build().unwrap();
-    client.update_time_to_live().table_name("Sessions").time_to_live_specification(ttl).send().await.unwrap();
+    client.update_time_to_live().table_name("Carts").time_to_live_specification(ttl).send().await.unwrap();
     let deleted = Arc::new(Mutex::new(Vec::new()));
     let seen = deleted.clone();
-    fake.observe_item_changes("Sessions", move |change| {
+    fake.observe_item_changes("Carts", move |change| {
         let pk = match &change.keys["pk"] {
             AttributeValue::S(pk) => pk.clone(),
             other => format!("{other:?}"),
@@ -39,7 +39,7 @@ async fn advancing_the_clock_deletes_each_expired_item_at_the_sweep_after_its_ex
     {
         client
             .put_item()
-            .table_name("Sessions")
+            .table_name("Carts")
             .item("pk", AttributeValue::S(pk.into()))
             .item("expires", AttributeValue::N(expires.to_string()))
             .send()
@@ -56,7 +56,7 @@ async fn advancing_the_clock_deletes_each_expired_item_at_the_sweep_after_its_ex
             ("late".to_owned(), start() + Duration::from_secs(30 * 3600 + 600), true),
         ]
     );
-    let kept = fake.read_item("Sessions", &[("pk".to_owned(), AttributeValue::S("kept".into()))].into());
+    let kept = fake.read_item("Carts", &[("pk".to_owned(), AttributeValue::S("kept".into()))].into());
     assert!(kept.is_some());
 }
 
