@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::json::{Answer, Body, Json};
 
+use crate::backup::{Backup, BackupKind, Backups};
 use crate::error::DynamoError;
 use crate::operation::Operation;
 use crate::ops;
@@ -48,6 +49,11 @@ pub(crate) struct Engine {
     /// The observers of item changes, by table name: a table of that name gets them when it is
     /// created.
     pub(crate) observers: BTreeMap<String, Vec<Observer>>,
+    /// The backups, the user's and those DynamoDB made of tables deleted with point-in-time
+    /// recovery.
+    pub(crate) backups: Backups,
+    /// How long a new backup is CREATING.
+    pub(crate) backup_creation: Duration,
 }
 
 impl Engine {
@@ -66,6 +72,8 @@ impl Engine {
             streams: BTreeMap::new(),
             stream_transition: Duration::ZERO,
             observers: BTreeMap::new(),
+            backups: Backups::default(),
+            backup_creation: Duration::ZERO,
         }
     }
 
@@ -109,6 +117,7 @@ impl Engine {
             | Operation::ExecuteStatement
             | Operation::BatchExecuteStatement
             | Operation::ExecuteTransaction => self.handle_streams_and_statements(operation, body),
+            _ => self.handle_backups(operation, body),
         };
         answer.map(Body::from)
     }
@@ -125,6 +134,23 @@ impl Engine {
             Operation::ExecuteStatement => ops::partiql::execute_statement(self, body),
             Operation::BatchExecuteStatement => ops::partiql::batch_execute_statement(self, body),
             Operation::ExecuteTransaction => ops::partiql::execute_transaction(self, body),
+            _ => Err(DynamoError::unknown_operation()),
+        }
+    }
+
+    /// Backups and point-in-time recovery, dispatched apart as the Streams and
+    /// PartiQL operations are.
+    #[inline(never)]
+    fn handle_backups(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
+        match operation {
+            Operation::CreateBackup => ops::backups::create_backup(self, body),
+            Operation::DescribeBackup => ops::backups::describe_backup(self, body),
+            Operation::ListBackups => ops::backups::list_backups(self, body),
+            Operation::DeleteBackup => ops::backups::delete_backup(self, body),
+            Operation::RestoreTableFromBackup => ops::backups::restore_table_from_backup(self, body),
+            Operation::DescribeContinuousBackups => ops::recovery::describe_continuous_backups(self, body),
+            Operation::UpdateContinuousBackups => ops::recovery::update_continuous_backups(self, body),
+            Operation::RestoreTableToPointInTime => ops::recovery::restore_table_to_point_in_time(self, body),
             _ => Err(DynamoError::unknown_operation()),
         }
     }
@@ -153,6 +179,26 @@ impl Engine {
         let Some(mut stream) = self.tables.get_mut(table).and_then(Table::take_stream) else { return };
         stream.disable(now, self.stream_transition);
         self.streams.insert(stream.arn.clone(), stream);
+    }
+
+    /// Deletes the table of this name at the request's time: its stream goes DISABLED and stays
+    /// readable for 24 hours, and a table with point-in-time recovery leaves a SYSTEM backup of
+    /// itself, as DynamoDB keeps one for 35 days.
+    pub(crate) fn drop_table(&mut self, name: &str) {
+        self.retire_stream(name);
+        let Some(table) = self.tables.remove(name) else { return };
+        if table.recovery().is_some() {
+            let arn = self.backups.next_arn(&table, self.now, self.seed);
+            let backup_name = format!("{name}$DeletedTableBackup");
+            self.backups.insert(Backup::of_table(
+                &table,
+                arn,
+                &backup_name,
+                BackupKind::System,
+                self.now,
+                self.backup_creation,
+            ));
+        }
     }
 
     /// The table of this name, mutable.

@@ -64,6 +64,7 @@ pub struct FakeDynamoDbBuilder {
     item_on_condition_failure: Option<bool>,
     table_creation_time: Option<Duration>,
     stream_status_change_time: Option<Duration>,
+    backup_creation_time: Option<Duration>,
     snapshot: Option<crate::Snapshot>,
 }
 
@@ -111,6 +112,14 @@ impl FakeDynamoDbBuilder {
         self
     }
 
+    /// How long a backup made with CreateBackup stays CREATING (default: zero, AVAILABLE at once).
+    /// Until then it cannot be deleted or restored (BackupInUseException); its data is the table's
+    /// at the time it was asked for, whatever happens meanwhile.
+    pub fn backup_creation_time(mut self, time: Duration) -> Self {
+        self.backup_creation_time = Some(time);
+        self
+    }
+
     /// Keeps only the latest `limit` records in the request log (0: none), for a fake that
     /// serves many requests and is never asked for its log, such as `dynalease-fake serve`.
     pub fn request_log_limit(mut self, limit: usize) -> Self {
@@ -150,6 +159,7 @@ impl FakeDynamoDbBuilder {
                     engine.item_on_condition_failure = self.item_on_condition_failure.unwrap_or(true);
                     engine.table_creation = self.table_creation_time.unwrap_or_default();
                     engine.stream_transition = self.stream_status_change_time.unwrap_or_default();
+                    engine.backup_creation = self.backup_creation_time.unwrap_or_default();
                     engine
                 }),
                 clock,
@@ -245,12 +255,12 @@ impl FakeDynamoDb {
     }
 
     /// Deletes a table and its items; does nothing if there is none. Its stream, if it has one,
-    /// is disabled and stays readable for 24 hours, as after DeleteTable.
+    /// is disabled and stays readable for 24 hours, and a table with point-in-time recovery
+    /// leaves a SYSTEM backup, as after DeleteTable.
     pub fn delete_table(&self, name: &str) {
         let mut engine = lock(&self.shared.engine);
         engine.now = self.now();
-        engine.retire_stream(name);
-        engine.tables.remove(name);
+        engine.drop_table(name);
     }
 
     /// Calls `observer` with every change to an item of the table `table` (of this name now or

@@ -36,9 +36,11 @@
 
 #[cfg(feature = "mimalloc")]
 mod allocator;
+mod backup;
 mod clock;
 mod connector;
 mod control;
+mod definition;
 mod engine;
 mod error;
 mod expr;

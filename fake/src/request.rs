@@ -83,3 +83,14 @@ fn names<'r>(body: &'r Json<'_>) -> Result<Vec<(&'r str, &'r str)>, DynamoError>
 pub(crate) fn choice<'a>(body: &'a Json<'_>, key: &str, default: &'a str) -> &'a str {
     string(body, key).unwrap_or(default)
 }
+
+/// A timestamp member (epoch seconds, as the JSON protocol sends them), to the millisecond; a
+/// time before the epoch reads as the epoch.
+pub(crate) fn time(body: &Json<'_>, key: &str) -> Option<std::time::SystemTime> {
+    let seconds = match body.get(key)? {
+        Json::Number(n) => n.as_f64()?,
+        _ => return None,
+    };
+    let millis = (seconds * 1000.0).round().clamp(0.0, 1e17) as u64;
+    Some(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(millis))
+}

@@ -329,6 +329,8 @@ pub(crate) struct Table {
     pub(crate) warm: crate::warm::Warm,
     /// Until when the table is still being created; `None` once it is active.
     pub(crate) creating_until: Option<SystemTime>,
+    /// Where the table was restored from, if it was.
+    pub(crate) restored: Option<Box<crate::backup::RestoreSummary>>,
 }
 
 impl Table {
@@ -465,17 +467,28 @@ impl Table {
             Entry::Occupied(mut slot) => {
                 let old = std::mem::replace(slot.get_mut(), item);
                 if let Some(changes) = self.changes.as_deref_mut() {
-                    changes.record(&self.name, &self.key, Some(&old), Some(slot.get()), now, Origin::Request);
+                    changes.record(
+                        &self.name,
+                        &self.key,
+                        slot.key(),
+                        Some(&old),
+                        Some(slot.get()),
+                        now,
+                        Origin::Request,
+                    );
                 }
                 self.count_out(item_size(&old));
                 Some(old)
             }
             Entry::Vacant(slot) => {
                 self.placements.remember(slot.key(), stored);
+                let Some(changes) = self.changes.as_deref_mut() else {
+                    slot.insert(item);
+                    return None;
+                };
+                let key = slot.key().clone();
                 let new = slot.insert(item);
-                if let Some(changes) = self.changes.as_deref_mut() {
-                    changes.record(&self.name, &self.key, None, Some(new), now, Origin::Request);
-                }
+                changes.record(&self.name, &self.key, &key, None, Some(new), now, Origin::Request);
                 None
             }
         }
@@ -500,7 +513,7 @@ impl Table {
         count_in(&mut self.bytes, &mut self.indexes, &self.key, key, &item, size);
         let old = std::mem::replace(slot, item);
         if let Some(changes) = self.changes.as_deref_mut() {
-            changes.record(&self.name, &self.key, Some(&old), Some(slot), now, Origin::Request);
+            changes.record(&self.name, &self.key, key, Some(&old), Some(slot), now, Origin::Request);
         }
         self.count_out(item_size(&old));
         Ok(Some(old))
@@ -534,7 +547,7 @@ impl Table {
         if let Some((old_size, new_size)) = sizes {
             count_in(&mut self.bytes, &mut self.indexes, &self.key, key, item, new_size);
             if let (Some(changes), Some(before)) = (self.changes.as_deref_mut(), &before) {
-                changes.record(&self.name, &self.key, Some(before), Some(item), now, Origin::Request);
+                changes.record(&self.name, &self.key, key, Some(before), Some(item), now, Origin::Request);
             }
             self.count_out(old_size);
         }
@@ -554,7 +567,7 @@ impl Table {
     fn remove_for(&mut self, key: &PrimaryKey, now: SystemTime, origin: Origin) -> Option<Item> {
         let old = self.items.remove(key)?;
         if let Some(changes) = self.changes.as_deref_mut() {
-            changes.record(&self.name, &self.key, Some(&old), None, now, origin);
+            changes.record(&self.name, &self.key, key, Some(&old), None, now, origin);
         }
         self.count_out(item_size(&old));
         for index in &mut self.indexes.list {
@@ -587,6 +600,30 @@ impl Table {
             self.changes = None;
         }
         stream
+    }
+
+    /// The table's point-in-time recovery, if it is enabled.
+    pub(crate) fn recovery(&self) -> Option<&crate::backup::Recovery> {
+        self.changes.as_deref().and_then(|changes| changes.recovery.as_ref())
+    }
+
+    /// Enables point-in-time recovery (or changes its setting), or disables it with `None`.
+    pub(crate) fn set_recovery(&mut self, recovery: Option<crate::backup::Recovery>) {
+        match recovery {
+            Some(recovery) => self.changes.get_or_insert_with(Box::<Changes>::default).recovery = Some(recovery),
+            None => {
+                let Some(changes) = self.changes.as_deref_mut() else { return };
+                changes.recovery = None;
+                if changes.is_empty() {
+                    self.changes = None;
+                }
+            }
+        }
+    }
+
+    /// The table's point-in-time recovery, to change.
+    pub(crate) fn recovery_mut(&mut self) -> Option<&mut crate::backup::Recovery> {
+        self.changes.as_deref_mut().and_then(|changes| changes.recovery.as_mut())
     }
 
     /// Adds an observer of the table's item changes.
@@ -668,6 +705,9 @@ impl Table {
         }
         if let Some(key) = &self.sse_key_arn {
             out.insert("SSEDescription".into(), json!({"Status": "ENABLED", "SSEType": "KMS", "KMSMasterKeyArn": key}));
+        }
+        if let Some(restored) = &self.restored {
+            out.insert("RestoreSummary".into(), restored.describe(status == "CREATING"));
         }
         out.insert("DeletionProtectionEnabled".into(), json!(self.deletion_protection));
         Answer::Object(out)

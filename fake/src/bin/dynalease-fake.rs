@@ -110,6 +110,10 @@ struct ServeArgs {
     /// in milliseconds of the fake's clock (0, the default: ENABLED and DISABLED at once).
     #[arg(long, default_value_t = 0)]
     stream_status_change_ms: u64,
+    /// How long a backup stays CREATING after CreateBackup, in milliseconds of the fake's clock
+    /// (0, the default: AVAILABLE at once).
+    #[arg(long, default_value_t = 0)]
+    backup_creation_ms: u64,
     /// Stop as SIGTERM does when stdin reaches its end: a program that starts the server with a
     /// pipe on its stdin and keeps the pipe open can be sure that the server stops when it exits,
     /// even when it is killed.
@@ -259,6 +263,7 @@ fn fake(args: &ServeArgs, snapshot: Option<Snapshot>) -> FakeDynamoDb {
         .ttl_sweep_interval(Duration::from_secs(args.ttl_sweep_interval_secs))
         .table_creation_time(Duration::from_millis(args.table_creation_ms))
         .stream_status_change_time(Duration::from_millis(args.stream_status_change_ms))
+        .backup_creation_time(Duration::from_millis(args.backup_creation_ms))
         .request_log_limit(args.request_log);
     if let Some(snapshot) = snapshot {
         builder = builder.snapshot(snapshot);

@@ -152,6 +152,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         sse_key_arn: None,
         warm,
         creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
+        restored: None,
     };
     for index in indexes {
         table.add_index(index);
@@ -224,9 +225,7 @@ pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
             description.remove(left_out);
         }
     }
-    // Its stream goes DISABLED and stays readable for 24 hours.
-    engine.retire_stream(name);
-    engine.tables.remove(name);
+    engine.drop_table(name);
     Ok(json!({ "TableDescription": description }))
 }
 

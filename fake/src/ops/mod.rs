@@ -1,5 +1,6 @@
 //! The operations, one module per family.
 
+pub(crate) mod backups;
 pub(crate) mod batch;
 pub(crate) mod capacity;
 pub(crate) mod collection_metrics;
@@ -10,6 +11,8 @@ pub(crate) mod multi_attribute_key;
 pub(crate) mod partiql;
 pub(crate) mod query;
 pub(crate) mod read;
+pub(crate) mod recovery;
+pub(crate) mod restore;
 pub(crate) mod scan;
 pub(crate) mod streams;
 pub(crate) mod tags;

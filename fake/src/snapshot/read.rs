@@ -10,6 +10,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::{Map, Value};
 
 use super::{Snapshot, SnapshotError, VERSION};
+use crate::backup::{Backup, BackupKind, Backups, Recovery, Undo};
 use crate::engine::Engine;
 use crate::operation::Operation;
 use crate::stream::Stream;
@@ -35,8 +36,15 @@ const CREATE_TABLE_MEMBERS: [&str; 15] = [
 ];
 
 /// The members a snapshot adds to a table's CreateTable input.
-const SNAPSHOT_MEMBERS: [&str; 6] =
-    ["TimeToLiveSpecification", "Items", "TableId", "CreationDateTime", "TableClassUpdated", "LatestStreamLabel"];
+const SNAPSHOT_MEMBERS: [&str; 7] = [
+    "TimeToLiveSpecification",
+    "Items",
+    "TableId",
+    "CreationDateTime",
+    "TableClassUpdated",
+    "LatestStreamLabel",
+    "PointInTimeRecovery",
+];
 
 /// The time a document is checked at, when nothing in it gives one: what a check finds does not
 /// depend on it.
@@ -100,9 +108,17 @@ impl<'de> Visitor<'de> for DocumentVisitor {
                     Value::String(time)
                 }
                 "Tables" => Value::Array(map.next_value_seed(TablesSeed { engine: &mut scratch })?),
+                "Backups" => {
+                    let backups: Vec<Map<String, Value>> = map.next_value()?;
+                    for (at, entry) in backups.iter().enumerate() {
+                        build_backup(entry)
+                            .map_err(|error| de::Error::custom(format!("backup {} of Backups: {error}", at + 1)))?;
+                    }
+                    Value::Array(backups.into_iter().map(Value::Object).collect())
+                }
                 other => {
                     return Err(de::Error::custom(format!(
-                        "unknown member `{other}`: a snapshot has Version, Time and Tables"
+                        "unknown member `{other}`: a snapshot has Version, Time, Tables and Backups"
                     )));
                 }
             };
@@ -145,11 +161,12 @@ impl<'de> Visitor<'de> for TablesSeed<'_> {
     }
 }
 
-/// Tables built from a document, ready to replace a fake's.
+/// Tables and backups built from a document, ready to replace a fake's.
 #[derive(Debug, Default)]
 pub(super) struct Built {
     tables: BTreeMap<String, Table>,
     next_table_id: Option<u64>,
+    backups: Backups,
 }
 
 /// Builds the tables of a checked document for the fake whose engine is `like` (its seed and
@@ -161,7 +178,11 @@ pub(super) fn build(document: &Value, like: &Engine, now: SystemTime) -> Result<
     for table in tables(document) {
         build_table(&mut scratch, table, now)?;
     }
-    Ok(Built { tables: scratch.tables, next_table_id: Some(scratch.next_table_id) })
+    let mut backups = Backups::default();
+    for entry in document.get("Backups").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object) {
+        backups.insert(build_backup(entry)?);
+    }
+    Ok(Built { tables: scratch.tables, next_table_id: Some(scratch.next_table_id), backups })
 }
 
 /// Puts `built` in place of every table of `engine`, and forgets its disabled streams and
@@ -173,6 +194,7 @@ pub(super) fn install(engine: &mut Engine, built: Built) {
     }
     engine.streams.clear();
     engine.tokens.clear();
+    engine.backups = built.backups;
     for (name, table) in &mut engine.tables {
         for observer in engine.observers.get(name).into_iter().flatten() {
             table.add_observer(observer.clone());
@@ -232,6 +254,10 @@ fn build_table(engine: &mut Engine, entry: &Map<String, Value>, now: SystemTime)
             in_table("LatestStreamLabel must be a stream label, such as 2026-01-01T00:00:00.000".into())
         })?),
     };
+    if let Some(setting) = entry.get("PointInTimeRecovery") {
+        let recovery = recovery(table, setting).map_err(|error| in_table(format!("PointInTimeRecovery: {error}")))?;
+        table.set_recovery(Some(recovery));
+    }
     // The stream CreateTable started has the records of the items put above: it starts again,
     // empty, under the ARN the snapshot names.
     let view = table.stream().map(|stream| stream.view);
@@ -247,6 +273,91 @@ fn build_table(engine: &mut Engine, entry: &Map<String, Value>, now: SystemTime)
         (None, None) => {}
     }
     Ok(())
+}
+
+/// A table's `PointInTimeRecovery`: `RecoveryPeriodInDays` (1 to 35), `EnabledDateTime` and the
+/// `Changes` of its log, oldest first, each a `Time`, the item's `Key` and the item `Before`.
+fn recovery(table: &Table, setting: &Value) -> Result<Recovery, String> {
+    let days = setting
+        .get("RecoveryPeriodInDays")
+        .and_then(Value::as_u64)
+        .filter(|days| (1..=35).contains(days))
+        .ok_or("RecoveryPeriodInDays must be a whole number of days from 1 to 35")?;
+    let enabled = setting.get("EnabledDateTime").and_then(epoch_time).ok_or("EnabledDateTime must be epoch seconds")?;
+    let mut log = Vec::new();
+    for (at, change) in setting.get("Changes").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let in_change = |error: &str| format!("change {}: {error}", at + 1);
+        let time = change.get("Time").and_then(epoch_time).ok_or_else(|| in_change("Time must be epoch seconds"))?;
+        if log.last().is_some_and(|last: &Undo| last.at > time) {
+            return Err(in_change("the changes must be in the order of their times"));
+        }
+        let key = change.get("Key").ok_or_else(|| in_change("a change needs the Key of its item"))?;
+        let key = item(key).and_then(|key| table.primary_key(&key).map_err(|error| error.to_string()));
+        let key = key.map_err(|error| in_change(&format!("Key: {error}")))?;
+        let before = match change.get("Before") {
+            None => None,
+            Some(before) => Some(item(before).map_err(|error| in_change(&format!("Before: {error}")))?),
+        };
+        log.push(Undo { at: time, key, before });
+    }
+    Ok(Recovery::with_log(enabled, days as u32, log))
+}
+
+/// An item in DynamoDB's JSON, read as a request's would be.
+fn item(value: &Value) -> Result<crate::value::Item, String> {
+    let text = value.to_string();
+    crate::json::with_arena(|arena| {
+        let json = crate::json::from_slice(text.as_bytes(), arena).ok_or("the JSON cannot be read")?;
+        crate::value::item_from_json(&json).map_err(|error| error.to_string())
+    })
+}
+
+/// One backup of `Backups`: its ARN, name, type and times, the details DescribeBackup gives, and
+/// the `Table` it holds, written as a table of `Tables` is (its CreateTable input and `Items`),
+/// checked in a scratch engine of its own.
+fn build_backup(entry: &Map<String, Value>) -> Result<Backup, String> {
+    let text = |member: &str| entry.get(member).and_then(Value::as_str).filter(|text| !text.is_empty());
+    let arn = text("BackupArn").ok_or("a backup needs a BackupArn")?;
+    let in_backup = |error: String| format!("{arn}: {error}");
+    let name = text("BackupName").ok_or_else(|| in_backup("a backup needs a BackupName".into()))?;
+    let kind = text("BackupType")
+        .and_then(BackupKind::parse)
+        .ok_or_else(|| in_backup("BackupType must be USER or SYSTEM".into()))?;
+    let time = |member: &str| match entry.get(member) {
+        None => Ok(None),
+        Some(value) => epoch_time(value).map(Some).ok_or_else(|| in_backup(format!("{member} must be epoch seconds"))),
+    };
+    let created =
+        time("BackupCreationDateTime")?.ok_or_else(|| in_backup("a backup needs a BackupCreationDateTime".into()))?;
+    let available_at = time("AvailableDateTime")?.unwrap_or(created);
+    let expires = time("BackupExpiryDateTime")?;
+    let details = |member: &str| match entry.get(member) {
+        Some(details @ Value::Object(_)) => Ok(details.clone()),
+        _ => Err(in_backup(format!("{member} must be an object"))),
+    };
+    let (source, features) = (details("SourceTableDetails")?, details("SourceTableFeatureDetails")?);
+    let table =
+        entry.get("Table").and_then(Value::as_object).ok_or_else(|| in_backup("a backup needs its Table".into()))?;
+    if let Some(unknown) = table.keys().find(|key| !CREATE_TABLE_MEMBERS.contains(&key.as_str()) && *key != "Items") {
+        return Err(in_backup(format!("unknown member `{unknown}` of Table: it has CreateTable's members and Items")));
+    }
+    let mut scratch = Engine::new(0);
+    build_table(&mut scratch, table, created).map_err(|error| in_backup(format!("Table: {error}")))?;
+    let items = scratch.tables.into_values().next().map(|table| table.items).unwrap_or_default();
+    let mut definition = table.clone();
+    definition.remove("Items");
+    Ok(Backup {
+        arn: arn.to_owned(),
+        name: name.to_owned(),
+        kind,
+        created,
+        available_at,
+        expires,
+        source,
+        features,
+        definition,
+        items,
+    })
 }
 
 /// One request answered by `engine`; an error as DynamoDB words it.

@@ -3,78 +3,102 @@
 
 use std::time::SystemTime;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::VERSION;
+use crate::backup::{Backup, Recovery};
 use crate::clock::epoch_timestamp;
+use crate::definition::{create_input, raised};
 use crate::engine::Engine;
-use crate::index::{Index, IndexKind, Projection};
-use crate::table::{Billing, Table};
+use crate::table::{KeySchema, KeyValue, PrimaryKey, Table};
+use crate::value::{Item, Value as AttributeValue, item_to_json};
 use crate::warm::Warm;
 
-/// The document of every table of `engine`, taken at `now`.
+/// The document of every table and backup of `engine`, taken at `now`.
 pub(super) fn document(engine: &Engine, now: SystemTime) -> Value {
     let tables: Vec<Value> = engine.tables.values().map(table).collect();
-    json!({
+    let mut out = json!({
         "Version": VERSION,
         "Time": humantime::format_rfc3339_millis(now).to_string(),
         "Tables": tables,
+    });
+    let backups: Vec<Value> = engine.backups.all().map(backup).collect();
+    if !backups.is_empty() {
+        out["Backups"] = Value::Array(backups);
+    }
+    out
+}
+
+/// One backup: what describes it, and the table it holds as a table of `Tables` is written.
+fn backup(backup: &Backup) -> Value {
+    let mut table = backup.definition.clone();
+    let items: Vec<Value> = backup.items.values().map(item_to_json).collect();
+    table.insert("Items".into(), Value::Array(items));
+    let mut out = json!({
+        "BackupArn": backup.arn,
+        "BackupName": backup.name,
+        "BackupType": backup.kind.name(),
+        "BackupCreationDateTime": epoch_timestamp(backup.created),
+        "AvailableDateTime": epoch_timestamp(backup.available_at),
+        "SourceTableDetails": backup.source,
+        "SourceTableFeatureDetails": backup.features,
+        "Table": table,
+    });
+    if let Some(expires) = backup.expires {
+        out["BackupExpiryDateTime"] = epoch_timestamp(expires);
+    }
+    out
+}
+
+/// A table's point-in-time recovery: its setting and its change log, each change as the key of
+/// the item and the item before it (none for an item that did not exist).
+fn recovery(schema: &KeySchema, recovery: &Recovery) -> Value {
+    let changes: Vec<Value> = recovery
+        .log()
+        .map(|undo| {
+            let mut change =
+                json!({"Time": epoch_timestamp(undo.at), "Key": item_to_json(&key_item(schema, &undo.key))});
+            if let Some(before) = &undo.before {
+                change["Before"] = item_to_json(before);
+            }
+            change
+        })
+        .collect();
+    json!({
+        "RecoveryPeriodInDays": recovery.period_days,
+        "EnabledDateTime": epoch_timestamp(recovery.enabled_at),
+        "Changes": changes,
     })
+}
+
+/// The key attributes of a table's key.
+fn key_item(schema: &KeySchema, key: &PrimaryKey) -> Item {
+    let value = |key: &KeyValue| match key {
+        KeyValue::S(s) => Some(AttributeValue::S(s.clone())),
+        KeyValue::N(n) => Some(AttributeValue::N(n.clone())),
+        KeyValue::B(b) => Some(AttributeValue::B(b.clone())),
+        KeyValue::Tuple(_) => None,
+    };
+    let hash = value(&key.hash).map(|value| (schema.hash.name.clone(), value));
+    let range =
+        schema.range.as_ref().zip(key.range.as_ref().and_then(value)).map(|(attr, value)| (attr.name.clone(), value));
+    hash.into_iter().chain(range).collect()
 }
 
 /// One table.
 fn table(table: &Table) -> Value {
-    let mut out = Map::new();
-    out.insert("TableName".into(), json!(table.name));
-    let definitions: Vec<Value> = table
-        .attribute_definitions
-        .iter()
-        .map(|(name, kind)| json!({"AttributeName": name, "AttributeType": kind.name()}))
-        .collect();
-    out.insert("AttributeDefinitions".into(), Value::Array(definitions));
-    out.insert("KeySchema".into(), table.key.to_json());
-    let provisioned = table.billing.units();
-    match provisioned {
-        None => out.insert("BillingMode".into(), json!("PAY_PER_REQUEST")),
-        Some((read, write)) => {
-            out.insert("BillingMode".into(), json!("PROVISIONED"));
-            out.insert("ProvisionedThroughput".into(), json!({"ReadCapacityUnits": read, "WriteCapacityUnits": write}))
-        }
-    };
-    for (member, kind) in [("LocalSecondaryIndexes", IndexKind::Local), ("GlobalSecondaryIndexes", IndexKind::Global)] {
-        let indexes: Vec<Value> =
-            table.indexes().iter().filter(|index| index.kind == kind).map(|index| self::index(table, index)).collect();
-        if !indexes.is_empty() {
-            out.insert(member.into(), Value::Array(indexes));
-        }
-    }
+    let mut out = create_input(table);
     if let Some(stream) = table.stream() {
         out.insert("StreamSpecification".into(), json!({"StreamEnabled": true, "StreamViewType": stream.view.name()}));
-    }
-    if let Some(key) = &table.sse_key_arn {
-        out.insert("SSESpecification".into(), json!({"Enabled": true, "SSEType": "KMS", "KMSMasterKeyId": key}));
     }
     if !table.tags.is_empty() {
         let tags: Vec<Value> = table.tags.iter().map(|(key, value)| json!({"Key": key, "Value": value})).collect();
         out.insert("Tags".into(), Value::Array(tags));
     }
-    if let Some(class) = &table.table_class {
-        out.insert("TableClass".into(), json!(class));
-    }
     if table.deletion_protection {
         out.insert("DeletionProtectionEnabled".into(), json!(true));
     }
-    if let Some((read, write)) = table.on_demand_max {
-        let mut limits = Map::new();
-        if let Some(read) = read {
-            limits.insert("MaxReadRequestUnits".into(), json!(read));
-        }
-        if let Some(write) = write {
-            limits.insert("MaxWriteRequestUnits".into(), json!(write));
-        }
-        out.insert("OnDemandThroughput".into(), Value::Object(limits));
-    }
-    if let Some(warm) = raised(table.warm, Warm::initial(provisioned)) {
+    if let Some(warm) = raised(table.warm, Warm::initial(table.billing.units())) {
         out.insert("WarmThroughput".into(), warm);
     }
     if let Some(attribute) = &table.ttl.attribute {
@@ -88,35 +112,10 @@ fn table(table: &Table) -> Value {
     if let Some((_, label, _)) = &table.latest_stream {
         out.insert("LatestStreamLabel".into(), json!(label));
     }
-    let items: Vec<Value> = table.items.values().map(crate::value::item_to_json).collect();
+    if let Some(setting) = table.recovery() {
+        out.insert("PointInTimeRecovery".into(), recovery(&table.key, setting));
+    }
+    let items: Vec<Value> = table.items.values().map(item_to_json).collect();
     out.insert("Items".into(), Value::Array(items));
     Value::Object(out)
-}
-
-/// One secondary index, as CreateTable takes it.
-fn index(table: &Table, index: &Index) -> Value {
-    let projection = match &index.projection {
-        Projection::All => json!({"ProjectionType": "ALL"}),
-        Projection::KeysOnly => json!({"ProjectionType": "KEYS_ONLY"}),
-        Projection::Include(names) => json!({"ProjectionType": "INCLUDE", "NonKeyAttributes": names}),
-    };
-    let mut out = json!({"IndexName": index.name, "KeySchema": index.key.to_json(), "Projection": projection});
-    if index.kind == IndexKind::Global {
-        let provisioned = match (&table.billing, index.throughput) {
-            (Billing::Provisioned { .. }, Some(units)) => Some(units),
-            _ => None,
-        };
-        if let Some((read, write)) = provisioned {
-            out["ProvisionedThroughput"] = json!({"ReadCapacityUnits": read, "WriteCapacityUnits": write});
-        }
-        if let Some(warm) = raised(index.warm, Warm::initial(provisioned)) {
-            out["WarmThroughput"] = warm;
-        }
-    }
-    out
-}
-
-/// A `WarmThroughput` member for `warm`, if it is above where a new table or index starts.
-fn raised(warm: Warm, initial: Warm) -> Option<Value> {
-    (warm != initial).then(|| json!({"ReadUnitsPerSecond": warm.read, "WriteUnitsPerSecond": warm.write}))
 }

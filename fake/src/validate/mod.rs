@@ -32,8 +32,8 @@ use crate::error::DynamoError;
 use crate::operation::Operation;
 use rules::{Object, batch, control, create_table, expressions, items, reads, streams, transact, update_table};
 use schema::{
-    batch as batch_schema, items as item_schema, partiql as partiql_schema, reads as read_schema,
-    streams as stream_schema, tables, transact as transact_schema,
+    backups as backup_schema, batch as batch_schema, items as item_schema, partiql as partiql_schema,
+    reads as read_schema, streams as stream_schema, tables, transact as transact_schema,
 };
 use shape::{Resolved, StructShape};
 
@@ -174,6 +174,17 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         OperationChecks::new(&partiql_schema::BATCH_EXECUTE_STATEMENT, rules::pass);
     static EXECUTE_TRANSACTION: OperationChecks =
         OperationChecks::new(&partiql_schema::EXECUTE_TRANSACTION, rules::pass);
+    static CREATE_BACKUP: OperationChecks = OperationChecks::new(&backup_schema::CREATE_BACKUP, rules::pass);
+    static BACKUP_ONLY: OperationChecks = OperationChecks::new(&backup_schema::BACKUP_ONLY, rules::pass);
+    static LIST_BACKUPS: OperationChecks = OperationChecks::new(&backup_schema::LIST_BACKUPS, rules::pass);
+    static RESTORE_TABLE_FROM_BACKUP: OperationChecks =
+        OperationChecks::new(&backup_schema::RESTORE_TABLE_FROM_BACKUP, rules::pass);
+    static DESCRIBE_CONTINUOUS_BACKUPS: OperationChecks =
+        OperationChecks::new(&backup_schema::DESCRIBE_CONTINUOUS_BACKUPS, rules::pass);
+    static UPDATE_CONTINUOUS_BACKUPS: OperationChecks =
+        OperationChecks::new(&backup_schema::UPDATE_CONTINUOUS_BACKUPS, rules::pass);
+    static RESTORE_TABLE_TO_POINT_IN_TIME: OperationChecks =
+        OperationChecks::new(&backup_schema::RESTORE_TABLE_TO_POINT_IN_TIME, rules::pass);
 
     match operation {
         Operation::CreateTable => &CREATE_TABLE,
@@ -202,6 +213,13 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         Operation::ExecuteStatement => &EXECUTE_STATEMENT,
         Operation::BatchExecuteStatement => &BATCH_EXECUTE_STATEMENT,
         Operation::ExecuteTransaction => &EXECUTE_TRANSACTION,
+        Operation::CreateBackup => &CREATE_BACKUP,
+        Operation::DescribeBackup | Operation::DeleteBackup => &BACKUP_ONLY,
+        Operation::ListBackups => &LIST_BACKUPS,
+        Operation::RestoreTableFromBackup => &RESTORE_TABLE_FROM_BACKUP,
+        Operation::DescribeContinuousBackups => &DESCRIBE_CONTINUOUS_BACKUPS,
+        Operation::UpdateContinuousBackups => &UPDATE_CONTINUOUS_BACKUPS,
+        Operation::RestoreTableToPointInTime => &RESTORE_TABLE_TO_POINT_IN_TIME,
     }
 }
 

@@ -18,6 +18,9 @@ pub(crate) enum Shape {
     Boolean,
     /// Base64 text.
     Blob,
+    /// A point in time: epoch seconds, as the JSON protocol sends a timestamp (`java.util.Date`
+    /// in the service's messages).
+    Timestamp,
     /// A JSON array.
     List(&'static ListShape),
     /// A JSON object with free keys.
@@ -222,7 +225,7 @@ impl Shape {
         match self {
             Shape::String(rules) => !rules.is_free(),
             Shape::Integer(rules) | Shape::Long(rules) => rules.min.is_some() || rules.max.is_some(),
-            Shape::Boolean | Shape::Blob | Shape::AttrValue => false,
+            Shape::Boolean | Shape::Blob | Shape::Timestamp | Shape::AttrValue => false,
             Shape::List(list) => list.len.is_set() || list.member.has_rules(),
             Shape::Map(map) => {
                 map.len.is_set() || map.keys.is_some() || map.value_len.is_set() || map.value.has_rules()

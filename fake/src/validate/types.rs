@@ -125,6 +125,12 @@ fn check_value(json: &Json<'_>, shape: &Shape, place: Place) -> Checked {
         },
         Shape::Integer(_) => check_integer(json, "Integer"),
         Shape::Long(_) => check_integer(json, "Long"),
+        Shape::Timestamp => match json {
+            Json::Number(_) => Ok(()),
+            Json::Array(_) => Err(Mismatch::Collection("java.util", "Date")),
+            Json::Object(_) => Err(START_OF_STRUCTURE),
+            scalar => Err(Mismatch::Token(token(scalar), "Date")),
+        },
         Shape::Boolean => match json {
             Json::Bool(_) => Ok(()),
             Json::String(s) if text_as_bool(s).is_some() => Ok(()),

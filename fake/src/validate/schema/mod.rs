@@ -1,5 +1,6 @@
 //! The schema of every operation's input, one file per group of operations.
 
+pub(crate) mod backups;
 pub(crate) mod batch;
 pub(crate) mod common;
 pub(crate) mod items;

@@ -35,7 +35,7 @@ pub(crate) static CREATE_TABLE: StructShape = StructShape {
     ],
 };
 
-const LOCAL_SECONDARY_INDEXES: Shape = Shape::List(&ListShape {
+pub(crate) const LOCAL_SECONDARY_INDEXES: Shape = Shape::List(&ListShape {
     member: Shape::Structure(&StructShape {
         name: "LocalSecondaryIndex",
         members: &[
@@ -47,7 +47,7 @@ const LOCAL_SECONDARY_INDEXES: Shape = Shape::List(&ListShape {
     len: Len::ANY,
 });
 
-const GLOBAL_SECONDARY_INDEXES: Shape = Shape::List(&ListShape {
+pub(crate) const GLOBAL_SECONDARY_INDEXES: Shape = Shape::List(&ListShape {
     member: Shape::Structure(&StructShape {
         name: "GlobalSecondaryIndex",
         members: &[
