@@ -117,7 +117,7 @@ impl Engine {
             | Operation::ExecuteStatement
             | Operation::BatchExecuteStatement
             | Operation::ExecuteTransaction => self.handle_streams_and_statements(operation, body),
-            _ => self.handle_backups(operation, body),
+            _ => self.handle_backups_and_policies(operation, body),
         };
         answer.map(Body::from)
     }
@@ -138,10 +138,10 @@ impl Engine {
         }
     }
 
-    /// Backups and point-in-time recovery, dispatched apart as the Streams and
+    /// Backups, point-in-time recovery and resource policies, dispatched apart as the Streams and
     /// PartiQL operations are.
     #[inline(never)]
-    fn handle_backups(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
+    fn handle_backups_and_policies(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
         match operation {
             Operation::CreateBackup => ops::backups::create_backup(self, body),
             Operation::DescribeBackup => ops::backups::describe_backup(self, body),
@@ -151,6 +151,9 @@ impl Engine {
             Operation::DescribeContinuousBackups => ops::recovery::describe_continuous_backups(self, body),
             Operation::UpdateContinuousBackups => ops::recovery::update_continuous_backups(self, body),
             Operation::RestoreTableToPointInTime => ops::recovery::restore_table_to_point_in_time(self, body),
+            Operation::PutResourcePolicy => ops::policies::put_resource_policy(self, body),
+            Operation::GetResourcePolicy => ops::policies::get_resource_policy(self, body),
+            Operation::DeleteResourcePolicy => ops::policies::delete_resource_policy(self, body),
             _ => Err(DynamoError::unknown_operation()),
         }
     }

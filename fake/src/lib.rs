@@ -57,6 +57,7 @@ mod operation;
 mod ops;
 mod partiql;
 mod partition;
+mod policy;
 mod request;
 mod request_id;
 mod server;

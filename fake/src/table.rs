@@ -331,6 +331,8 @@ pub(crate) struct Table {
     pub(crate) creating_until: Option<SystemTime>,
     /// Where the table was restored from, if it was.
     pub(crate) restored: Option<Box<crate::backup::RestoreSummary>>,
+    /// The resource policies of the table and of its stream, by the ARN they are attached to.
+    pub(crate) policies: BTreeMap<String, crate::policy::Policy>,
 }
 
 impl Table {

@@ -110,6 +110,10 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
     }
     let tags = super::tags::read(body.get("Tags"))?;
     super::tags::check_count(tags.len())?;
+    let policy = string(body, "ResourcePolicy");
+    if let Some(policy) = policy {
+        crate::policy::check(policy)?;
+    }
     let provisioned = billing.units();
     let requested_warm = body.get("WarmThroughput");
     let warm = match requested_warm {
@@ -153,7 +157,11 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         warm,
         creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
         restored: None,
+        policies: BTreeMap::new(),
     };
+    if let Some(policy) = policy {
+        table.policies.insert(table.arn(), crate::policy::Policy::new(policy, now, None));
+    }
     for index in indexes {
         table.add_index(index);
     }

@@ -9,6 +9,7 @@ pub(crate) mod items;
 pub(crate) mod key_condition;
 pub(crate) mod multi_attribute_key;
 pub(crate) mod partiql;
+pub(crate) mod policies;
 pub(crate) mod query;
 pub(crate) mod read;
 pub(crate) mod recovery;

@@ -36,7 +36,7 @@ const CREATE_TABLE_MEMBERS: [&str; 15] = [
 ];
 
 /// The members a snapshot adds to a table's CreateTable input.
-const SNAPSHOT_MEMBERS: [&str; 7] = [
+const SNAPSHOT_MEMBERS: [&str; 8] = [
     "TimeToLiveSpecification",
     "Items",
     "TableId",
@@ -44,6 +44,7 @@ const SNAPSHOT_MEMBERS: [&str; 7] = [
     "TableClassUpdated",
     "LatestStreamLabel",
     "PointInTimeRecovery",
+    "ResourcePolicies",
 ];
 
 /// The time a document is checked at, when nothing in it gives one: what a check finds does not
@@ -272,6 +273,10 @@ fn build_table(engine: &mut Engine, entry: &Map<String, Value>, now: SystemTime)
         }
         (None, None) => {}
     }
+    if let Some(policies) = entry.get("ResourcePolicies") {
+        table.policies =
+            resource_policies(table, policies).map_err(|error| in_table(format!("ResourcePolicies: {error}")))?;
+    }
     Ok(())
 }
 
@@ -301,6 +306,29 @@ fn recovery(table: &Table, setting: &Value) -> Result<Recovery, String> {
         log.push(Undo { at: time, key, before });
     }
     Ok(Recovery::with_log(enabled, days as u32, log))
+}
+
+/// A table's `ResourcePolicies`: for the table's ARN or its stream's, a `Policy` document and its
+/// `RevisionId`.
+fn resource_policies(table: &Table, policies: &Value) -> Result<BTreeMap<String, crate::policy::Policy>, String> {
+    let mut out = BTreeMap::new();
+    for (at, entry) in policies.as_array().ok_or("must be a list")?.iter().enumerate() {
+        let in_entry = |error: String| format!("policy {}: {error}", at + 1);
+        let text = |member: &str| entry.get(member).and_then(Value::as_str).filter(|text| !text.is_empty());
+        let (Some(arn), Some(document), Some(revision)) = (text("ResourceArn"), text("Policy"), text("RevisionId"))
+        else {
+            return Err(in_entry("a policy has a ResourceArn, a Policy and a RevisionId".into()));
+        };
+        if arn != table.arn() && table.latest_stream.as_ref().is_none_or(|(stream, _, _)| stream != arn) {
+            return Err(in_entry(format!("{arn} is neither the table's ARN nor its stream's")));
+        }
+        crate::policy::check(document).map_err(|error| in_entry(error.to_string()))?;
+        out.insert(
+            arn.to_owned(),
+            crate::policy::Policy { document: document.to_owned(), revision: revision.to_owned() },
+        );
+    }
+    Ok(out)
 }
 
 /// An item in DynamoDB's JSON, read as a request's would be.

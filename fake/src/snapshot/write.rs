@@ -115,6 +115,14 @@ fn table(table: &Table) -> Value {
     if let Some(setting) = table.recovery() {
         out.insert("PointInTimeRecovery".into(), recovery(&table.key, setting));
     }
+    if !table.policies.is_empty() {
+        let policies: Vec<Value> = table
+            .policies
+            .iter()
+            .map(|(arn, policy)| json!({"ResourceArn": arn, "Policy": policy.document, "RevisionId": policy.revision}))
+            .collect();
+        out.insert("ResourcePolicies".into(), Value::Array(policies));
+    }
     let items: Vec<Value> = table.items.values().map(item_to_json).collect();
     out.insert("Items".into(), Value::Array(items));
     Value::Object(out)

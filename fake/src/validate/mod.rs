@@ -33,7 +33,7 @@ use crate::operation::Operation;
 use rules::{Object, batch, control, create_table, expressions, items, reads, streams, transact, update_table};
 use schema::{
     backups as backup_schema, batch as batch_schema, items as item_schema, partiql as partiql_schema,
-    reads as read_schema, streams as stream_schema, tables, transact as transact_schema,
+    policies as policy_schema, reads as read_schema, streams as stream_schema, tables, transact as transact_schema,
 };
 use shape::{Resolved, StructShape};
 
@@ -185,6 +185,12 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         OperationChecks::new(&backup_schema::UPDATE_CONTINUOUS_BACKUPS, rules::pass);
     static RESTORE_TABLE_TO_POINT_IN_TIME: OperationChecks =
         OperationChecks::new(&backup_schema::RESTORE_TABLE_TO_POINT_IN_TIME, rules::pass);
+    static PUT_RESOURCE_POLICY: OperationChecks =
+        OperationChecks::new(&policy_schema::PUT_RESOURCE_POLICY, rules::pass);
+    static GET_RESOURCE_POLICY: OperationChecks =
+        OperationChecks::new(&policy_schema::GET_RESOURCE_POLICY, rules::pass);
+    static DELETE_RESOURCE_POLICY: OperationChecks =
+        OperationChecks::new(&policy_schema::DELETE_RESOURCE_POLICY, rules::pass);
 
     match operation {
         Operation::CreateTable => &CREATE_TABLE,
@@ -220,6 +226,9 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         Operation::DescribeContinuousBackups => &DESCRIBE_CONTINUOUS_BACKUPS,
         Operation::UpdateContinuousBackups => &UPDATE_CONTINUOUS_BACKUPS,
         Operation::RestoreTableToPointInTime => &RESTORE_TABLE_TO_POINT_IN_TIME,
+        Operation::PutResourcePolicy => &PUT_RESOURCE_POLICY,
+        Operation::GetResourcePolicy => &GET_RESOURCE_POLICY,
+        Operation::DeleteResourcePolicy => &DELETE_RESOURCE_POLICY,
     }
 }
 

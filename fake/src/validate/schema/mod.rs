@@ -5,6 +5,7 @@ pub(crate) mod batch;
 pub(crate) mod common;
 pub(crate) mod items;
 pub(crate) mod partiql;
+pub(crate) mod policies;
 pub(crate) mod reads;
 pub(crate) mod streams;
 pub(crate) mod tables;
