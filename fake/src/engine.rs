@@ -12,6 +12,7 @@ use crate::operation::Operation;
 use crate::ops;
 use crate::stream::{Observer, Stream};
 use crate::table::Table;
+use crate::transfer::Transfers;
 use crate::validate;
 
 /// What a transaction's idempotency token remembers.
@@ -54,6 +55,8 @@ pub(crate) struct Engine {
     pub(crate) backups: Backups,
     /// How long a new backup is CREATING.
     pub(crate) backup_creation: Duration,
+    /// The exports and imports, and the work on S3 the request being answered left to start.
+    pub(crate) transfers: Transfers,
 }
 
 impl Engine {
@@ -74,6 +77,7 @@ impl Engine {
             observers: BTreeMap::new(),
             backups: Backups::default(),
             backup_creation: Duration::ZERO,
+            transfers: Transfers::default(),
         }
     }
 
@@ -138,7 +142,7 @@ impl Engine {
         }
     }
 
-    /// Backups, point-in-time recovery and resource policies, dispatched apart as the Streams and
+    /// Backups, point-in-time recovery, resource policies, exports and imports, dispatched apart as the Streams and
     /// PartiQL operations are.
     #[inline(never)]
     fn handle_backups_and_policies(&mut self, operation: Operation, body: &Json<'_>) -> Result<Answer, DynamoError> {
@@ -154,6 +158,12 @@ impl Engine {
             Operation::PutResourcePolicy => ops::policies::put_resource_policy(self, body),
             Operation::GetResourcePolicy => ops::policies::get_resource_policy(self, body),
             Operation::DeleteResourcePolicy => ops::policies::delete_resource_policy(self, body),
+            Operation::ExportTableToPointInTime => ops::transfers::export_table_to_point_in_time(self, body),
+            Operation::DescribeExport => ops::transfers::describe_export(self, body),
+            Operation::ListExports => ops::transfers::list_exports(self, body),
+            Operation::ImportTable => ops::transfers::import_table(self, body),
+            Operation::DescribeImport => ops::transfers::describe_import(self, body),
+            Operation::ListImports => ops::transfers::list_imports(self, body),
             _ => Err(DynamoError::unknown_operation()),
         }
     }

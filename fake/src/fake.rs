@@ -51,6 +51,11 @@ pub(crate) struct Shared {
     request_ids: Mutex<SplitMix>,
     pub(crate) seed: u64,
     clients: AtomicU64,
+    /// The S3 that exports write to and imports read from, if one was given.
+    pub(crate) s3: Option<crate::transfer::S3Target>,
+    /// The runtime the fake was built on, where the work of exports and imports runs when a
+    /// request comes from a thread of no runtime (the server's workers).
+    pub(crate) runtime: Option<tokio::runtime::Handle>,
 }
 
 /// Builds a [`FakeDynamoDb`] with a chosen start time, seed, clock or sweep interval.
@@ -65,6 +70,8 @@ pub struct FakeDynamoDbBuilder {
     table_creation_time: Option<Duration>,
     stream_status_change_time: Option<Duration>,
     backup_creation_time: Option<Duration>,
+    transfer_time: Option<Duration>,
+    s3: Option<crate::S3Config>,
     snapshot: Option<crate::Snapshot>,
 }
 
@@ -120,6 +127,28 @@ impl FakeDynamoDbBuilder {
         self
     }
 
+    /// The S3-compatible endpoint that ExportTableToPointInTime writes to and ImportTable reads
+    /// from, such as a moto server or MinIO on a loopback port (`http://127.0.0.1:5000`); see
+    /// [`S3Config::new`](crate::S3Config::new) for the credentials and region it uses. Without an
+    /// S3, those two operations are refused with a message that names this option.
+    pub fn s3_endpoint(self, endpoint: &str) -> Self {
+        self.s3(crate::S3Config::new(endpoint))
+    }
+
+    /// The S3 of exports and imports, as [`s3_endpoint`](Self::s3_endpoint) gives it or with a
+    /// client of your own ([`S3Config::with_client`](crate::S3Config::with_client)).
+    pub fn s3(mut self, s3: crate::S3Config) -> Self {
+        self.s3 = Some(s3);
+        self
+    }
+
+    /// How long an export or import stays IN_PROGRESS at least, on the fake's clock (default:
+    /// zero, as long as its work on S3 takes). An imported table is CREATING as long.
+    pub fn transfer_time(mut self, time: Duration) -> Self {
+        self.transfer_time = Some(time);
+        self
+    }
+
     /// Keeps only the latest `limit` records in the request log (0: none), for a fake that
     /// serves many requests and is never asked for its log, such as `dynalease-fake serve`.
     pub fn request_log_limit(mut self, limit: usize) -> Self {
@@ -160,6 +189,8 @@ impl FakeDynamoDbBuilder {
                     engine.table_creation = self.table_creation_time.unwrap_or_default();
                     engine.stream_transition = self.stream_status_change_time.unwrap_or_default();
                     engine.backup_creation = self.backup_creation_time.unwrap_or_default();
+                    engine.transfers.s3_configured = self.s3.is_some();
+                    engine.transfers.duration = self.transfer_time.unwrap_or_default();
                     engine
                 }),
                 clock,
@@ -170,6 +201,8 @@ impl FakeDynamoDbBuilder {
                 request_ids: Mutex::new(SplitMix::new(self.seed ^ 0x05EE_D1D5)),
                 seed: self.seed,
                 clients: AtomicU64::new(0),
+                s3: self.s3.map(crate::S3Config::target),
+                runtime: tokio::runtime::Handle::try_current().ok(),
             }),
         };
         if let Some(snapshot) = &self.snapshot {
@@ -576,7 +609,11 @@ impl FakeDynamoDb {
             };
             let result = engine.handle(operation, &json, now);
             engine.batch_budget = None;
+            let transfers = std::mem::take(&mut engine.transfers.pending);
             drop(engine);
+            if !transfers.is_empty() {
+                self.start_transfers(transfers);
+            }
             if let Err(error) = &result {
                 record.error = Some(error.code().to_owned());
             }

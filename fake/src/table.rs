@@ -134,6 +134,21 @@ impl KeySchema {
         !self.hash_rest.is_empty() || !self.range_rest.is_empty()
     }
 
+    /// The key attributes of an item's key under this schema (of a table: one partition key
+    /// attribute and at most one sort key attribute).
+    pub(crate) fn attributes_of(&self, key: &PrimaryKey) -> Item {
+        let value = |key: &KeyValue| match key {
+            KeyValue::S(s) => Some(Value::S(s.clone())),
+            KeyValue::N(n) => Some(Value::N(n.clone())),
+            KeyValue::B(b) => Some(Value::B(b.clone())),
+            KeyValue::Tuple(_) => None,
+        };
+        let hash = value(&key.hash).map(|value| (self.hash.name.clone(), value));
+        let range =
+            self.range.as_ref().zip(key.range.as_ref().and_then(value)).map(|(attr, value)| (attr.name.clone(), value));
+        hash.into_iter().chain(range).collect()
+    }
+
     pub(crate) fn is_key(&self, name: &str) -> bool {
         self.attrs().any(|a| a.name == name)
     }

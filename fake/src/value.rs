@@ -417,6 +417,16 @@ pub fn item_from_json(json: &Json<'_>) -> Result<Item, DynamoError> {
     Ok(item)
 }
 
+/// An item given as a `serde_json` value in DynamoDB's JSON (a file's, not a request's), read as
+/// a request's item would be.
+pub fn item_from_value(value: &Answer) -> Result<Item, DynamoError> {
+    let text = value.to_string();
+    crate::json::with_arena(|arena| match crate::json::from_slice(text.as_bytes(), arena) {
+        Some(json) => item_from_json(&json),
+        None => Err(DynamoError::serialization("")),
+    })
+}
+
 /// The size of an item as DynamoDB counts it: names plus values.
 pub fn item_size(item: &Item) -> usize {
     item.iter().map(|(name, value)| name.len() + value.size_bytes()).sum()

@@ -92,6 +92,11 @@ impl Recovery {
         self.undone(now, |changed| changed > at)
     }
 
+    /// The items as they were just before `at`: the changes made at `at` undone too.
+    pub(crate) fn items_before(&self, now: &BTreeMap<PrimaryKey, Item>, at: SystemTime) -> BTreeMap<PrimaryKey, Item> {
+        self.undone(now, |changed| changed >= at)
+    }
+
     /// `now` with every change the log holds that `undo` picks (by its time) undone, newest first.
     fn undone(
         &self,
@@ -146,6 +151,7 @@ mod tests {
         assert_eq!(recovery.items_at(&now, at(1_000_010)).get(&key("a")), Some(&item("a", "1")));
         let at_20 = recovery.items_at(&now, at(1_000_020));
         assert_eq!((at_20.get(&key("a")), at_20.len()), (Some(&item("a", "2")), 2));
+        assert_eq!(recovery.items_before(&now, at(1_000_020)).get(&key("a")), Some(&item("a", "1")));
         assert_eq!(recovery.items_at(&now, at(1_000_030)), now);
     }
 

@@ -114,6 +114,15 @@ struct ServeArgs {
     /// (0, the default: AVAILABLE at once).
     #[arg(long, default_value_t = 0)]
     backup_creation_ms: u64,
+    /// The S3-compatible endpoint that ExportTableToPointInTime writes to and ImportTable reads
+    /// from (for example a moto server or MinIO: http://127.0.0.1:5000), with the credentials of
+    /// the environment (AWS_ACCESS_KEY_ID, ...) or any. Without it, exports and imports are refused.
+    #[arg(long, value_name = "URL")]
+    s3_endpoint: Option<String>,
+    /// How long an export or import stays IN_PROGRESS at least, in milliseconds of the fake's
+    /// clock (0, the default: as long as its work on S3 takes).
+    #[arg(long, default_value_t = 0)]
+    transfer_time_ms: u64,
     /// Stop as SIGTERM does when stdin reaches its end: a program that starts the server with a
     /// pipe on its stdin and keeps the pipe open can be sure that the server stops when it exits,
     /// even when it is killed.
@@ -264,9 +273,13 @@ fn fake(args: &ServeArgs, snapshot: Option<Snapshot>) -> FakeDynamoDb {
         .table_creation_time(Duration::from_millis(args.table_creation_ms))
         .stream_status_change_time(Duration::from_millis(args.stream_status_change_ms))
         .backup_creation_time(Duration::from_millis(args.backup_creation_ms))
+        .transfer_time(Duration::from_millis(args.transfer_time_ms))
         .request_log_limit(args.request_log);
     if let Some(snapshot) = snapshot {
         builder = builder.snapshot(snapshot);
+    }
+    if let Some(endpoint) = &args.s3_endpoint {
+        builder = builder.s3_endpoint(endpoint);
     }
     let fake = builder.build();
     let faults = [

@@ -18,4 +18,5 @@ pub(crate) mod scan;
 pub(crate) mod streams;
 pub(crate) mod tags;
 pub(crate) mod transact;
+pub(crate) mod transfers;
 pub(crate) mod write;

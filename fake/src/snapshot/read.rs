@@ -196,6 +196,7 @@ pub(super) fn install(engine: &mut Engine, built: Built) {
     engine.streams.clear();
     engine.tokens.clear();
     engine.backups = built.backups;
+    engine.transfers.forget();
     for (name, table) in &mut engine.tables {
         for observer in engine.observers.get(name).into_iter().flatten() {
             table.add_observer(observer.clone());
@@ -297,11 +298,15 @@ fn recovery(table: &Table, setting: &Value) -> Result<Recovery, String> {
             return Err(in_change("the changes must be in the order of their times"));
         }
         let key = change.get("Key").ok_or_else(|| in_change("a change needs the Key of its item"))?;
-        let key = item(key).and_then(|key| table.primary_key(&key).map_err(|error| error.to_string()));
+        let key = crate::value::item_from_value(key)
+            .and_then(|key| table.primary_key(&key))
+            .map_err(|error| error.to_string());
         let key = key.map_err(|error| in_change(&format!("Key: {error}")))?;
         let before = match change.get("Before") {
             None => None,
-            Some(before) => Some(item(before).map_err(|error| in_change(&format!("Before: {error}")))?),
+            Some(before) => {
+                Some(crate::value::item_from_value(before).map_err(|error| in_change(&format!("Before: {error}")))?)
+            }
         };
         log.push(Undo { at: time, key, before });
     }
@@ -329,15 +334,6 @@ fn resource_policies(table: &Table, policies: &Value) -> Result<BTreeMap<String,
         );
     }
     Ok(out)
-}
-
-/// An item in DynamoDB's JSON, read as a request's would be.
-fn item(value: &Value) -> Result<crate::value::Item, String> {
-    let text = value.to_string();
-    crate::json::with_arena(|arena| {
-        let json = crate::json::from_slice(text.as_bytes(), arena).ok_or("the JSON cannot be read")?;
-        crate::value::item_from_json(&json).map_err(|error| error.to_string())
-    })
 }
 
 /// One backup of `Backups`: its ARN, name, type and times, the details DescribeBackup gives, and

@@ -10,8 +10,8 @@ use crate::backup::{Backup, Recovery};
 use crate::clock::epoch_timestamp;
 use crate::definition::{create_input, raised};
 use crate::engine::Engine;
-use crate::table::{KeySchema, KeyValue, PrimaryKey, Table};
-use crate::value::{Item, Value as AttributeValue, item_to_json};
+use crate::table::{KeySchema, Table};
+use crate::value::item_to_json;
 use crate::warm::Warm;
 
 /// The document of every table and backup of `engine`, taken at `now`.
@@ -57,7 +57,7 @@ fn recovery(schema: &KeySchema, recovery: &Recovery) -> Value {
         .log()
         .map(|undo| {
             let mut change =
-                json!({"Time": epoch_timestamp(undo.at), "Key": item_to_json(&key_item(schema, &undo.key))});
+                json!({"Time": epoch_timestamp(undo.at), "Key": item_to_json(&schema.attributes_of(&undo.key))});
             if let Some(before) = &undo.before {
                 change["Before"] = item_to_json(before);
             }
@@ -69,20 +69,6 @@ fn recovery(schema: &KeySchema, recovery: &Recovery) -> Value {
         "EnabledDateTime": epoch_timestamp(recovery.enabled_at),
         "Changes": changes,
     })
-}
-
-/// The key attributes of a table's key.
-fn key_item(schema: &KeySchema, key: &PrimaryKey) -> Item {
-    let value = |key: &KeyValue| match key {
-        KeyValue::S(s) => Some(AttributeValue::S(s.clone())),
-        KeyValue::N(n) => Some(AttributeValue::N(n.clone())),
-        KeyValue::B(b) => Some(AttributeValue::B(b.clone())),
-        KeyValue::Tuple(_) => None,
-    };
-    let hash = value(&key.hash).map(|value| (schema.hash.name.clone(), value));
-    let range =
-        schema.range.as_ref().zip(key.range.as_ref().and_then(value)).map(|(attr, value)| (attr.name.clone(), value));
-    hash.into_iter().chain(range).collect()
 }
 
 /// One table.

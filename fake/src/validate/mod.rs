@@ -34,6 +34,7 @@ use rules::{Object, batch, control, create_table, expressions, items, reads, str
 use schema::{
     backups as backup_schema, batch as batch_schema, items as item_schema, partiql as partiql_schema,
     policies as policy_schema, reads as read_schema, streams as stream_schema, tables, transact as transact_schema,
+    transfers as transfer_schema,
 };
 use shape::{Resolved, StructShape};
 
@@ -191,6 +192,13 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         OperationChecks::new(&policy_schema::GET_RESOURCE_POLICY, rules::pass);
     static DELETE_RESOURCE_POLICY: OperationChecks =
         OperationChecks::new(&policy_schema::DELETE_RESOURCE_POLICY, rules::pass);
+    static EXPORT_TABLE_TO_POINT_IN_TIME: OperationChecks =
+        OperationChecks::new(&transfer_schema::EXPORT_TABLE_TO_POINT_IN_TIME, rules::pass);
+    static DESCRIBE_EXPORT: OperationChecks = OperationChecks::new(&transfer_schema::DESCRIBE_EXPORT, rules::pass);
+    static LIST_EXPORTS: OperationChecks = OperationChecks::new(&transfer_schema::LIST_EXPORTS, rules::pass);
+    static IMPORT_TABLE: OperationChecks = OperationChecks::new(&transfer_schema::IMPORT_TABLE, rules::pass);
+    static DESCRIBE_IMPORT: OperationChecks = OperationChecks::new(&transfer_schema::DESCRIBE_IMPORT, rules::pass);
+    static LIST_IMPORTS: OperationChecks = OperationChecks::new(&transfer_schema::LIST_IMPORTS, rules::pass);
 
     match operation {
         Operation::CreateTable => &CREATE_TABLE,
@@ -229,6 +237,12 @@ fn checks_of(operation: Operation) -> &'static OperationChecks {
         Operation::PutResourcePolicy => &PUT_RESOURCE_POLICY,
         Operation::GetResourcePolicy => &GET_RESOURCE_POLICY,
         Operation::DeleteResourcePolicy => &DELETE_RESOURCE_POLICY,
+        Operation::ExportTableToPointInTime => &EXPORT_TABLE_TO_POINT_IN_TIME,
+        Operation::DescribeExport => &DESCRIBE_EXPORT,
+        Operation::ListExports => &LIST_EXPORTS,
+        Operation::ImportTable => &IMPORT_TABLE,
+        Operation::DescribeImport => &DESCRIBE_IMPORT,
+        Operation::ListImports => &LIST_IMPORTS,
     }
 }
 

@@ -79,6 +79,18 @@ pub(crate) enum Pattern {
     /// A table name, `[a-zA-Z0-9_.-]+` as the messages quote it, or a table's ARN, which
     /// DynamoDB takes wherever it takes a table's name (and holds to no name length).
     TableName,
+    /// An S3 bucket's name: letters and digits at both ends, `.`, `-` and word characters between.
+    S3Bucket,
+    /// An account id: twelve digits.
+    AccountId,
+    /// A client token: no `$`.
+    ClientToken,
+    /// The delimiter of a CSV file: one of `,;:|`, a tab or a space.
+    CsvDelimiter,
+    /// A CSV header: printable ASCII but `"` and `,`.
+    CsvHeader,
+    /// A page token of ListImports: groups of sixteen lowercase hexadecimal digits.
+    HexGroups,
 }
 
 impl Pattern {
@@ -86,6 +98,12 @@ impl Pattern {
     pub(crate) const fn text(self) -> &'static str {
         match self {
             Pattern::Name | Pattern::TableName => "[a-zA-Z0-9_.-]+",
+            Pattern::S3Bucket => r"^[a-z0-9A-Z]+[\.\-\w]*[a-z0-9A-Z]+$",
+            Pattern::AccountId => "[0-9]{12}",
+            Pattern::ClientToken => r"^[^\$]+$",
+            Pattern::CsvDelimiter => r"[,;:|\t ]",
+            Pattern::CsvHeader => r"[\x20-\x21\x23-\x2B\x2D-\x7E]*",
+            Pattern::HexGroups => "([0-9a-f]{16})+",
         }
     }
 
@@ -94,6 +112,24 @@ impl Pattern {
         match self {
             Pattern::Name => crate::table::is_name(s),
             Pattern::TableName => Pattern::Name.matches(s) || self.is_arn(s),
+            Pattern::S3Bucket => {
+                let end = |b: u8| b.is_ascii_alphanumeric();
+                let middle = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_');
+                let bytes = s.as_bytes();
+                bytes.len() >= 2
+                    && bytes.first().copied().is_some_and(end)
+                    && bytes.last().copied().is_some_and(end)
+                    && bytes.iter().all(|&b| middle(b))
+            }
+            Pattern::AccountId => s.len() == 12 && s.bytes().all(|b| b.is_ascii_digit()),
+            Pattern::ClientToken => !s.is_empty() && !s.contains('$'),
+            Pattern::CsvDelimiter => matches!(s, "," | ";" | ":" | "|" | "\t" | " "),
+            Pattern::CsvHeader => s.bytes().all(|b| matches!(b, 0x20..=0x21 | 0x23..=0x2B | 0x2D..=0x7E)),
+            Pattern::HexGroups => {
+                !s.is_empty()
+                    && s.len() % 16 == 0
+                    && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            }
         }
     }
 

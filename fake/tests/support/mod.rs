@@ -141,4 +141,5 @@ pub fn column(answer: &Json, name: &str) -> Vec<String> {
         .collect()
 }
 
+pub mod s3;
 pub mod streams;

@@ -10,3 +10,4 @@ pub(crate) mod reads;
 pub(crate) mod streams;
 pub(crate) mod tables;
 pub(crate) mod transact;
+pub(crate) mod transfers;
