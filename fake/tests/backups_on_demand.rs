@@ -334,3 +334,23 @@ fn backup_requests_are_checked_against_dynamodbs_constraints() {
         ("SerializationException", "STRING_VALUE cannot be converted to Date")
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn backups_belong_to_their_account_and_region_and_a_snapshot_keeps_each_with_its_place() {
+    let fake = fake_at_start();
+    let other = fake.client_for("111122223333", "eu-west-1");
+    shop(&other).await;
+    let arn = backup(&other, "elsewhere").await;
+    assert!(arn.starts_with("arn:aws:dynamodb:eu-west-1:111122223333:table/Shop/backup/"), "{arn}");
+    assert!(fake.client().list_backups().send().await.unwrap().backup_summaries().is_empty());
+    let error = fake.client().describe_backup().backup_arn(&arn).send().await.unwrap_err();
+    assert!(error.into_service_error().is_backup_not_found_exception(), "the default account has no such backup");
+
+    let document = fake.snapshot().to_json();
+    let copy = FakeDynamoDb::builder()
+        .clock(Arc::new(ControlledClock::frozen_at(start())))
+        .snapshot(dynalease_fake::Snapshot::from_json(&document).unwrap())
+        .build();
+    let listed = copy.client_for("111122223333", "eu-west-1").list_backups().send().await.unwrap();
+    assert_eq!(listed.backup_summaries()[0].backup_arn(), Some(arn.as_str()));
+}

@@ -264,6 +264,11 @@ impl Backups {
         backups
     }
 
+    /// Whether there is no backup at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_arn.is_empty()
+    }
+
     /// Every backup, expired or not, by ARN (for a snapshot).
     pub(crate) fn all(&self) -> impl Iterator<Item = &Backup> {
         self.by_arn.values()

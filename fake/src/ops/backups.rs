@@ -46,7 +46,7 @@ pub(crate) fn create_backup(engine: &mut Engine, body: &Json<'_>) -> Result<Answ
     let given = string(body, "TableName").unwrap_or_default();
     let name = string(body, "BackupName").unwrap_or_default();
     let now = engine.now;
-    let table = engine.tables.get(crate::table::plain_name(given)).ok_or_else(|| table_not_found(given))?;
+    let table = engine.tables.get(engine.plain_name(given)).ok_or_else(|| table_not_found(given))?;
     if table.is_creating(now) {
         return Err(backups_unavailable());
     }
@@ -83,7 +83,7 @@ pub(crate) fn delete_backup(engine: &mut Engine, body: &Json<'_>) -> Result<Answ
 pub(crate) fn list_backups(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let now = engine.now;
     engine.backups.drop_expired(now);
-    let table = string(body, "TableName").map(crate::table::plain_name);
+    let table = string(body, "TableName").map(|given| engine.plain_name(given).to_owned());
     let kind = string(body, "BackupType").unwrap_or("USER");
     let (lower, upper) = (time(body, "TimeRangeLowerBound"), time(body, "TimeRangeUpperBound"));
     let limit = body.get("Limit").and_then(crate::validate::as_integer).map(|l| l.clamp(1, 100) as usize);
@@ -101,7 +101,7 @@ pub(crate) fn list_backups(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     let matching: Vec<&Backup> = listed
         .into_iter()
         .skip(after.unwrap_or(0))
-        .filter(|backup| table.is_none_or(|table| backup.table_name() == table))
+        .filter(|backup| table.as_deref().is_none_or(|table| backup.table_name() == table))
         .filter(|backup| kind == "ALL" || BackupKind::parse(kind) == Some(backup.kind))
         .filter(|backup| lower.is_none_or(|lower| backup.created >= lower))
         .filter(|backup| upper.is_none_or(|upper| backup.created < upper))

@@ -51,7 +51,7 @@ fn description(table: &Table, now: SystemTime) -> Answer {
 /// DescribeContinuousBackups.
 pub(crate) fn describe_continuous_backups(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let given = string(body, "TableName").unwrap_or_default();
-    let table = engine.tables.get(crate::table::plain_name(given)).ok_or_else(|| table_not_found(given))?;
+    let table = engine.tables.get(engine.plain_name(given)).ok_or_else(|| table_not_found(given))?;
     Ok(description(table, engine.now))
 }
 
@@ -60,7 +60,11 @@ pub(crate) fn describe_continuous_backups(engine: &mut Engine, body: &Json<'_>) 
 pub(crate) fn update_continuous_backups(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
     let given = string(body, "TableName").unwrap_or_default();
     let now = engine.now;
-    let table = engine.tables.get_mut(crate::table::plain_name(given)).ok_or_else(|| table_not_found(given))?;
+    let table = {
+        let name = engine.plain_name(given);
+        engine.tables.get_mut(name)
+    }
+    .ok_or_else(|| table_not_found(given))?;
     if table.is_creating(now) {
         return Err(backups_unavailable());
     }
@@ -103,7 +107,7 @@ pub(crate) fn restore_table_to_point_in_time(engine: &mut Engine, body: &Json<'_
     }
     let target = string(body, "TargetTableName").unwrap_or_default();
     let now = engine.now;
-    let table = engine.tables.get(crate::table::plain_name(source)).ok_or_else(|| table_not_found(source))?;
+    let table = engine.tables.get(engine.plain_name(source)).ok_or_else(|| table_not_found(source))?;
     if engine.tables.contains_key(target) {
         return Err(table_already_exists(target));
     }

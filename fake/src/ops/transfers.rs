@@ -52,7 +52,7 @@ pub(crate) fn export_table_to_point_in_time(engine: &mut Engine, body: &Json<'_>
     let now = engine.now;
     let table = engine
         .tables
-        .get(crate::table::plain_name(arn))
+        .get(engine.plain_name(arn))
         .filter(|table| !table.is_creating(now))
         .ok_or_else(|| table_not_found(arn))?;
     let recovery = table.recovery().ok_or_else(|| recovery_unavailable(&table.name))?;

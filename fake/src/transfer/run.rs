@@ -8,6 +8,7 @@ use super::s3::S3Failure;
 use super::{Job, Outcome};
 use crate::fake::FakeDynamoDb;
 use crate::ops::write::MAX_ITEM_BYTES;
+use crate::place::{OwnedPlace, Place};
 use crate::value::{Item, item_size};
 
 /// DynamoDB's failure of an import some of whose items were refused.
@@ -15,18 +16,19 @@ const ITEM_VALIDATION_ERROR: &str = "ItemValidationError";
 const ITEM_VALIDATION_MESSAGE: &str = "Some of the items failed validation checks and were not imported. Please check CloudWatch error logs for more details.";
 
 impl FakeDynamoDb {
-    /// Starts the work on S3 that a request left: each job on the runtime, or, with no runtime
-    /// to run it on, ends it failed at once.
-    pub(crate) fn start_transfers(&self, jobs: Vec<Job>) {
+    /// Starts the work on S3 that a request for `place` left: each job on the runtime, or, with
+    /// no runtime to run it on, ends it failed at once. Its end goes back to the engine of `place`.
+    pub(crate) fn start_transfers(&self, jobs: Vec<Job>, place: Place<'_>) {
         for job in jobs {
+            let place = place.to_owned();
             let runtime = tokio::runtime::Handle::try_current().ok().or_else(|| self.shared.runtime.clone());
             match (runtime, self.shared.s3.clone()) {
                 (Some(runtime), Some(s3)) => {
                     let fake = self.clone();
                     runtime.spawn(async move {
                         match job {
-                            Job::Export(job) => fake.run_export(*job, &s3).await,
-                            Job::Import(job) => fake.run_import(*job, &s3).await,
+                            Job::Export(job) => fake.run_export(*job, &s3, &place).await,
+                            Job::Import(job) => fake.run_import(*job, &s3, &place).await,
                         }
                     });
                 }
@@ -36,15 +38,15 @@ impl FakeDynamoDb {
                         message: "dynalease-fake has no tokio runtime to run the transfer on".into(),
                     };
                     match job {
-                        Job::Export(job) => self.end_export(&job.export.arn, Err(failure)),
-                        Job::Import(job) => self.end_import(&job, Err(failure), Vec::new(), Counts::default()),
+                        Job::Export(job) => self.end_export(&place, &job.export.arn, Err(failure)),
+                        Job::Import(job) => self.end_import(&place, &job, Err(failure), Vec::new(), Counts::default()),
                     }
                 }
             }
         }
     }
 
-    async fn run_export(&self, job: ExportJob, s3: &super::S3Target) {
+    async fn run_export(&self, job: ExportJob, s3: &super::S3Target, place: &OwnedPlace) {
         let ExportJob { export, objects } = job;
         let bucket = export.request.bucket.clone();
         let mut result = Ok(());
@@ -63,12 +65,13 @@ impl FakeDynamoDb {
                 }
             }
         }
-        self.end_export(&export.arn, result);
+        self.end_export(place, &export.arn, result);
     }
 
-    fn end_export(&self, arn: &str, result: Result<(), S3Failure>) {
+    fn end_export(&self, place: &OwnedPlace, arn: &str, result: Result<(), S3Failure>) {
         let now = self.now();
-        let mut engine = self.lock_engine();
+        let mut accounts = self.lock_accounts();
+        let Some(engine) = accounts.engine_mut(place.as_place()) else { return };
         if let Some(export) = engine.transfers.exports.get_mut(arn) {
             export.progress.outcome = Some(match result {
                 Ok(()) => Outcome::Completed(now),
@@ -77,7 +80,7 @@ impl FakeDynamoDb {
         }
     }
 
-    async fn run_import(&self, job: ImportJob, s3: &super::S3Target) {
+    async fn run_import(&self, job: ImportJob, s3: &super::S3Target, place: &OwnedPlace) {
         let mut counts = Counts::default();
         let mut items = Vec::new();
         let result = async {
@@ -97,15 +100,23 @@ impl FakeDynamoDb {
             Ok(())
         }
         .await;
-        self.end_import(&job, result, items, counts);
+        self.end_import(place, &job, result, items, counts);
     }
 
     /// Ends an import: a source that could not be read fails it and takes its table away; else
     /// the items go into the table, which becomes active, and the import completes unless an item
     /// was refused.
-    fn end_import(&self, job: &ImportJob, result: Result<(), S3Failure>, items: Vec<Item>, mut counts: Counts) {
+    fn end_import(
+        &self,
+        place: &OwnedPlace,
+        job: &ImportJob,
+        result: Result<(), S3Failure>,
+        items: Vec<Item>,
+        mut counts: Counts,
+    ) {
         let now = self.now();
-        let mut engine = self.lock_engine();
+        let mut accounts = self.lock_accounts();
+        let Some(engine) = accounts.engine_mut(place.as_place()) else { return };
         let ready_at = match engine.transfers.imports.get(&job.arn) {
             Some(import) => import.progress.ready_at,
             None => return,
