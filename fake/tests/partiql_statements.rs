@@ -296,3 +296,12 @@ async fn a_selected_nested_path_is_answered_under_its_last_name() {
     let transaction = client.execute_transaction().transact_statements(statement).send().await.unwrap();
     assert_eq!(transaction.responses()[0].item(), Some(&Item::from([("nested".to_owned(), s("deep"))])));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_select_of_an_index_the_table_lacks_is_refused_without_naming_it_and_one_of_no_table_finds_none() {
+    let (_fake, client) = setup().await;
+    let unknown_index = run(&client, r#"SELECT * FROM "Shop"."byPrice""#, vec![]).await.unwrap_err();
+    assert_eq!(unknown_index, ("ValidationException".into(), "The table does not have the specified index".into()));
+    let unknown_table = run(&client, r#"SELECT * FROM "Nowhere"."byPrice""#, vec![]).await.unwrap_err();
+    assert_eq!(unknown_table, ("ResourceNotFoundException".into(), "Requested resource not found".into()));
+}

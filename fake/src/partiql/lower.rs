@@ -293,6 +293,11 @@ pub(crate) fn lower(
             }
             let conjuncts = filter.as_ref().map(Cond::conjuncts).unwrap_or_default();
             let index = source.index.as_deref().and_then(|name| table.indexes().iter().find(|i| i.name == name));
+            if source.index.is_some() && index.is_none() {
+                // A statement's refusal names no index, where Query's names it (moto's test of an
+                // unknown index, verified against AWS).
+                return Err(DynamoError::validation("The table does not have the specified index"));
+            }
             let (hash, range) = match (&source.index, index) {
                 (None, _) => (Some(table.key.hash.name.as_str()), table.key.range.as_ref().map(|r| r.name.as_str())),
                 (Some(_), Some(index)) if !index.key.is_multi_attribute() => {
