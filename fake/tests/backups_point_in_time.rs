@@ -293,3 +293,93 @@ fn restore_requests_name_one_source_and_one_time() {
         "1 validation error detected: Value '36' at 'pointInTimeRecoverySpecification.recoveryPeriodInDays' failed to satisfy constraint: Member must have value less than or equal to 35"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_restore_can_drop_local_indexes_and_set_on_demand_limits() {
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, KeySchemaElement, KeyType, LocalSecondaryIndex, OnDemandThroughput, Projection,
+        ProjectionType, ScalarAttributeType,
+    };
+    let fake = fake_at_start();
+    let client = fake.client();
+    let def = |name: &str| {
+        AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build().unwrap()
+    };
+    let key = |name: &str, kind| KeySchemaElement::builder().attribute_name(name).key_type(kind).build().unwrap();
+    client
+        .create_table()
+        .table_name("Shop")
+        .attribute_definitions(def("pk"))
+        .attribute_definitions(def("sk"))
+        .attribute_definitions(def("colour"))
+        .key_schema(key("pk", KeyType::Hash))
+        .key_schema(key("sk", KeyType::Range))
+        .local_secondary_indexes(
+            LocalSecondaryIndex::builder()
+                .index_name("byColour")
+                .key_schema(key("pk", KeyType::Hash))
+                .key_schema(key("colour", KeyType::Range))
+                .projection(Projection::builder().projection_type(ProjectionType::All).build())
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap();
+    enable(&client, "Shop", None).await;
+    client
+        .restore_table_to_point_in_time()
+        .source_table_name("Shop")
+        .target_table_name("NoLocalIndex")
+        .use_latest_restorable_time(true)
+        .set_local_secondary_index_override(Some(Vec::new()))
+        .on_demand_throughput_override(OnDemandThroughput::builder().max_read_request_units(50).build())
+        .send()
+        .await
+        .unwrap();
+    let table = client.describe_table().table_name("NoLocalIndex").send().await.unwrap().table.unwrap();
+    assert!(table.local_secondary_indexes().is_empty());
+    let names: Vec<&str> = table.attribute_definitions().iter().map(|d| d.attribute_name()).collect();
+    assert_eq!(names, ["pk", "sk"]);
+    assert_eq!(table.on_demand_throughput().unwrap().max_read_request_units(), Some(50));
+}
+
+#[tokio::test(start_paused = true)]
+async fn recovery_and_backups_are_unavailable_while_a_table_is_being_created() {
+    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(START);
+    let fake = FakeDynamoDb::builder()
+        .clock(Arc::new(ControlledClock::frozen_at(start)))
+        .table_creation_time(Duration::from_secs(30))
+        .build();
+    let client = fake.client();
+    client
+        .create_table()
+        .table_name("Fresh")
+        .attribute_definitions(
+            aws_sdk_dynamodb::types::AttributeDefinition::builder()
+                .attribute_name("pk")
+                .attribute_type(aws_sdk_dynamodb::types::ScalarAttributeType::S)
+                .build()
+                .unwrap(),
+        )
+        .key_schema(
+            aws_sdk_dynamodb::types::KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(aws_sdk_dynamodb::types::KeyType::Hash)
+                .build()
+                .unwrap(),
+        )
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await
+        .unwrap();
+    let on = PointInTimeRecoverySpecification::builder().point_in_time_recovery_enabled(true).build().unwrap();
+    let update = client.update_continuous_backups().table_name("Fresh").point_in_time_recovery_specification(on);
+    let error = update.clone().send().await.unwrap_err().into_service_error();
+    assert!(error.is_continuous_backups_unavailable_exception(), "{error:?}");
+    let error = client.create_backup().table_name("Fresh").backup_name("early").send().await.unwrap_err();
+    assert!(error.into_service_error().is_continuous_backups_unavailable_exception());
+    fake.advance_clock(Duration::from_secs(30)).unwrap();
+    update.send().await.unwrap();
+}

@@ -58,6 +58,15 @@ async fn a_policy_is_kept_with_a_revision_that_changes_only_with_the_document() 
     assert!(second > first, "{second} after {first}");
     let got = client.get_resource_policy().resource_arn(ARN).send().await.unwrap();
     assert_eq!((got.policy(), got.revision_id()), (Some(policy("dynamodb:PutItem").as_str()), Some(second.as_str())));
+    let confirmed = client
+        .put_resource_policy()
+        .resource_arn(ARN)
+        .policy(policy("dynamodb:Query"))
+        .confirm_remove_self_resource_access(true)
+        .send()
+        .await
+        .unwrap();
+    assert!(confirmed.revision_id().unwrap() > second.as_str(), "accepted, and not enforced");
 }
 
 #[tokio::test(start_paused = true)]
