@@ -20,6 +20,7 @@
 //!   [`timeline`], [`picture`], [`harness`] (the simulation in `cargo test`), [`cli`].
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
+pub mod cli;
 pub mod clock;
 mod ctx;
 mod gate;
@@ -28,14 +29,21 @@ mod item;
 pub mod locks;
 pub mod nemesis;
 pub mod net;
+pub mod picture;
 pub mod probe;
+mod report;
+mod report_json;
 mod rng;
 mod run;
 pub mod scenario;
+pub mod scenario_file;
 mod service;
 mod setup;
+pub mod shrink;
 mod spec;
+pub mod sweep;
 mod tables;
+pub mod timeline;
 mod verdict;
 mod world;
 
@@ -48,6 +56,7 @@ pub use net::NetSpec;
 pub use rng::SimRng;
 pub use run::Run;
 pub use scenario::Scenario;
+pub use scenario_file::ScenarioFileError;
 pub use service::{Service, SetupFuture, Workload};
 pub use setup::{Setup, SetupError};
 pub use spec::{Config, ProcessSpec};

@@ -26,6 +26,12 @@ pub trait Record: Any + fmt::Debug + Send + Sync {
         format!("{self:?}")
     }
 
+    /// What the value is about, such as a lock or a key: a violation about it shows the
+    /// entries about it in its timeline.
+    fn subject(&self) -> Option<String> {
+        None
+    }
+
     /// The value as JSON, for `--format json`.
     fn to_json(&self) -> serde_json::Value {
         serde_json::Value::String(self.describe())
@@ -93,6 +99,11 @@ impl Value {
     /// The value as JSON.
     pub fn to_json(&self) -> serde_json::Value {
         self.0.to_json()
+    }
+
+    /// What the value is about, if it says.
+    pub fn subject(&self) -> Option<String> {
+        self.0.subject()
     }
 
     /// Feeds the value into `digest`.

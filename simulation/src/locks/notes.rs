@@ -183,6 +183,10 @@ impl Record for LockCall {
         }
     }
 
+    fn subject(&self) -> Option<String> {
+        self.lock().map(|lock| lock.name().to_owned())
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -252,6 +256,10 @@ impl Record for Belief {
 
     fn describe(&self) -> String {
         format!("{} token {}", self.lock, self.token)
+    }
+
+    fn subject(&self) -> Option<String> {
+        Some(self.lock.name().to_owned())
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -589,6 +597,21 @@ impl Record for LockNote {
             LockNote::LivenessCrash { lock, victim: None } => {
                 format!("--- liveness: no live holder of {lock} to crash ---")
             }
+        }
+    }
+
+    fn subject(&self) -> Option<String> {
+        match self {
+            LockNote::Applied { lock, .. }
+            | LockNote::Refused { lock, .. }
+            | LockNote::Sent { lock, .. }
+            | LockNote::Answered { lock, .. }
+            | LockNote::Heard { lock, .. }
+            | LockNote::StoreAccepted { lock, .. }
+            | LockNote::HandedOver { lock, .. }
+            | LockNote::Broken { lock, .. }
+            | LockNote::LivenessCrash { lock, .. } => Some(lock.name().to_owned()),
+            LockNote::Committed { .. } | LockNote::Promised { .. } => None,
         }
     }
 

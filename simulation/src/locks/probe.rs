@@ -40,7 +40,6 @@ pub struct LockProbe {
     pub(crate) store: ExternalStore,
     /// Since when each waiting process has read the same record of each lock, in global time.
     watching: Mutex<BTreeMap<(u16, String), (ItemState, Duration)>>,
-    recorder: crate::history::Recorder,
 }
 
 impl LockProbe {
@@ -51,7 +50,6 @@ impl LockProbe {
             mailbox: Mailbox::default(),
             store: ExternalStore::new(init.recorder.clone()),
             watching: Mutex::new(BTreeMap::new()),
-            recorder: init.recorder.clone(),
         }
     }
 

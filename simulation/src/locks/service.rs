@@ -481,7 +481,7 @@ impl Service for LockService {
 }
 
 /// The invariant of a kind of violation of the lock checker.
-pub fn invariant(kind: ViolationKind) -> Invariant {
+pub(crate) fn invariant(kind: ViolationKind) -> Invariant {
     if kind.is_safety() {
         Invariant::safety(kind.name(), kind.to_string())
     } else {

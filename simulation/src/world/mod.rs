@@ -80,6 +80,7 @@ pub struct RunReport<S: Service> {
     pub(crate) requests: usize,
     pub(crate) error: Option<RunError>,
     pub(crate) source: Option<String>,
+    pub(crate) program: Option<String>,
 }
 
 /// One run of a scenario.
@@ -132,6 +133,7 @@ impl<S: Service> World<S> {
                     requests: 0,
                     error: Some(error),
                     source: None,
+                    program: None,
                 };
                 (runtime, report, fake)
             }
@@ -153,7 +155,7 @@ impl<S: Service> World<S> {
                     }
                     Err(panic) => (Verdict::default(), Some(RunError::CheckerPanicked(panic_text(&*panic)))),
                 };
-                let report = RunReport { scenario, history, tables, verdict, requests, error, source: None };
+                let report = RunReport { scenario, history, tables, verdict, requests, error, source: None, program: None };
                 (runtime, report, fake)
             }
         }
