@@ -63,7 +63,7 @@ impl ServiceArgs for LockArgs {
 
     fn apply(&self, scenario: &mut Scenario<LockService>) {
         if let Some(lock) = self.kind() {
-            scenario.service.lock = lock;
+            LockService::switch_lock(scenario, lock);
         }
     }
 }

@@ -70,11 +70,14 @@ pub struct LockWorkload {
     /// The lease of its locks, if not the service's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_ms: Option<u64>,
+    /// How long after its incarnation starts the workload starts, if not at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_ms: Option<u64>,
 }
 
 impl From<Role> for LockWorkload {
     fn from(role: Role) -> Self {
-        LockWorkload { role, lease_ms: None }
+        LockWorkload { role, lease_ms: None, after_ms: None }
     }
 }
 
@@ -175,6 +178,31 @@ impl LockService {
             LockKind::Naive => NAIVE_PREFIX,
         };
         ItemRef::of(TABLE, &format!("{prefix}{name}"), Some("LOCK"))
+    }
+
+    /// `scenario` with the lock `lock` instead of its own: the items its faults and triggers
+    /// name are those of the same locks under the new lock.
+    pub fn switch_lock(scenario: &mut crate::Scenario<LockService>, lock: LockKind) {
+        let from = scenario.service.item("").key().trim_end_matches("/LOCK").to_owned();
+        scenario.service.lock = lock;
+        let to = scenario.service.item("").key().trim_end_matches("/LOCK").to_owned();
+        let swap = |item: &ItemRef| -> ItemRef {
+            match item.key().strip_prefix(from.as_str()) {
+                Some(rest) if item.table() == TABLE => ItemRef::new(TABLE, &format!("{to}{rest}")),
+                _ => item.clone(),
+            }
+        };
+        for fault in &mut scenario.faults {
+            match &mut fault.fault {
+                crate::Fault::DeleteItem { item } | crate::Fault::ReplaceItem { item, .. } => *item = swap(item),
+                _ => {}
+            }
+        }
+        for trigger in &mut scenario.triggers {
+            if let Some(item) = trigger.item.as_ref().and_then(|text| text.parse::<ItemRef>().ok()) {
+                trigger.item = Some(swap(&item).to_string());
+            }
+        }
     }
 
     /// The checker's context for a run of `processes`.
@@ -358,7 +386,7 @@ impl Service for LockService {
         for slot in 0..kinds.len().max(n) {
             let process = order[slot % n];
             let role = kinds[slot % kinds.len()].role(self.lease_ms);
-            assigned[process].push(LockWorkload { role, lease_ms: own[process] });
+            assigned[process].push(LockWorkload { role, lease_ms: own[process], after_ms: None });
         }
         assigned
     }
@@ -367,7 +395,14 @@ impl Service for LockService {
         let lock = self.lock;
         let inner = ctx.local(|| incarnation::boot(&ctx, lock));
         let lease = self.lease_of(kind);
-        kind.role.clone().run(ProcessCtx::new(ctx, inner, lease))
+        let role = kind.role.clone().run(ProcessCtx::new(ctx.clone(), inner, lease));
+        match kind.after_ms {
+            Some(after_ms) => Box::pin(async move {
+                ctx.sleep(Duration::from_millis(after_ms)).await;
+                role.await;
+            }),
+            None => role,
+        }
     }
 
     fn check(&self, run: &Run<'_, LockWorkload>) -> Verdict {
@@ -389,6 +424,7 @@ impl Service for LockService {
         verdict.count("lock writes", stats.writes as u64);
         verdict.count("beliefs", stats.beliefs as u64);
         verdict.count("overlaps exempt", stats.overlaps_exempt as u64);
+        verdict.count("overlaps after deletion", stats.overlaps_after_deletion as u64);
         verdict.count("fenced commits", stats.commits as u64);
         verdict.count("store writes", stats.store_writes as u64);
         if let Some(took) = stats.takeover {
@@ -473,10 +509,9 @@ impl Service for LockService {
     }
 
     fn kind_name(&self, kind: &LockWorkload) -> String {
-        match kind.lease_ms {
-            Some(ms) => format!("{} (lease {} s)", kind.role.name(), ms / 1000),
-            None => kind.role.name(),
-        }
+        let lease = kind.lease_ms.map(|ms| format!(" (lease {} s)", ms / 1000)).unwrap_or_default();
+        let after = kind.after_ms.map(|ms| format!(" after {ms} ms")).unwrap_or_default();
+        format!("{}{lease}{after}", kind.role.name())
     }
 }
 
