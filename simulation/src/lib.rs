@@ -24,6 +24,7 @@ pub mod faults;
 mod gate;
 pub mod history;
 mod item_options;
+pub mod linearizable;
 mod logs;
 pub mod naive;
 pub mod net;
