@@ -26,6 +26,7 @@ mod ctx;
 mod gate;
 pub mod history;
 mod item;
+pub mod linearizable;
 pub mod locks;
 pub mod nemesis;
 pub mod net;
