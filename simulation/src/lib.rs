@@ -23,7 +23,9 @@
 pub mod cli;
 pub mod clock;
 mod ctx;
+pub mod exactly_once;
 mod gate;
+pub mod harness;
 pub mod history;
 mod item;
 pub mod linearizable;
