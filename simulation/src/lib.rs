@@ -64,5 +64,5 @@ pub use service::{Service, SetupFuture, Workload};
 pub use setup::{Setup, SetupError};
 pub use spec::{Config, ProcessSpec};
 pub use tables::{Item, Tables};
-pub use verdict::{Inconclusive, Invariant, Verdict, Violation};
+pub use verdict::{Inconclusive, Invariant, NOT_DETERMINISTIC, Verdict, Violation};
 pub use world::{RunError, RunReport, START_TIME_SECS, World, start_time};

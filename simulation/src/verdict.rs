@@ -145,6 +145,11 @@ impl Violation {
     }
 }
 
+/// What a checker's panic starts with when what it checks is not deterministic (a model that
+/// answers the same question two ways): the world reports the run as not deterministic, never
+/// as a violation of the service.
+pub const NOT_DETERMINISTIC: &str = "not deterministic:";
+
 /// A check that could not finish: a history too large for the search of linearizability, say.
 /// A run with one is not a pass.
 #[derive(Clone, Debug, PartialEq, Eq)]

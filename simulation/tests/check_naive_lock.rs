@@ -17,7 +17,7 @@ fn the_checker_catches_the_naive_lock_within_a_few_hundred_seeds() {
     let text = report.failure_report();
     let seed = report.scenario().seed;
     assert!(text.contains(&format!("seed {seed}")), "{text}");
-    assert!(text.contains(&format!("dynalease-sim run --seed {seed} --lock naive")), "{text}");
+    assert!(text.contains(&format!("dynalease-sim --lock naive run --seed {seed}")), "{text}");
     for section in ["first:", "second:", "last good:", "timeline ("] {
         assert!(text.contains(section), "{section} missing in:\n{text}");
     }

@@ -153,7 +153,14 @@ impl<S: Service> World<S> {
                         verdict.dedup();
                         (verdict, None)
                     }
-                    Err(panic) => (Verdict::default(), Some(RunError::CheckerPanicked(panic_text(&*panic)))),
+                    Err(panic) => {
+                        let text = panic_text(&*panic);
+                        let error = match text.strip_prefix(crate::verdict::NOT_DETERMINISTIC) {
+                            Some(why) => RunError::Nondeterministic(why.trim().to_owned()),
+                            None => RunError::CheckerPanicked(text),
+                        };
+                        (Verdict::default(), Some(error))
+                    }
                 };
                 let report = RunReport { scenario, history, tables, verdict, requests, error, source: None, program: None };
                 (runtime, report, fake)
