@@ -3,7 +3,7 @@
 //!
 //! - [`Model`]: the sequential specification, written by the user: a state, and a step from a
 //!   state and an operation to the next state and the result; the key an operation touches, when
-//!   keys are independent.
+//!   keys are independent; which operations only read.
 //! - [`Call`] (with its [`Completion`]): one operation of the history, with its invoke time, and
 //!   its return time and result, or an unknown completion.
 //! - [`check`] with a [`Budget`]: the [`Verdict`], which is [`Linearizable`], a [`Violation`]
@@ -26,6 +26,10 @@
 //! returns in time order, from which the search lifts an operation in constant time and into which
 //! it puts it back when it backtracks (the formulation of Porcupine, which this follows).
 //!
+//! When the model says which operations only read ([`Model::is_read_only`]), the search places
+//! such an operation as soon as it returns what the model gives and tries nothing else there:
+//! otherwise n concurrent reads make 2^n configurations of which of them came before a write.
+//!
 //! When the model says its keys are independent ([`Model::partition`]), each key's operations are
 //! searched on their own (P-compositionality: a history is linearizable if and only if each key's
 //! part is), so the search costs the sum of the keys' searches, not their product.
@@ -38,7 +42,8 @@
 //! operation with a known answer is placed; the unknown ones left out take effect after them, or
 //! never, which explains the same. Two rules keep many unknown operations from multiplying the
 //! search: of those asking for the same thing (a retried request), only the earliest invoked one
-//! not yet placed is tried; and one whose effect leaves the state unchanged is never placed.
+//! not yet placed is tried; and one is never placed where its effect leaves the state unchanged,
+//! nor at all if the model says it only reads.
 //! Unknown operations that ask for different things with different effects (a dozen lost
 //! increments of different amounts) can still make the search exponential; such a history is
 //! reported [`TooLarge`].
@@ -77,6 +82,9 @@
 //!             Op::Read => (*value, Some(*value)),
 //!         }
 //!     }
+//!     fn is_read_only(&self, op: &Op) -> bool {
+//!         *op == Op::Read
+//!     }
 //! }
 //!
 //! // #1 writes 5 from time 0 to 10; #2 reads from 2 to 4, during the write.
@@ -96,7 +104,7 @@
 //!     "no order of the 2 operations explains #2 Read -> Some(7): the longest order found, \
 //!      #1 Write(5) -> None, leaves 5, where the model answers #2 with Some(5)"
 //! );
-//! # Ok::<(), dynalease_sim::linearizable::HistoryError>(())
+//! # Ok::<(), dynalease_sim::linearizable::CheckError>(())
 //! ```
 
 mod budget;
@@ -113,7 +121,7 @@ mod verdict;
 
 pub use budget::Budget;
 pub use call::{Call, Completion};
-pub use error::HistoryError;
+pub use error::CheckError;
 pub use model::Model;
 pub use partition::check;
 pub use verdict::{Linearizable, TooLarge, Verdict, Violation};
