@@ -430,6 +430,16 @@ fn forty_lost_increments_are_searched_by_how_many_took_effect_not_by_which() {
     };
     assert_eq!(violation.unexplained, [40]);
     assert_eq!(violation.longest_order.len(), 40, "every increment, then no read of 41: {}", violation.message);
+    assert!(
+        violation.message.starts_with(
+            "no order of the 41 operations explains #40 Read -> Value(41): the longest order found has 40 \
+             operations, ending #32 Increment (answer unknown), #33 Increment (answer unknown), "
+        ) && violation
+            .message
+            .ends_with("#39 Increment (answer unknown), leaves 40, where the model answers #40 with Value(40)"),
+        "a long order is told by its last eight operations: {}",
+        violation.message
+    );
     assert!(violation.states_explored < 100, "{violation:?}");
 }
 
