@@ -41,7 +41,8 @@ pub trait Service: Clone + fmt::Debug + Send + Sync + Serialize + DeserializeOwn
     type Op: Clone + fmt::Debug + Serialize + Send + Sync + 'static;
     /// What an operation returns.
     type Ret: Clone + fmt::Debug + Serialize + Send + Sync + 'static;
-    /// A kind of workload, with its parameters: what a process runs.
+    /// A kind of workload, with its parameters: what a process runs. Scenario files write it as
+    /// TOML: an enum or a struct with fields, not a unit struct (TOML has no unit).
     type Kind: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
 
     /// The service's name, as scenario files and reports name it.

@@ -29,8 +29,11 @@ struct Sloppy {
     mistake: Mistake,
 }
 
+/// The one kind of workload (an enum: a scenario file writes it as its name).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-struct Writer;
+enum Writer {
+    Writer,
+}
 
 impl Service for Sloppy {
     type Op = u32;
@@ -70,7 +73,7 @@ impl Service for Sloppy {
     }
 
     fn assign(&self, _: &mut SimRng, processes: u16) -> Vec<Vec<Writer>> {
-        (0..processes).map(|_| vec![Writer]).collect()
+        (0..processes).map(|_| vec![Writer::Writer]).collect()
     }
 
     fn run(&self, _: &Writer, ctx: Ctx<u32, u32>) -> Workload {

@@ -21,8 +21,11 @@ struct Appender {
     unguarded: bool,
 }
 
+/// The one kind of workload (an enum: a scenario file writes it as its name).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-struct Writer;
+enum Writer {
+    Writer,
+}
 
 impl Service for Appender {
     type Op = u32;
@@ -65,7 +68,7 @@ impl Service for Appender {
     }
 
     fn assign(&self, _: &mut SimRng, processes: u16) -> Vec<Vec<Writer>> {
-        (0..processes).map(|_| vec![Writer]).collect()
+        (0..processes).map(|_| vec![Writer::Writer]).collect()
     }
 
     fn run(&self, _: &Writer, ctx: Ctx<u32, ()>) -> Workload {

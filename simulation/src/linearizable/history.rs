@@ -105,6 +105,10 @@ impl<M: Model> Model for Twice<'_, M> {
     fn partition(&self, op: &M::Op) -> Option<String> {
         self.model.partition(op)
     }
+
+    fn is_read_only(&self, op: &M::Op) -> bool {
+        self.model.is_read_only(op)
+    }
 }
 
 /// The two answers of a step, in words.
