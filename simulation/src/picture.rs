@@ -129,7 +129,15 @@ pub fn svg<S: Service>(report: &RunReport<S>) -> String {
                         Event::Open { value, .. } => value.describe(),
                         _ => String::new(),
                     };
-                    bars.push(Bar { process, subject: subject(opened), from, to: entry.at, class: "span", label, entries: vec![opened, index] });
+                    bars.push(Bar {
+                        process,
+                        subject: subject(opened),
+                        from,
+                        to: entry.at,
+                        class: "span",
+                        label,
+                        entries: vec![opened, index],
+                    });
                 }
             }
             Event::Invoke { op, .. } => {

@@ -95,7 +95,14 @@ impl<S: Service> Scenario<S> {
         let deletable = service.deletable();
         let mut faults = SimRng::derive(seed, &[STREAM_FAULTS]);
         let loss_ppm = faults.range(0, u64::from(bounds.loss_ppm_max)) as u32;
-        let shape = Shape { safety_ms, processes: n, scale_ms, skew_ms_max: config.skew_ms_max, tables: &tables, deletable: &deletable };
+        let shape = Shape {
+            safety_ms,
+            processes: n,
+            scale_ms,
+            skew_ms_max: config.skew_ms_max,
+            tables: &tables,
+            deletable: &deletable,
+        };
         let faults = bounds.schedule(&mut faults, &shape);
         let items = service.items();
         let promises = service.promises(&processes);
@@ -259,7 +266,8 @@ pub fn strategy<S: Service>(config: Config, service: S) -> impl Strategy<Value =
 /// processes, items picked among `items` (or any).
 fn trigger_strategy(menu: &'static [MenuItem], items: Vec<String>) -> impl Strategy<Value = (u32, Trigger)> {
     let entry = if menu.is_empty() { Just(None).boxed() } else { prop::sample::select(menu).prop_map(Some).boxed() };
-    let item = if items.is_empty() { Just(None).boxed() } else { proptest::option::of(prop::sample::select(items)).boxed() };
+    let item =
+        if items.is_empty() { Just(None).boxed() } else { proptest::option::of(prop::sample::select(items)).boxed() };
     (0u32..1_000, proptest::option::of(0u16..64), item, entry, any::<u64>()).prop_filter_map(
         "a menu to draw from",
         |(at, process, item, entry, seed)| {

@@ -139,7 +139,11 @@ fn run(mistake: Mistake) -> dynalease_sim::RunReport<Sloppy> {
 #[test]
 fn a_table_dynamodb_refuses_is_an_error_of_the_setup_naming_the_service_and_seed() {
     let report = run(Mistake::BadTable);
-    assert!(matches!(report.error(), Some(RunError::Setup(why)) if why.contains("ValidationException")), "{:?}", report.error());
+    assert!(
+        matches!(report.error(), Some(RunError::Setup(why)) if why.contains("ValidationException")),
+        "{:?}",
+        report.error()
+    );
     assert!(!report.passed(), "an error is no pass");
     assert!(report.violations().is_empty(), "an error is no violation");
     let text = report.failure_report();

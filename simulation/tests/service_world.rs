@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use aws_sdk_dynamodb::types::{AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType};
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+};
 use dynalease_sim::history::Outcome;
 use dynalease_sim::nemesis::{Moment, Reaction, Trigger};
 use dynalease_sim::sweep::{Partition, SweepOptions, SweepReport, sweep_with};
@@ -40,8 +42,11 @@ impl Service for Appender {
                 .attribute_type(ScalarAttributeType::S)
                 .build()
                 .map_err(|e| SetupError(e.to_string()))?;
-            let key =
-                KeySchemaElement::builder().attribute_name("pk").key_type(KeyType::Hash).build().map_err(|e| SetupError(e.to_string()))?;
+            let key = KeySchemaElement::builder()
+                .attribute_name("pk")
+                .key_type(KeyType::Hash)
+                .build()
+                .map_err(|e| SetupError(e.to_string()))?;
             let client = setup.client();
             client
                 .create_table()
@@ -137,7 +142,14 @@ fn calm(seed: u64, service: Appender, triggers: Vec<Trigger>) -> Scenario<Append
 }
 
 fn lose_the_answer_of_the_first_write() -> Trigger {
-    Trigger { after_ms: 0, process: Some(0), item: Some(String::from("Log[log]")), label: None, moment: Moment::WriteApplied, reaction: Reaction::LoseAnswer }
+    Trigger {
+        after_ms: 0,
+        process: Some(0),
+        item: Some(String::from("Log[log]")),
+        label: None,
+        moment: Moment::WriteApplied,
+        reaction: Reaction::LoseAnswer,
+    }
 }
 
 #[test]
@@ -160,7 +172,9 @@ fn a_lost_answer_is_an_unknown_completion_and_the_write_took_effect() {
 fn a_write_applied_twice_breaks_exactly_once_and_names_its_operation() {
     // One client in three does not retry: the first seed whose p0 does applies it twice.
     let report = (1..10)
-        .map(|seed| World::new(calm(seed, Appender { unguarded: true }, vec![lose_the_answer_of_the_first_write()])).run())
+        .map(|seed| {
+            World::new(calm(seed, Appender { unguarded: true }, vec![lose_the_answer_of_the_first_write()])).run()
+        })
         .find(|report| !report.violations().is_empty())
         .expect("a client that retries a write whose answer was lost");
     let violation = &report.violations()[0];

@@ -42,4 +42,3 @@ impl Mailbox {
         queue.remove(at)
     }
 }
-

@@ -16,16 +16,16 @@ use std::time::Duration;
 use aws_smithy_runtime_api::http::Headers;
 use memchr::memmem::Finder;
 
+use crate::gate::RunState;
 use crate::history::{Actor, Nemesis, OpId, Phase, ProcessRef, Value};
 use crate::item::ItemRef;
 use crate::locks::external::ExternalStore;
-use crate::locks::notes::{ItemState, Lock, LockNote};
-use crate::locks::truth::{LockTarget, Truth, WriteEffect, fnv};
 use crate::locks::mailbox::Mailbox;
+use crate::locks::notes::{ItemState, Lock, LockNote};
 use crate::locks::operation::current_operation;
+use crate::locks::truth::{LockTarget, Truth, WriteEffect, fnv};
 use crate::locks::{LIBRARY_PREFIX, NAIVE_PREFIX, OP_HEADER};
 use crate::probe::{Control, Far, Fate, Look, Outgoing, Probe, ProbeInit};
-use crate::gate::RunState;
 
 /// What a refusal's answer says, searched for in every refusal.
 static CONDITION_FAILED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"ConditionalCheckFailed"));
@@ -124,7 +124,14 @@ impl Probe for LockProbe {
         }
     }
 
-    fn applied(&self, request: &Outgoing<'_>, look: &mut Look, status: u16, answer: &[u8], far: &Far<'_>) -> Option<&'static str> {
+    fn applied(
+        &self,
+        request: &Outgoing<'_>,
+        look: &mut Look,
+        status: u16,
+        answer: &[u8],
+        far: &Far<'_>,
+    ) -> Option<&'static str> {
         let committed = look.tags[1] & 0xFFFF_FFFF;
         if status == 200 && committed > 0 {
             let op = OpId((committed - 1) as u32);

@@ -27,9 +27,9 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::clock::ProcessClock;
 use crate::ctx::Ctx;
 use crate::history::{OpId, Outcome, ProcessRef, SpanId, Value as Recorded};
+use crate::locks::mailbox::Mailbox;
 use crate::locks::naive::{NaiveLease, NaiveLocks};
 use crate::locks::notes::{Belief, Lock, LockCall, LockNote, LockValue, Unheld};
-use crate::locks::mailbox::Mailbox;
 use crate::locks::operation::lock_pending;
 use crate::locks::probe::LockProbe;
 use crate::locks::{OP_HEADER, PARTITION_KEY, SORT_KEY, TABLE};
@@ -748,7 +748,6 @@ impl ProcessCtx {
         }
     }
 }
-
 
 /// `Fail` for errors of a call that sent nothing; `Info` when DynamoDB answered with an error
 /// or not at all, since a write may have been applied before (its answer lost, the retry

@@ -198,4 +198,3 @@ impl<S: Service> Scenario<S> {
         file.scenario(text)
     }
 }
-

@@ -73,7 +73,6 @@ pub struct CheckContext {
     pub lease: Duration,
 }
 
-
 /// The invariant a violation breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ViolationKind {

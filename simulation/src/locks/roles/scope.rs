@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use dynalease::ProcessLockScope;
 
 use super::pause;
-use crate::history::{Outcome};
-use crate::locks::notes::{LockCall as Call, Lock, Unheld, LockValue as Value};
+use crate::history::Outcome;
+use crate::locks::notes::{Lock, LockCall as Call, LockValue as Value, Unheld};
 use crate::locks::workload::{Fence, ProcessCtx, TokenBelief};
 
 /// The scope and the belief in it, shared with the task that watches the lease's end.

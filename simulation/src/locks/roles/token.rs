@@ -15,11 +15,11 @@ use dynalease::ProcessLocks;
 
 use super::pause;
 use super::promise::Promise;
-use crate::history::{Outcome};
-use crate::locks::notes::{LockCall as Call, Lock, Unheld, LockValue as Value};
-use crate::rng::SimRng;
+use crate::history::Outcome;
 use crate::locks::mailbox::Handoff;
+use crate::locks::notes::{Lock, LockCall as Call, LockValue as Value, Unheld};
 use crate::locks::workload::ProcessCtx;
+use crate::rng::SimRng;
 
 /// A lock that this process holds by a token.
 struct Hold {
