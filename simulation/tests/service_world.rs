@@ -119,9 +119,7 @@ impl Service for Appender {
                 }
             }
         }
-        let mut verdict = Verdict::default();
-        verdict.violations = exactly_once::check::<u32, ()>(run.history(), &seen, |n| Some(n.to_string()));
-        verdict
+        Verdict::from(exactly_once::check::<u32, ()>(run.history(), &seen, |n| Some(n.to_string())))
     }
 
     fn invariants(&self) -> Vec<Invariant> {

@@ -150,7 +150,7 @@ async fn work(
     }
     if lease.ended().is_cancelled() && lease.loss_reason() == Some(dynalease::LossReason::Expired) {
         ctx.broken_promise(
-            &lock,
+            lock,
             format!("a term started on a lease that had run out before its acquire answered (token {token})"),
         );
     }
@@ -164,7 +164,7 @@ async fn work(
         ctx.complete(op, Outcome::Info, Value::Text(String::from("the lease was lost: it contended again")));
         if last.is_some_and(|last| last.loss_reason().is_none()) {
             ctx.broken_promise(
-                &lock,
+                lock,
                 "run_as_leader contended again after its work returned, though the lease was not lost",
             );
         }
@@ -257,7 +257,7 @@ fn judge(ctx: &ProcessCtx, shared: &Shared, lock: &Lock, ended: &Result<(), Lead
         }
     };
     if let Some(what) = broken {
-        ctx.broken_promise(&lock, format!("run_as_leader {what}"));
+        ctx.broken_promise(lock, format!("run_as_leader {what}"));
     }
     // The election releases the lease of its term, unless it knows it lost it (then there is
     // nothing to release): the end of a term is `Info` then, and the checker holds an `Ok` end to

@@ -105,7 +105,7 @@ async fn refusals(ctx: &ProcessCtx, lock: &Lock, name: &str) {
         broken.push("the lock table does not name the table and the keys it was made for");
     }
     for what in broken {
-        ctx.broken_promise(&lock, what);
+        ctx.broken_promise(lock, what);
     }
 }
 
