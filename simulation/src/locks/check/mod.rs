@@ -309,8 +309,8 @@ struct Checked<'h> {
 ///
 /// ```
 /// use std::time::Duration;
-/// use dynalease_sim::check::{check, CheckContext, ViolationKind};
-/// use dynalease_sim::history::{Actor, Entry, Event, History, LockId, LockRecord, LockState, ProcessRef};
+/// use dynalease_sim::locks::check::{check, CheckContext, ViolationKind};
+/// use dynalease_sim::locks::history::{Actor, Entry, Event, History, LockId, LockRecord, LockState, ProcessRef};
 ///
 /// let p = |id| ProcessRef { id, incarnation: 0 };
 /// let held = |owner, fence| LockState::Held(LockRecord { owner, version: owner, fence, lease_ms: 30_000 });
