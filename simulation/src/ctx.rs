@@ -253,7 +253,7 @@ impl<O, R> Ctx<O, R> {
         self.inner.recorder.note(crate::history::Actor::Process(self.inner.process), value);
     }
 
-    /// The history's recorder, for notes of types that implement [`Record`](crate::Record).
+    /// The history's recorder, for notes of types that implement [`Record`](crate::history::Record).
     pub fn recorder(&self) -> &Recorder {
         &self.inner.recorder
     }

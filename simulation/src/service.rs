@@ -34,7 +34,7 @@ pub type Workload = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 /// The future of a service's setup.
 pub type SetupFuture = Pin<Box<dyn Future<Output = Result<(), SetupError>> + Send + 'static>>;
 
-/// A service to run in the world. See the [module docs](self), and the examples in
+/// A service to run in the world. See the [crate docs](crate), and the examples in
 /// `simulation/examples/` (an id allocator, a job queue, money transfers, optimistic locking).
 pub trait Service: Clone + fmt::Debug + Send + Sync + Serialize + DeserializeOwned + 'static {
     /// What one operation asks for, as the history records it.

@@ -1,7 +1,7 @@
 //! Shrinking: from a failing run to the smallest scenario that still breaks the same invariant.
 //!
 //! [`shrink`] tries smaller scenarios one run at a time and keeps each that still fails with
-//! the same [`ViolationKind`]: a run cut short after the violation, fewer faults and triggers
+//! the same invariant: a run cut short after the violation, fewer faults and triggers
 //! (all of them, then halves, then one at a time), fewer processes and workloads, no lost
 //! answers, shorter faults, and clocks, networks and leases made plain. It stops when no
 //! simplification keeps the failure, or after a bounded number of runs.

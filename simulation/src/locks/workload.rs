@@ -1,7 +1,6 @@
 //! Workloads: what a simulated process does, and the handle it does it with.
 //!
-//! - [`Workload`]: the trait of a workload; the built-in ones are the [`Role`](crate::Role)s,
-//!   and you can put your own into the world with [`ProcessSpec::custom`](crate::ProcessSpec).
+//! - [`WorkloadFuture`]: what a built-in workload, a [`Role`](crate::locks::Role), runs as.
 //! - [`ProcessCtx`]: one incarnation of a process as its workload sees it: its clock, its SDK
 //!   client, its `LockTable`, and helpers that do a lock operation and record it in the
 //!   history, so that the checker sees it.

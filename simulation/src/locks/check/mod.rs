@@ -32,7 +32,7 @@
 //!
 //! Liveness:
 //! - **Takeover in time**: in the healed phase, the lock of a crashed holder is taken over
-//!   within one lease and one poll interval ([`Scenario::takeover_bound`]).
+//!   within one lease and one poll interval ([`CheckContext::takeover_bound`]).
 //! - **Healthy leases hold**: a lease acquired after the heal is not lost while nothing fails.
 //! - **Retries find their own write**: a client's retry of a write that DynamoDB applied is not
 //!   refused for what that very write wrote (a lease granted and never used).
