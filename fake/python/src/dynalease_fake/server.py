@@ -371,9 +371,12 @@ class FakeServer:
         removed, the request log emptied, and a manual clock back at the time it started,
         standing still. A real clock runs on."""
         if self._manual and self._start is not None:
-            answer = self._request("POST", "reset", {"EpochSeconds": _epoch_seconds(self._start)})
+            start = {"EpochSeconds": _epoch_seconds(self._start)}
+            answer = self._request("POST", "reset", start)
             if not answer["Clock"]["Frozen"]:
+                # The test let the clock run: stopped, then put back, so that it stands at its start.
                 self._request("POST", "clock/freeze")
+                self._request("POST", "reset", start)
         else:
             self._request("POST", "reset")
         self._request("DELETE", "faults")
