@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI: packs the npm package dynalease-fake (fake/node) with the server binary inside, installs the
-# tarball into a fresh folder beside vitest, the AWS SDK and TypeScript (fake/node/example), and
-# there type-checks and runs the example suite and the package's tests (fake/node/test) against
-# the installed package and the binary it carries.
+# tarball into a fresh folder beside vitest, jest, the AWS SDK and TypeScript (fake/node/example),
+# and there type-checks and runs the example suite and the package's tests (fake/node/test) with
+# vitest, and the jest helpers' suite (fake/node/example/jest) with jest, against the installed
+# package and the binary it carries.
 #
 #   bash .ci/node-package.sh [BINARY]
 #
@@ -35,7 +36,7 @@ unset DYNALEASE_FAKE_BIN
 echo "-- a fresh folder: the tarball, vitest, the AWS SDK"
 suite="$work/suite"
 mkdir -p "$suite/test"
-cp "$root"/fake/node/example/{package.json,tsconfig.json,vitest.config.ts,carts.test.ts} "$suite/"
+cp -r "$root"/fake/node/example/{package.json,tsconfig.json,vitest.config.ts,carts.test.ts,jest} "$suite/"
 cp "$root"/fake/node/test/*.ts "$suite/test/"
 # The first test of the README, as a reader pastes it.
 awk '/^```ts$/ && !done {inside=1; next} /^```$/ && inside {exit} inside {print}' "$root/fake/node/README.md" >"$suite/test/readme.test.ts"
@@ -47,3 +48,5 @@ echo "-- tsc --noEmit: the suite type-checks against the package's .d.ts"
 npx tsc --noEmit
 echo "-- vitest run"
 DYNALEASE_FAKE_REPOSITORY="$root" NODE_NO_WARNINGS=1 npx vitest run
+echo "-- jest: the jest helpers"
+NODE_NO_WARNINGS=1 npx jest --config jest/jest.config.cjs --rootDir jest
