@@ -84,3 +84,11 @@ test("reset leaves no table, no fault rule and an empty request log", async () =
   expect(await fake().faults()).toEqual([]);
   expect(await fake().requests()).toEqual([]);
 });
+
+test("each worker has a server of its own, started by the global setup", () => {
+  const servers = JSON.parse(process.env.DYNALEASE_FAKE_WORKERS ?? "{}") as Record<string, { endpoint: string; pid: number }>;
+  expect(servers[process.env.VITEST_POOL_ID ?? ""]?.endpoint).toBe(fake().endpoint);
+  const endpoints = Object.values(servers).map((server) => server.endpoint);
+  expect(new Set(endpoints).size).toBe(endpoints.length);
+  expect(endpoints.length).toBeGreaterThanOrEqual(1);
+});
