@@ -99,7 +99,7 @@ test("a port that is taken: the server's own words and its exit code, no server 
     const failure = error as ServerStartError;
     expect(failure.exitCode).toBe(1);
     expect(failure.output).toContain(`dynalease-fake: cannot listen on 127.0.0.1:${port}`);
-    expect(failure.message).toContain("Address already in use");
+    expect(failure.message).toContain("(os error 98)"); // EADDRINUSE, in the words of the C library
     expect(failure.message).toContain("it exited before naming its address (exit code 1)");
   } finally {
     taken.close();

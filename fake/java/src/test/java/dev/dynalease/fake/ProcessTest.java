@@ -99,7 +99,7 @@ class ProcessTest {
                     () -> DynaleaseFake.start(FakeOptions.defaults().port(port)));
             assertEquals(1, error.exitCode());
             assertTrue(error.output().contains("dynalease-fake: cannot listen on 127.0.0.1:" + port), error.output());
-            assertTrue(error.getMessage().contains("Address already in use"), error.getMessage());
+            assertTrue(error.getMessage().contains("(os error 98)"), error.getMessage()); // EADDRINUSE
             assertTrue(error.getMessage().contains("it exited before naming its address (exit code 1)"), error.getMessage());
         }
     }
