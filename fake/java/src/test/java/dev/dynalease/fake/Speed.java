@@ -23,9 +23,9 @@ public final class Speed {
         List<Double> startTimes = new ArrayList<>();
         for (int i = 0; i < starts; i++) {
             long begun = System.nanoTime();
-            try (DynaleaseFake fake = DynaleaseFake.start()) {
-                startTimes.add((System.nanoTime() - begun) / 1e6);
-            }
+            DynaleaseFake fake = DynaleaseFake.start();
+            startTimes.add((System.nanoTime() - begun) / 1e6);
+            fake.close();
         }
         List<Double> resetTimes = new ArrayList<>();
         String table = "{\"Tables\": [{\"TableName\": \"Left\", \"BillingMode\": \"PAY_PER_REQUEST\","
