@@ -107,3 +107,62 @@ fn the_fault_kinds_of_the_shared_list_are_the_ones_a_rule_takes_each_with_what_i
     let rules = server.control_ok("GET", "faults", None);
     assert_eq!(rules["Rules"].as_array().unwrap().len(), kinds.len());
 }
+
+#[test]
+fn each_endpoint_takes_the_query_parameters_the_shared_list_names_and_no_other() {
+    let list = list();
+    let value = |name: &str| match name {
+        "account" => "111122223333",
+        "region" => "eu-west-1",
+        "limit" => "5",
+        other => panic!("a query parameter the test does not know: {other}"),
+    };
+    let file = data_file("query");
+    let _ = std::fs::remove_file(&file);
+    let server = Server::start(&["--clock", "manual", "--start-time", "2026-01-01T00:00:00Z", "--data", arg(&file)]);
+    for endpoint in list["Endpoints"].as_array().unwrap() {
+        let method = endpoint["Method"].as_str().unwrap();
+        let mut path = endpoint["Path"].as_str().unwrap().to_owned();
+        let mut body = endpoint.get("Example").cloned();
+        if path == "faults/ID" {
+            let rule = json!({"Fault": "Throttle", "Operation": "Scan"});
+            path = format!("faults/{}", server.control_ok("POST", "faults", Some(&rule))["Id"]);
+            body = None;
+        }
+        let takes: Vec<&str> =
+            endpoint["Query"].as_array().unwrap().iter().map(|name| name.as_str().unwrap()).collect();
+        let query: Vec<String> = takes.iter().map(|name| format!("{name}={}", value(name))).collect();
+        let reply = server.control(method, &format!("{path}?{}", query.join("&")), body.as_ref());
+        assert_eq!(reply.status, 200, "{method} {path}?{}: {}", query.join("&"), String::from_utf8_lossy(&reply.body));
+
+        let stray = if takes.contains(&"account") { "shard=1" } else { "account=111122223333" };
+        let refused = server.control(method, &format!("{path}?{stray}"), body.as_ref());
+        assert_eq!(refused.status, 400, "{method} {path}?{stray}");
+        let message = refused.json()["Message"].as_str().unwrap().to_owned();
+        assert!(message.starts_with(&format!("`{stray}` is not a parameter of")), "{method} {path}: {message}");
+    }
+    drop(server);
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn a_rule_takes_every_member_the_shared_list_names() {
+    let list = list();
+    let server = Server::start(&[]);
+    let mut rule = json!({"Fault": "Throttle"});
+    for member in list["RuleMembers"].as_array().unwrap() {
+        let member = member.as_str().unwrap();
+        rule[member] = match member {
+            "Operation" => json!("PutItem"),
+            "Table" => json!("Carts"),
+            "Account" => json!("111122223333"),
+            "Region" => json!("eu-west-1"),
+            "Probability" => json!(0.5),
+            _ => json!(1),
+        };
+    }
+    let added = server.control("POST", "faults", Some(&rule));
+    assert_eq!(added.status, 200, "{rule}: {}", String::from_utf8_lossy(&added.body));
+    rule["Shard"] = json!(1);
+    assert_eq!(server.control("POST", "faults", Some(&rule)).status, 400, "a member the list does not name");
+}

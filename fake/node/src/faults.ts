@@ -30,6 +30,10 @@ export interface FaultTarget {
   operation?: string;
   /** Only requests that name this table. */
   table?: string;
+  /** Only requests of this account (twelve digits: the access key id that signed them). */
+  account?: string;
+  /** Only requests of this region (the region of their signature). */
+  region?: string;
   /** The share of matching requests that meet the fault (0 to 1), drawn from the server's seed. */
   probability?: number;
   /** Used up after this many faults. */
@@ -63,6 +67,8 @@ export interface FaultRuleState {
   Fault: FaultKind;
   Operation?: string | null;
   Table?: string | null;
+  Account?: string | null;
+  Region?: string | null;
   Probability?: number | null;
   Times?: number | null;
   Remaining?: number | null;
@@ -81,7 +87,7 @@ const DETAILS: Partial<Record<FaultKind, { needs: string[]; may: string[] }>> = 
   Error: { needs: ["code"], may: ["message", "status"] },
   Unprocessed: { needs: ["processed"], may: [] },
 };
-const TARGET = ["operation", "table", "probability", "times", "after"];
+const TARGET = ["operation", "table", "account", "region", "probability", "times", "after"];
 
 /** The rule the control API takes for `kind` with `options`; a TypeError says what is wrong. */
 export function faultRule(kind: string, options: Record<string, unknown> = {}): Record<string, unknown> {

@@ -71,3 +71,26 @@ test("the fault kinds are the shared list's, each needing what the list says", a
   expect(rules.map((rule) => rule.Fault)).toEqual(list.map((kind) => kind.Fault));
   await server.clearFaults();
 });
+
+test("a rule narrowed by every member the shared list names is taken", async () => {
+  const values: Record<string, unknown> = {
+    Operation: "PutItem",
+    Table: "Carts",
+    Account: "111122223333",
+    Region: "eu-west-1",
+    Probability: 0.5,
+    Times: 1,
+    After: 1,
+  };
+  const options: Record<string, unknown> = {};
+  for (const member of controlApiList().RuleMembers) {
+    expect(values, `a rule member the test does not know: ${member}`).toHaveProperty(member);
+    options[member.charAt(0).toLowerCase() + member.slice(1)] = values[member];
+  }
+  const id = await server.addFault("Throttle", options);
+  const [rule] = (await server.faults()).filter((each) => each.Id === id);
+  for (const member of controlApiList().RuleMembers) {
+    if (member !== "Times") expect(rule[member], member).toEqual(values[member]);
+  }
+  await server.clearFaults();
+});

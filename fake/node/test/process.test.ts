@@ -87,7 +87,7 @@ test("a killed vitest run leaves no server behind", async () => {
   } finally {
     rmSync(project, { recursive: true, force: true });
   }
-});
+}, 60_000); // a whole vitest run starts inside: a safety net on a busy machine, not a timing claim
 
 test("a port that is taken: the server's own words and its exit code, no server left", async () => {
   const taken = createServer();

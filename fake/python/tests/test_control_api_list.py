@@ -56,3 +56,17 @@ def test_the_fault_kinds_are_the_shared_lists_each_needing_what_the_list_says(dy
             with pytest.raises(TypeError, match=f"a {name} fault needs {detail[member]}="):
                 dynalease_fake.add_fault(name, **lacking)
     assert [rule["Fault"] for rule in dynalease_fake.faults()] == kinds
+
+
+def test_a_rule_narrowed_by_every_member_the_shared_list_names_is_taken(dynalease_fake):
+    values = {"Operation": "PutItem", "Table": "Carts", "Account": "111122223333", "Region": "eu-west-1",
+              "Probability": 0.5, "Times": 1, "After": 1}
+    arguments = {}
+    for member in LIST["RuleMembers"]:
+        assert member in values, f"a rule member the test does not know: {member}"
+        arguments[member.lower()] = values[member]
+    rule_id = dynalease_fake.add_fault("throttle", **arguments)
+    [rule] = [rule for rule in dynalease_fake.faults() if rule["Id"] == rule_id]
+    assert {member: rule[member] for member in LIST["RuleMembers"] if member != "Times"} == {
+        member: value for member, value in values.items() if member != "Times"
+    }

@@ -312,6 +312,9 @@ class FakeServer:
         probability: Optional[float] = None,
         times: Optional[int] = None,
         after: Optional[int] = None,
+        *,
+        account: Optional[str] = None,
+        region: Optional[str] = None,
         **details: Any,
     ) -> int:
         """Adds a fault rule and returns its id.
@@ -323,7 +326,8 @@ class FakeServer:
         ``unprocessed`` (``processed=``: how many requests of a batch are processed). The rule
         is narrowed to an ``operation`` (``"PutItem"``) and a ``table``, drawn with a
         ``probability`` (from the server's seed), used up after ``times`` faults, and lets
-        ``after`` matching requests through first.
+        ``after`` matching requests through first; ``account`` (twelve digits) and ``region``
+        narrow it to the requests signed for them.
         """
         if kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {kind!r}; the kinds are {', '.join(FAULT_KINDS)}")
@@ -339,6 +343,8 @@ class FakeServer:
         for member, value in (
             ("Operation", operation),
             ("Table", table),
+            ("Account", account),
+            ("Region", region),
             ("Probability", probability),
             ("Times", times),
             ("After", after),

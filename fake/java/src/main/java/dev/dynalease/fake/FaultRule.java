@@ -31,6 +31,16 @@ public final class FaultRule {
         return with("Table", table);
     }
 
+    /** Only requests of this account (twelve digits: the access key id that signed them). */
+    public FaultRule account(String account) {
+        return with("Account", account);
+    }
+
+    /** Only requests of this region (the region of their signature). */
+    public FaultRule region(String region) {
+        return with("Region", region);
+    }
+
     /** The share of matching requests that meet the fault (0 to 1), drawn from the server's seed. */
     public FaultRule probability(double probability) {
         return with("Probability", probability);

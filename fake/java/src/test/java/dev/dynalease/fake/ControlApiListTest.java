@@ -57,6 +57,30 @@ class ControlApiListTest {
     }
 
     @Test
+    void aRuleNarrowedByEveryMemberTheSharedListNamesIsTaken() throws IOException {
+        FaultRule rule = FaultRule.of(Fault.THROTTLE);
+        for (JsonNode member : list().path("RuleMembers")) {
+            switch (member.asText()) {
+                case "Operation": rule.operation("PutItem"); break;
+                case "Table": rule.table("Carts"); break;
+                case "Account": rule.account("111122223333"); break;
+                case "Region": rule.region("eu-west-1"); break;
+                case "Probability": rule.probability(0.5); break;
+                case "Times": rule.times(1); break;
+                case "After": rule.after(1); break;
+                default: throw new AssertionError("a rule member the package does not know: " + member.asText());
+            }
+        }
+        try (DynaleaseFake fake = DynaleaseFake.start()) {
+            long id = fake.addFault(rule);
+            JsonNode added = fake.faults().get(0);
+            assertEquals(id, added.path("Id").asLong());
+            assertEquals("111122223333", added.path("Account").asText());
+            assertEquals("eu-west-1", added.path("Region").asText());
+        }
+    }
+
+    @Test
     void theFaultKindsAreTheSharedListsEachNeedingWhatTheListSays() throws IOException {
         List<String> listed = new ArrayList<>();
         List<String> ours = new ArrayList<>();
