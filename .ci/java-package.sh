@@ -28,11 +28,11 @@ if timeout 300 mvn -B -q -f "$project/pom.xml" dependency:resolve -DincludeScope
         -Dproject.build.directory="$work/target"
     exit 0
 fi
-if ! grep -qE "Could not (transfer|resolve)|Unknown host|Network is unreachable|UnknownHostException" "$work/resolve.out"; then
+if ! grep -qiE "could not (transfer|resolve)|failure to transfer|unknown host|network is unreachable|UnknownHostException" "$work/resolve.out"; then
     cat "$work/resolve.out" >&2
     exit 1
 fi
-echo "Maven cannot reach its registry here: $(grep -m1 -oE '(Could not transfer|Could not resolve|Unknown host)[^:]*' "$work/resolve.out")"
+echo "Maven cannot reach its registry here: $(grep -m1 -oiE "(could not transfer|failure to transfer|could not resolve|unknown host)[^:]*" "$work/resolve.out")"
 echo "-- without the AWS SDK: javac against the distribution's JUnit 5 and Jackson"
 if [ ! -e /usr/share/java/junit-platform-console-standalone.jar ] || [ ! -e /usr/share/java/jackson-databind.jar ]; then
     apt-get update -qq >/dev/null

@@ -184,3 +184,12 @@ test("a server that cannot write its data file when it stops raises what it prin
   expect(error.message).toContain("cannot write the data file");
   expect(isAlive(fake.pid!)).toBe(false);
 });
+
+test("the package's command runs the server it carries, of the package's own version", () => {
+  const manifest = require.resolve("dynalease-fake/package.json");
+  const { version, bin } = JSON.parse(readFileSync(manifest, "utf8"));
+  const cli = path.join(path.dirname(manifest), bin["dynalease-fake"]);
+  const shown = spawnSync(process.execPath, [cli, "--version"], { encoding: "utf8" });
+  expect(shown.status).toBe(0);
+  expect(shown.stdout.trim()).toBe(`dynalease-fake ${version}`);
+});
