@@ -27,7 +27,7 @@ final class ServerProcess {
     private ServerProcess(Process process, List<String> command) {
         this.process = process;
         this.command = command;
-        this.hook = new Thread(this::kill, "dynalease-fake-stop");
+        this.hook = new Thread(this::stopAtExit, "dynalease-fake-stop");
     }
 
     /** Starts {@code command} and waits until it names its address; a {@link ServerStartException} if not. */
@@ -131,6 +131,12 @@ final class ServerProcess {
             waitFor(reader);
             throw new ServerException(process.exitValue(), output());
         }
+    }
+
+    /** The shutdown hook: the server stopped as SIGTERM stops it (its data file written), or killed after 5 s. */
+    private void stopAtExit() {
+        closeQuietly(process.getOutputStream());
+        awaitExit(Duration.ofSeconds(5));
     }
 
     /** Waits for the server to exit on its own, for up to {@code patience}; then kills it. */

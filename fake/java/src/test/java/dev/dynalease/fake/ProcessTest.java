@@ -61,14 +61,7 @@ class ProcessTest {
 
     @Test
     void aKilledJvmLeavesNoServerBehind() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        // The class path of this package and Jackson, wherever the test runner put them.
-        StringBuilder classPath = new StringBuilder();
-        for (Class<?> type : List.of(KeepsAServer.class, DynaleaseFake.class, com.fasterxml.jackson.databind.ObjectMapper.class,
-                com.fasterxml.jackson.core.JsonFactory.class, com.fasterxml.jackson.annotation.JsonProperty.class)) {
-            classPath.append(Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())).append(':');
-        }
-        Process jvm = new ProcessBuilder(java, "-cp", classPath.toString(), KeepsAServer.class.getName())
+        Process jvm = new ProcessBuilder(javaCommand(KeepsAServer.class))
                 .redirectErrorStream(true)
                 .start();
         long server;
@@ -79,6 +72,41 @@ class ProcessTest {
             jvm.waitFor();
         }
         waitUntilGone(server);
+    }
+
+    @Test
+    void aJvmThatEndsWithoutClosingItsFakeStopsTheServerWhichWritesItsDataFile() throws Exception {
+        Path data = folder.resolve("kept.json");
+        Process jvm = new ProcessBuilder(javaCommand(LeavesAServer.class, data.toString())).redirectErrorStream(true).start();
+        long server;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8))) {
+            server = Long.parseLong(out.readLine().strip());
+            assertEquals(0, jvm.waitFor());
+        }
+        waitUntilGone(server);
+        assertTrue(Files.readString(data).contains("\"Tables\""), "the shutdown hook let the server write its data file");
+    }
+
+    /** A JVM that starts a server with a data file, names its process id, and ends without closing it. */
+    public static final class LeavesAServer {
+        public static void main(String[] args) {
+            DynaleaseFake fake = DynaleaseFake.start(FakeOptions.defaults().data(Path.of(args[0])));
+            System.out.println(fake.pid());
+            System.out.flush();
+        }
+    }
+
+    /** {@code java} running {@code main} of {@code type} with this package and Jackson on its class path. */
+    static List<String> javaCommand(Class<?> type, String... args) throws Exception {
+        StringBuilder classPath = new StringBuilder();
+        for (Class<?> on : List.of(type, DynaleaseFake.class, com.fasterxml.jackson.databind.ObjectMapper.class,
+                com.fasterxml.jackson.core.JsonFactory.class, com.fasterxml.jackson.annotation.JsonProperty.class)) {
+            classPath.append(Path.of(on.getProtectionDomain().getCodeSource().getLocation().toURI())).append(':');
+        }
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classPath.toString(), type.getName()));
+        command.addAll(List.of(args));
+        return command;
     }
 
     /** A JVM that starts a server, names its process id, and waits to be killed. */
