@@ -52,6 +52,6 @@ jar --create --file "$work/dynalease-fake.jar" -C "$work/classes" .
     $(find src/test/java -name '*.java' -not -path '*/sdk/*'))
 unset DYNALEASE_FAKE_BIN
 cd "$work"
-java -Ddynalease.fake.controlApi="$root/fake/control-api.json" -jar "$jars/junit-platform-console-standalone.jar" \
+java -Ddynalease.fake.controlApi="$root/fake/control-api.json" -Ddynalease.fake.java="$project" -jar "$jars/junit-platform-console-standalone.jar" \
     --class-path "$work/test-classes:$work/dynalease-fake.jar:$jackson" --scan-class-path "$work/test-classes" \
     --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests
