@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 
 /** The Enhanced Client's annotated beans against the fake: a table made from a bean, its optimistic locking. */
 @DynaleaseFakeTest
-class EnhancedClientTest {
+public class EnhancedClientTest {
     /** A cart, as an annotated bean. */
     @DynamoDbBean
     public static class Cart {
@@ -68,7 +68,7 @@ class EnhancedClientTest {
 
         Cart read = carts.getItem(Key.builder().partitionValue("c1").build());
         assertEquals(List.of("tea"), read.getItems());
-        assertEquals(1L, read.getVersion());
+        assertEquals(Long.valueOf(1), read.getVersion());
 
         read.setItems(List.of("tea", "milk"));
         carts.updateItem(read); // version 1 -> 2
