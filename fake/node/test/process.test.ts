@@ -89,6 +89,35 @@ test("a killed vitest run leaves no server behind", async () => {
   }
 }, 60_000); // a whole vitest run starts inside: a safety net on a busy machine, not a timing claim
 
+test("a killed jest run leaves no server behind", async () => {
+  const project = mkdtempSync(path.join(process.cwd(), "killed-jest-"));
+  try {
+    const pidFile = path.join(project, "server.pid");
+    writeFileSync(
+      path.join(project, "jest.config.cjs"),
+      `module.exports = { testMatch: ["**/crash.test.cjs"], ...require("dynalease-fake/jest").dynaleaseFakeJestConfig() };\n`,
+    );
+    // One test file: jest runs it in its main process, the one that started the servers.
+    writeFileSync(
+      path.join(project, "crash.test.cjs"),
+      `const { writeFileSync } = require("node:fs");\nconst { fake } = require("dynalease-fake/jest");\n` +
+        `test("the runner dies", () => {\n  writeFileSync(${JSON.stringify(pidFile)}, String(fake().pid));\n` +
+        `  process.kill(process.pid, "SIGKILL");\n});\n`,
+    );
+    const jest = require.resolve("jest/bin/jest");
+    const run = spawnSync(process.execPath, [jest, "--rootDir", project, "--config", path.join(project, "jest.config.cjs")], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(run.signal).toBe("SIGKILL");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(pid).toBeGreaterThan(0);
+    await waitUntilGone(pid);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+}, 60_000); // a whole jest run starts inside: a safety net on a busy machine, not a timing claim
+
 test("a port that is taken: the server's own words and its exit code, no server left", async () => {
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
