@@ -160,6 +160,7 @@ impl<S: Service> Check<S> {
         }
         sweep.failed.push(report.scenario().seed);
         let replay = replay_command(path);
+        let report = report.with_replay(replay.clone());
         Err(Box::new(Failure { first: report, shrunk: None, file: Some(path.to_owned()), replay, sweep }))
     }
 
@@ -200,6 +201,9 @@ impl<S: Service> Check<S> {
             std::fs::create_dir_all(&self.out_dir).and_then(|()| std::fs::write(&path, keep.to_toml(&comment))).is_ok();
         let file = written.then(|| path.clone());
         let replay = replay_command(&path);
+        // The reports replay as the test does, on the file written: not as the command line.
+        let first = first.with_replay(replay.clone());
+        let shrunk = shrunk.map(|report| report.with_replay(replay.clone()));
         Failure { first, shrunk, file, replay, sweep }
     }
 }

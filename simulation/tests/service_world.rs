@@ -218,3 +218,23 @@ fn the_parts_of_a_sweep_add_up_to_the_whole() {
     assert!(SweepReport::merge(&[json[0].clone(), json[0].clone()]).is_err(), "a part given twice");
     assert!("4/3".parse::<Partition>().is_err() && "0/2".parse::<Partition>().is_err());
 }
+
+#[test]
+fn a_failing_check_in_a_test_replays_as_the_test_on_its_scenario_file() {
+    let out = std::env::temp_dir().join(format!("dynalease-sim-harness-{}", std::process::id()));
+    let failure = dynalease_sim::harness::check(Appender { unguarded: true })
+        .config(short())
+        .seeds(30)
+        .jobs(1)
+        .shrink_runs(0)
+        .out_dir(out.clone())
+        .outcome()
+        .expect_err("an unguarded appender whose client retries a lost answer applies it twice");
+    let message = failure.message();
+    assert!(message.contains("broke `exactly-once`"), "{message}");
+    let replays: Vec<&str> = message.lines().filter(|l| l.trim_start().starts_with("replay: ")).collect();
+    assert!(!replays.is_empty(), "{message}");
+    assert!(replays.iter().all(|l| l.contains("DYNALEASE_SIM_SCENARIO=")), "every replay is the test's: {message}");
+    assert!(!message.contains("shrink: "), "no command of another program: {message}");
+    let _ = std::fs::remove_dir_all(out);
+}

@@ -81,6 +81,7 @@ pub struct RunReport<S: Service> {
     pub(crate) error: Option<RunError>,
     pub(crate) source: Option<String>,
     pub(crate) program: Option<String>,
+    pub(crate) replay: Option<String>,
 }
 
 /// One run of a scenario.
@@ -137,6 +138,7 @@ impl<S: Service> World<S> {
                     error: Some(error),
                     source: None,
                     program: None,
+                    replay: None,
                 };
                 (runtime, report, fake)
             }
@@ -165,8 +167,17 @@ impl<S: Service> World<S> {
                         (Verdict::default(), Some(error))
                     }
                 };
-                let report =
-                    RunReport { scenario, history, tables, verdict, requests, error, source: None, program: None };
+                let report = RunReport {
+                    scenario,
+                    history,
+                    tables,
+                    verdict,
+                    requests,
+                    error,
+                    source: None,
+                    program: None,
+                    replay: None,
+                };
                 (runtime, report, fake)
             }
         }
