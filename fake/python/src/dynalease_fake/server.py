@@ -312,6 +312,9 @@ class FakeServer:
         probability: Optional[float] = None,
         times: Optional[int] = None,
         after: Optional[int] = None,
+        *,
+        account: Optional[str] = None,
+        region: Optional[str] = None,
         **details: Any,
     ) -> int:
         """Adds a fault rule and returns its id.
@@ -323,7 +326,8 @@ class FakeServer:
         ``unprocessed`` (``processed=``: how many requests of a batch are processed). The rule
         is narrowed to an ``operation`` (``"PutItem"``) and a ``table``, drawn with a
         ``probability`` (from the server's seed), used up after ``times`` faults, and lets
-        ``after`` matching requests through first.
+        ``after`` matching requests through first; ``account`` (twelve digits) and ``region``
+        narrow it to the requests signed for them.
         """
         if kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {kind!r}; the kinds are {', '.join(FAULT_KINDS)}")
@@ -339,6 +343,8 @@ class FakeServer:
         for member, value in (
             ("Operation", operation),
             ("Table", table),
+            ("Account", account),
+            ("Region", region),
             ("Probability", probability),
             ("Times", times),
             ("After", after),
@@ -371,9 +377,12 @@ class FakeServer:
         removed, the request log emptied, and a manual clock back at the time it started,
         standing still. A real clock runs on."""
         if self._manual and self._start is not None:
-            answer = self._request("POST", "reset", {"EpochSeconds": _epoch_seconds(self._start)})
+            start = {"EpochSeconds": _epoch_seconds(self._start)}
+            answer = self._request("POST", "reset", start)
             if not answer["Clock"]["Frozen"]:
+                # The test let the clock run: stopped, then put back, so that it stands at its start.
                 self._request("POST", "clock/freeze")
+                self._request("POST", "reset", start)
         else:
             self._request("POST", "reset")
         self._request("DELETE", "faults")
