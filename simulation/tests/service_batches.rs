@@ -4,14 +4,11 @@
 
 use std::time::Duration;
 
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, PutRequest, ScalarAttributeType,
-    WriteRequest,
-};
+use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 use dynalease_sim::history::Outcome;
 use dynalease_sim::{
-    Config, Ctx, Fault, FaultBounds, Invariant, Run, Scenario, ScheduledFault, Service, Setup, SetupError, SetupFuture,
-    SimRng, Verdict, Violation, Workload, World,
+    Config, Ctx, Fault, FaultBounds, Invariant, Run, Scenario, ScheduledFault, Service, Setup, SetupFuture, SimRng,
+    Verdict, Violation, Workload, World,
 };
 
 /// Writes three items at a time with BatchWriteItem.
@@ -37,26 +34,7 @@ impl Service for Batcher {
     const NAME: &'static str = "batcher";
 
     fn setup(&self, setup: Setup) -> SetupFuture {
-        Box::pin(async move {
-            let built = |e: aws_sdk_dynamodb::error::BuildError| SetupError(e.to_string());
-            let attribute = AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .map_err(built)?;
-            let key =
-                KeySchemaElement::builder().attribute_name("pk").key_type(KeyType::Hash).build().map_err(built)?;
-            setup
-                .client()
-                .create_table()
-                .table_name("Rows")
-                .attribute_definitions(attribute)
-                .key_schema(key)
-                .billing_mode(BillingMode::PayPerRequest)
-                .send()
-                .await?;
-            Ok::<(), SetupError>(())
-        })
+        Box::pin(async move { setup.create_table("Rows", "pk", None).await })
     }
 
     fn tables(&self) -> Vec<String> {
