@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
+use crate::clock::{ControlledClock, FakeClock};
 use crate::engine::Engine;
 use crate::place::{DEFAULT_ACCOUNT, DEFAULT_REGION, Place};
 use crate::ttl::{SweepSchedule, sweep};
@@ -49,14 +50,31 @@ fn place_hash(place: Place<'_>) -> u64 {
     hash
 }
 
-/// One account: an engine per region it used, and when its time-to-live sweeps run.
+/// One account: an engine per region it used, when its time-to-live sweeps run, and its own
+/// clock once a control request has steered the account's clock alone.
 #[derive(Debug)]
 pub(crate) struct Account {
     pub(crate) regions: BTreeMap<String, Engine>,
     pub(crate) sweeps: SweepSchedule,
+    /// The account's own clock; `None`: the account reads the fake's clock.
+    pub(crate) clock: Option<ControlledClock>,
 }
 
 impl Account {
+    /// The account's time: its own clock's, else the fake's (`base`).
+    pub(crate) fn now(&self, base: &dyn FakeClock) -> SystemTime {
+        self.clock.as_ref().map_or_else(|| base.now(), ControlledClock::now)
+    }
+
+    /// The account's own clock, made from the fake's (`base`) if it has none yet: at the same
+    /// time, running or standing still as the fake's does.
+    pub(crate) fn own_clock(&mut self, base: &ControlledClock) -> &ControlledClock {
+        self.clock.get_or_insert_with(|| {
+            let now = base.now();
+            if base.is_frozen() { ControlledClock::frozen_at(now) } else { ControlledClock::running_from(now) }
+        })
+    }
+
     /// Runs the time-to-live sweep of `cutoff` in every region; returns how many items it deleted.
     pub(crate) fn sweep(&mut self, cutoff: SystemTime) -> usize {
         self.regions.values_mut().map(|engine| sweep(engine, cutoff)).sum()
@@ -94,7 +112,7 @@ impl Accounts {
     pub(crate) fn account_mut(&mut self, id: &str, now: SystemTime) -> &mut Account {
         if !self.accounts.contains_key(id) {
             let sweeps = SweepSchedule::new(now, self.sweep_interval);
-            self.accounts.insert(id.to_owned(), Account { regions: BTreeMap::new(), sweeps });
+            self.accounts.insert(id.to_owned(), Account { regions: BTreeMap::new(), sweeps, clock: None });
         }
         self.accounts.get_mut(id).expect("the account was just made")
     }
@@ -109,6 +127,16 @@ impl Accounts {
             account.regions.insert(place.region.to_owned(), settings.engine(place));
         }
         account.regions.get_mut(place.region).expect("the engine was just made")
+    }
+
+    /// The time of the account `id`: its own clock's, else the fake's (`base`).
+    pub(crate) fn now_of(&self, id: &str, base: &dyn FakeClock) -> SystemTime {
+        self.accounts.get(id).map_or_else(|| base.now(), |account| account.now(base))
+    }
+
+    /// The account `id`, if it was ever used.
+    pub(crate) fn account(&self, id: &str) -> Option<&Account> {
+        self.accounts.get(id)
     }
 
     /// The engine of `place`, if it was ever used.
@@ -145,11 +173,18 @@ impl Accounts {
         self.accounts.values_mut()
     }
 
-    /// Puts every account's sweeps on a schedule every interval from `start`.
-    pub(crate) fn restart_sweeps(&mut self, start: SystemTime) {
+    /// Puts every account's sweeps on a schedule every interval from `start`, and every account
+    /// back on the fake's clock.
+    pub(crate) fn restart_all_at(&mut self, start: SystemTime) {
         for account in self.accounts.values_mut() {
             account.sweeps = SweepSchedule::new(start, self.sweep_interval);
+            account.clock = None;
         }
+    }
+
+    /// How often time-to-live sweeps run.
+    pub(crate) fn sweep_interval(&self) -> Duration {
+        self.sweep_interval
     }
 }
 

@@ -1,7 +1,7 @@
 //! `FakeDynamoDb`: the engine behind a lock, with its clock, request log, faults and TTL sweeps.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
@@ -15,7 +15,7 @@ use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
 use crate::log::{Entry, RequestRecord};
 use crate::operation::{Operation, Service};
-use crate::place::{Place, PlaceFilter, is_account_id, is_region};
+use crate::place::{DEFAULT_ACCOUNT, Place, PlaceFilter, is_account_id, is_region};
 use crate::request_id::RequestId;
 use crate::signature::Signature;
 use crate::stream::{ItemChange, Observer};
@@ -52,6 +52,8 @@ pub(crate) struct Shared {
     request_ids: Mutex<SplitMix>,
     pub(crate) seed: u64,
     clients: AtomicU64,
+    /// Whether any account has a clock of its own (then a request reads its account's time).
+    pub(crate) own_clocks: AtomicBool,
 }
 
 /// Builds a [`FakeDynamoDb`] with a chosen start time, seed, clock or sweep interval.
@@ -163,6 +165,7 @@ impl FakeDynamoDbBuilder {
                 request_ids: Mutex::new(SplitMix::new(self.seed ^ 0x05EE_D1D5)),
                 seed: self.seed,
                 clients: AtomicU64::new(0),
+                own_clocks: AtomicBool::new(false),
             }),
         };
         if let Some(snapshot) = &self.snapshot {
@@ -238,7 +241,7 @@ impl FakeDynamoDb {
             "KeySchema": schema,
             "BillingMode": "PAY_PER_REQUEST",
         });
-        let now = self.now();
+        let now = self.now_in(DEFAULT_ACCOUNT);
         let (text, arena) = (body.to_string(), crate::json::Arena::new());
         let body = crate::json::from_slice(text.as_bytes(), &arena).unwrap_or_default();
         let mut accounts = lock(&self.shared.accounts);
@@ -254,7 +257,7 @@ impl FakeDynamoDb {
     /// Deletes a table and its items; does nothing if there is none. Its stream, if it has one,
     /// is disabled and stays readable for 24 hours, as after DeleteTable.
     pub fn delete_table(&self, name: &str) {
-        let now = self.now();
+        let now = self.now_in(DEFAULT_ACCOUNT);
         let mut accounts = lock(&self.shared.accounts);
         let engine = accounts.engine_at(Place::DEFAULT, now);
         engine.now = now;
@@ -472,8 +475,8 @@ impl FakeDynamoDb {
     /// Runs a time-to-live sweep now: deletes every item whose time to live has passed.
     /// Returns how many items it deleted.
     pub fn sweep_ttl(&self) -> usize {
-        let now = self.now();
-        lock(&self.shared.accounts).accounts_mut().map(|account| account.sweep(now)).sum()
+        let base = &*self.shared.clock;
+        lock(&self.shared.accounts).accounts_mut().map(|account| account.sweep(account.now(base))).sum()
     }
 
     /// The item at `key` of the table `table` as the fake holds it at this instant (`None` when
@@ -512,7 +515,7 @@ impl FakeDynamoDb {
         look: impl FnOnce(&crate::value::Item) -> R,
     ) -> Option<R> {
         let key = crate::stream::from_sdk_key(key)?;
-        let now = self.now();
+        let now = self.now_in(DEFAULT_ACCOUNT);
         let mut accounts = lock(&self.shared.accounts);
         let table = accounts.engine_at(Place::DEFAULT, now).tables.get(table)?;
         table.items.get(&table.primary_key(&key).ok()?).map(look)
@@ -556,7 +559,7 @@ impl FakeDynamoDb {
     /// Answers a request whose latency (if any) has already been waited out.
     pub(crate) fn answer(&self, call: &Call<'_>, drawn: &Drawn) -> Reply {
         let Call { operation, service, client, signed, place, .. } = *call;
-        let now = self.now();
+        let now = self.now_in(place.account);
         let request_id = self.request_id();
         let fault = (drawn.failure.as_ref().map(Fault::name))
             .or_else(|| drawn.latency.map(|_| "Latency"))
