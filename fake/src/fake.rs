@@ -636,9 +636,12 @@ impl FakeDynamoDb {
                 Some(Fault::Unprocessed(processed)) => Some(*processed),
                 _ => None,
             };
-            let result = engine.handle(operation, &json, now);
+            let mut result = engine.handle(operation, &json, now);
             engine.batch_budget = None;
             drop(accounts);
+            if matches!(operation, Operation::PutItem | Operation::UpdateItem | Operation::DeleteItem) {
+                result = result.map_err(DynamoError::enveloped);
+            }
             if let Err(error) = &result {
                 record.error = Some(error.code().to_owned());
             }
