@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::clock::{ControlledClock, FakeClock};
 use crate::engine::Engine;
+use crate::global::delivery::Queue;
 use crate::place::{DEFAULT_ACCOUNT, DEFAULT_REGION, Place};
 use crate::ttl::{SweepSchedule, sweep};
 
@@ -58,6 +59,10 @@ pub(crate) struct Account {
     pub(crate) sweeps: SweepSchedule,
     /// The account's own clock; `None`: the account reads the fake's clock.
     pub(crate) clock: Option<ControlledClock>,
+    /// The writes of its global tables on their way from one region to another.
+    pub(crate) replication: Queue,
+    /// Whether it ever had a global table (until then its requests skip replication).
+    pub(crate) replicating: bool,
 }
 
 impl Account {
@@ -80,6 +85,37 @@ impl Account {
         self.regions.values_mut().map(|engine| sweep(engine, cutoff)).sum()
     }
 
+    /// The engine of `place` (of this account), made if it is new.
+    pub(crate) fn account_engine(&mut self, settings: &EngineSettings, place: Place<'_>) -> &mut Engine {
+        if !self.regions.contains_key(place.region) {
+            self.regions.insert(place.region.to_owned(), settings.engine(place));
+        }
+        self.regions.get_mut(place.region).expect("the engine was just made")
+    }
+
+    /// Delivers the replicated writes due by `now` whose replica `stalled(region, table)` does
+    /// not hold back, and brings the states of the replicas up to `now`.
+    pub(crate) fn deliver(&mut self, now: SystemTime, stalled: &dyn Fn(&str, &str) -> bool) {
+        if !self.replicating {
+            return;
+        }
+        if !self.replication.is_empty() {
+            self.replication.deliver(now, &mut self.regions, stalled);
+        }
+        for table in self.regions.values_mut().flat_map(|engine| engine.tables.values_mut()) {
+            if let Some(global) = table.global.as_mut() {
+                global.maintain(now);
+            }
+        }
+    }
+
+    /// Sends the writes of its global tables made since the last collection on their way.
+    pub(crate) fn collect(&mut self, lag: Duration) {
+        if self.replicating {
+            self.replication.collect(&mut self.regions, lag);
+        }
+    }
+
     /// Runs the sweep due at `now`, if one is.
     pub(crate) fn sweep_due(&mut self, now: SystemTime) {
         if let Some(cutoff) = self.sweeps.due(now) {
@@ -95,13 +131,16 @@ pub(crate) struct Accounts {
     pub(crate) settings: EngineSettings,
     /// How often time-to-live sweeps run in each account.
     sweep_interval: Duration,
+    /// How long a write of a global table takes to reach the other replicas.
+    pub(crate) replication_lag: Duration,
 }
 
 impl Accounts {
     /// The accounts of a new fake: the default account, with the default region's engine,
     /// sweeping every `sweep_interval` from `start`.
     pub(crate) fn new(settings: EngineSettings, start: SystemTime, sweep_interval: Duration) -> Accounts {
-        let mut accounts = Accounts { accounts: BTreeMap::new(), settings, sweep_interval };
+        let mut accounts =
+            Accounts { accounts: BTreeMap::new(), settings, sweep_interval, replication_lag: Duration::from_secs(1) };
         let engine = accounts.settings.engine(Place::DEFAULT);
         accounts.account_mut(DEFAULT_ACCOUNT, start).regions.insert(DEFAULT_REGION.to_owned(), engine);
         accounts
@@ -112,7 +151,16 @@ impl Accounts {
     pub(crate) fn account_mut(&mut self, id: &str, now: SystemTime) -> &mut Account {
         if !self.accounts.contains_key(id) {
             let sweeps = SweepSchedule::new(now, self.sweep_interval);
-            self.accounts.insert(id.to_owned(), Account { regions: BTreeMap::new(), sweeps, clock: None });
+            self.accounts.insert(
+                id.to_owned(),
+                Account {
+                    regions: BTreeMap::new(),
+                    sweeps,
+                    clock: None,
+                    replication: Queue::default(),
+                    replicating: false,
+                },
+            );
         }
         self.accounts.get_mut(id).expect("the account was just made")
     }
@@ -137,6 +185,11 @@ impl Accounts {
     /// The account `id`, if it was ever used.
     pub(crate) fn account(&self, id: &str) -> Option<&Account> {
         self.accounts.get(id)
+    }
+
+    /// The account `id`, mutable, if it was ever used.
+    pub(crate) fn existing_account_mut(&mut self, id: &str) -> Option<&mut Account> {
+        self.accounts.get_mut(id)
     }
 
     /// The engine of `place`, if it was ever used.
@@ -171,6 +224,11 @@ impl Accounts {
     /// Every account, mutable.
     pub(crate) fn accounts_mut(&mut self) -> impl Iterator<Item = &mut Account> {
         self.accounts.values_mut()
+    }
+
+    /// Every account with its id, mutable.
+    pub(crate) fn accounts_by_id_mut(&mut self) -> impl Iterator<Item = (&str, &mut Account)> {
+        self.accounts.iter_mut().map(|(id, account)| (id.as_str(), account))
     }
 
     /// Puts every account's sweeps on a schedule every interval from `start`, and every account

@@ -67,6 +67,7 @@ pub struct FakeDynamoDbBuilder {
     item_on_condition_failure: Option<bool>,
     table_creation_time: Option<Duration>,
     stream_status_change_time: Option<Duration>,
+    replication_lag: Option<Duration>,
     snapshot: Option<crate::Snapshot>,
 }
 
@@ -111,6 +112,14 @@ impl FakeDynamoDbBuilder {
     /// A stream records every change from the moment it is enabled, whatever its status says.
     pub fn stream_status_change_time(mut self, time: Duration) -> Self {
         self.stream_status_change_time = Some(time);
+        self
+    }
+
+    /// How long a write to a replica of a global table takes to reach the other replicas, on the
+    /// fake's clock (default: one second, DynamoDB's usual replication latency). Until then a
+    /// read in another region does not see it.
+    pub fn replication_lag(mut self, lag: Duration) -> Self {
+        self.replication_lag = Some(lag);
         self
     }
 
@@ -168,6 +177,9 @@ impl FakeDynamoDbBuilder {
                 own_clocks: AtomicBool::new(false),
             }),
         };
+        if let Some(lag) = self.replication_lag {
+            lock(&fake.shared.accounts).replication_lag = lag;
+        }
         if let Some(snapshot) = &self.snapshot {
             fake.restore(snapshot);
         }
@@ -631,13 +643,41 @@ impl FakeDynamoDb {
                 return Err(error);
             }
             let mut accounts = lock(&self.shared.accounts);
-            let engine = accounts.engine_at(place, now);
-            engine.batch_budget = match failure {
-                Some(Fault::Unprocessed(processed)) => Some(*processed),
-                _ => None,
+            let (lag, settings) = (accounts.replication_lag, accounts.settings);
+            accounts.engine_at(place, now);
+            let account = accounts.existing_account_mut(place.account).expect("the request's account was just made");
+            account.deliver(now, &|region, table| self.replication_stalled(place.account, region, table));
+            let replica_updates =
+                operation == Operation::UpdateTable && json.get("ReplicaUpdates").is_some_and(|r| !r.is_null());
+            // A replica deleted by DeleteTable leaves its global table.
+            let leaving = (operation == Operation::DeleteTable)
+                .then(|| json.get("TableName").and_then(crate::json::Json::as_str))
+                .flatten()
+                .map(|name| account.regions[place.region].plain_name(name).to_owned())
+                .filter(|name| account.regions[place.region].tables.get(name).is_some_and(|t| t.global.is_some()));
+            let mut result = if replica_updates {
+                crate::validate::check(operation, &json).and_then(|()| {
+                    crate::global::replicas::update_replicas(account, &settings, place, &json, now)
+                        .map(crate::json::Body::from)
+                })
+            } else {
+                let engine = account.regions.get_mut(place.region).expect("the request's engine was just made");
+                engine.batch_budget = match failure {
+                    Some(Fault::Unprocessed(processed)) => Some(*processed),
+                    _ => None,
+                };
+                let result = engine.handle(operation, &json, now);
+                engine.batch_budget = None;
+                result
             };
-            let mut result = engine.handle(operation, &json, now);
-            engine.batch_budget = None;
+            if let Some(name) = leaving.filter(|_| result.is_ok()) {
+                crate::global::replicas::leave(account, &name, place.region);
+                account.replication.forget(place.region, &name);
+            }
+            if operation == Operation::UpdateTimeToLive && result.is_ok() {
+                crate::global::replicas::share_time_to_live(account, place.region, &json);
+            }
+            account.collect(lag);
             drop(accounts);
             if matches!(operation, Operation::PutItem | Operation::UpdateItem | Operation::DeleteItem) {
                 result = result.map_err(DynamoError::enveloped);
@@ -647,6 +687,12 @@ impl FakeDynamoDb {
             }
             result
         })
+    }
+
+    /// Whether a fault rule holds back the replication of `table` into `region` of `account`.
+    pub(crate) fn replication_stalled(&self, account: &str, region: &str, table: &str) -> bool {
+        let faults = lock(&self.shared.faults);
+        !faults.is_empty() && faults.stalls(Place { account, region }, table)
     }
 
     /// Every account and its engines, locked.

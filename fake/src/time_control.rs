@@ -93,9 +93,10 @@ impl FakeDynamoDb {
         // The engines are held while the clock moves, so that no request lands between the move
         // and the deletions it makes due.
         let mut accounts = self.lock_accounts();
+        let lag = accounts.replication_lag;
         let Some(id) = account else {
             let reading = step.apply(base)?;
-            for account in accounts.accounts_mut() {
+            for (id, account) in accounts.accounts_by_id_mut() {
                 if let Some(own) = &account.clock {
                     match step {
                         Step::Set(to) if to < own.now() => {}
@@ -104,7 +105,8 @@ impl FakeDynamoDb {
                 }
                 if step.moves() {
                     let now = account.now(base);
-                    catch_up(account, now);
+                    let stalled = |region: &str, table: &str| self.replication_stalled(id, region, table);
+                    catch_up(account, now, lag, &stalled);
                 }
             }
             return Ok(reading);
@@ -116,7 +118,8 @@ impl FakeDynamoDb {
         let reading = step.apply(account.own_clock(base))?;
         self.shared.own_clocks.store(true, Ordering::Release);
         if step.moves() {
-            catch_up(account, reading.now);
+            let stalled = |region: &str, table: &str| self.replication_stalled(id, region, table);
+            catch_up(account, reading.now, lag, &stalled);
         }
         Ok(reading)
     }
@@ -157,11 +160,25 @@ impl Step {
 }
 
 /// Runs, in order, every sweep of `account` due by `now` that deletes an item (in any of its
-/// regions), then moves its schedule past `now`.
-fn catch_up(account: &mut Account, now: SystemTime) {
+/// regions), then moves its schedule past `now`; the writes of its global tables due in between
+/// reach their replicas in turn (those that `stalled` holds back wait).
+fn catch_up(account: &mut Account, now: SystemTime, lag: Duration, stalled: &dyn Fn(&str, &str) -> bool) {
+    for slot in sweep_slots(account, now) {
+        account.deliver(slot, stalled);
+        account.sweep(slot);
+        account.sweeps.next = slot + account.sweeps.interval;
+        account.collect(lag);
+    }
+    account.sweep_due(now);
+    account.collect(lag);
+    account.deliver(now, stalled);
+}
+
+/// The times of the sweeps of `account` due by `now` that delete an item, in order.
+fn sweep_slots(account: &Account, now: SystemTime) -> Vec<SystemTime> {
     let schedule = &account.sweeps;
     if schedule.interval.is_zero() {
-        return;
+        return Vec::new();
     }
     let now_secs = epoch_secs(now);
     let mut slots: Vec<SystemTime> = account
@@ -179,11 +196,7 @@ fn catch_up(account: &mut Account, now: SystemTime) {
         .collect();
     slots.sort_unstable();
     slots.dedup();
-    for slot in slots {
-        account.sweep(slot);
-        account.sweeps.next = slot + account.sweeps.interval;
-    }
-    account.sweep_due(now);
+    slots
 }
 
 /// The expiry times, in whole epoch seconds (rounded up), of the items of every table with time

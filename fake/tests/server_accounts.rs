@@ -375,3 +375,35 @@ fn an_accounts_clock_is_frozen_and_let_run_alone() {
         "the server's resume lets every clock run"
     );
 }
+
+#[test]
+fn a_global_table_replicates_over_http_after_the_lag_of_the_flag_and_a_stall_rule_holds_it_back() {
+    let server =
+        Server::start(&["--clock", "manual", "--start-time", "2026-01-01T00:00:00Z", "--replication-lag-ms", "5000"]);
+    create_as(&server, ALICE, "us-east-1", "Shop");
+    let updated = ok_as(
+        &server,
+        ALICE,
+        "us-east-1",
+        "UpdateTable",
+        json!({"TableName": "Shop", "ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]}),
+    );
+    assert_eq!(updated["TableDescription"]["GlobalTableVersion"], "2019.11.21");
+    put_as(&server, ALICE, "us-east-1", "a");
+    server.control_ok("POST", "clock/advance", Some(&json!({"Seconds": 4})));
+    assert_eq!(keys_of(&server, ALICE, "eu-west-1"), Vec::<String>::new());
+    server.control_ok("POST", "clock/advance", Some(&json!({"Seconds": 1})));
+    assert_eq!(keys_of(&server, ALICE, "eu-west-1"), ["a"]);
+
+    let rule = server.control_ok(
+        "POST",
+        "faults",
+        Some(&json!({"Fault": "StallReplication", "Account": ALICE, "Region": "eu-west-1", "Table": "Shop"})),
+    );
+    assert_eq!((rule["Fault"].as_str(), rule["Region"].as_str()), (Some("StallReplication"), Some("eu-west-1")));
+    put_as(&server, ALICE, "us-east-1", "b");
+    server.control_ok("POST", "clock/advance", Some(&json!({"By": "1h"})));
+    assert_eq!(keys_of(&server, ALICE, "eu-west-1"), ["a"], "held back");
+    server.control_ok("DELETE", "faults", None);
+    assert_eq!(keys_of(&server, ALICE, "eu-west-1"), ["a", "b"]);
+}

@@ -38,6 +38,9 @@ mod file;
 mod read;
 mod write;
 
+pub(crate) use read::build_table;
+pub(crate) use write::table as table_document;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

@@ -324,7 +324,7 @@ pub(super) fn install(engine: &mut Engine, built: Built) {
 }
 
 /// Builds one table of a document into `engine`.
-fn build_table(engine: &mut Engine, entry: &Map<String, Value>, now: SystemTime) -> Result<(), String> {
+pub(crate) fn build_table(engine: &mut Engine, entry: &Map<String, Value>, now: SystemTime) -> Result<(), String> {
     let name = entry.get("TableName").and_then(Value::as_str).ok_or("a table needs a TableName")?.to_owned();
     let in_table = |error: String| format!("{name}: {error}");
     if let Some(unknown) = entry

@@ -41,8 +41,8 @@ pub(super) fn document(accounts: &Accounts, filter: &PlaceFilter, now: SystemTim
     out
 }
 
-/// One table.
-fn table(table: &Table) -> Value {
+/// One table: its CreateTable input, what a snapshot adds, and its items.
+pub(crate) fn table(table: &Table) -> Value {
     let mut out = Map::new();
     out.insert("TableName".into(), json!(table.name));
     let definitions: Vec<Value> = table

@@ -33,6 +33,7 @@ FAULT_KINDS: Dict[str, str] = {
     "slow_response": "SlowResponse",
     "error": "Error",
     "unprocessed": "Unprocessed",
+    "stall_replication": "StallReplication",
 }
 
 # The details each kind takes: those it needs, and those it may have.
@@ -397,6 +398,7 @@ class FakeServer:
         operation: Optional[str] = None,
         table: Optional[str] = None,
         probability: Optional[float] = None,
+        region: Optional[str] = None,
         times: Optional[int] = None,
         after: Optional[int] = None,
         **details: Any,
@@ -407,8 +409,10 @@ class FakeServer:
         ``throttling_exception``, ``internal_error`` (500), ``lost_response`` (the request is
         applied, its answer lost), ``resource_not_found``, ``latency`` or ``slow_response``
         (``ms=``), ``error`` (``code=``, and ``message=`` and ``status=``, 400 by default) or
-        ``unprocessed`` (``processed=``: how many requests of a batch are processed). The rule
-        is narrowed to an ``operation`` (``"PutItem"``) and a ``table``, drawn with a
+        ``unprocessed`` (``processed=``: how many requests of a batch are processed) or
+        ``stall_replication`` (the writes of a global table stop reaching the replicas in
+        ``region``, of ``table``, until the rule is removed). The rule is narrowed to an
+        ``operation`` (``"PutItem"``), a ``table`` and a ``region`` (of the request's signature), drawn with a
         ``probability`` (from the server's seed), used up after ``times`` faults, and lets
         ``after`` matching requests through first.
         """
@@ -427,6 +431,7 @@ class FakeServer:
             ("Operation", operation),
             ("Table", table),
             ("Account", self._account),
+            ("Region", region),
             ("Probability", probability),
             ("Times", times),
             ("After", after),
