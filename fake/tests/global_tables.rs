@@ -290,3 +290,16 @@ async fn a_provisioned_table_or_a_name_taken_in_the_region_gets_no_replica() {
     assert!(refusal(&other, vec![create_in(WEST)]).await.1.contains("already existed as tables"));
     assert!(east.describe_table().table_name("Orders").send().await.unwrap().table().unwrap().replicas().is_empty());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_reset_forgets_the_writes_on_their_way_into_what_it_empties() {
+    let (fake, east, west) = replicated().await;
+    put(&east, "old", "east").await;
+    fake.reset();
+    // The same global table made again before the old write is due.
+    create(&east, BillingMode::PayPerRequest).await;
+    east.update_table().table_name("Orders").replica_updates(create_in(WEST)).send().await.unwrap();
+    tokio::time::advance(Duration::from_secs(2)).await;
+    assert_eq!(by(&west, "old").await, None, "a write of the tables a reset removed never lands in their successors");
+    assert_eq!(by(&east, "old").await, None);
+}

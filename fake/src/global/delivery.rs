@@ -91,6 +91,12 @@ impl Queue {
         self.deliveries = kept;
     }
 
+    /// Forgets the writes on their way into the regions `covered` names (their tables are
+    /// reset).
+    pub(crate) fn forget_regions(&mut self, covered: impl Fn(&str) -> bool) {
+        self.deliveries.retain(|delivery| !covered(&delivery.to));
+    }
+
     /// Forgets the writes on their way to `table` in `region` (a replica that is deleted).
     pub(crate) fn forget(&mut self, region: &str, table: &str) {
         self.deliveries.retain(|delivery| !(delivery.to == region && delivery.table == table));

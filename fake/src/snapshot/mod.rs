@@ -234,6 +234,10 @@ impl FakeDynamoDb {
                 read::install(engine, read::Built::default());
             }
         }
+        // The writes of global tables on their way into what was reset go with it.
+        for (id, account) in accounts.accounts_by_id_mut() {
+            account.replication.forget_regions(|region| filter.covers(crate::place::Place { account: id, region }));
+        }
     }
 
     /// Resets the fake as [`reset`](Self::reset) does and puts its clock at `to`, which may be
@@ -245,6 +249,9 @@ impl FakeDynamoDb {
         let mut accounts = self.lock_accounts();
         for (_, engine) in accounts.engines_mut() {
             read::install(engine, read::Built::default());
+        }
+        for account in accounts.accounts_mut() {
+            account.replication.forget_regions(|_| true);
         }
         clock.restart_at(to, frozen);
         accounts.restart_all_at(to);
@@ -268,6 +275,7 @@ impl FakeDynamoDb {
         for engine in account.regions.values_mut() {
             read::install(engine, read::Built::default());
         }
+        account.replication.forget_regions(|_| true);
         let clock = account.own_clock(base);
         clock.restart_at(to, frozen);
         let reading = ClockReading { now: to, frozen: clock.is_frozen() };
