@@ -398,9 +398,10 @@ class FakeServer:
         operation: Optional[str] = None,
         table: Optional[str] = None,
         probability: Optional[float] = None,
-        region: Optional[str] = None,
         times: Optional[int] = None,
         after: Optional[int] = None,
+        *,
+        region: Optional[str] = None,
         **details: Any,
     ) -> int:
         """Adds a fault rule and returns its id.
