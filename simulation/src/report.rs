@@ -245,7 +245,10 @@ impl<S: Service> RunReport<S> {
                     || matches!(
                         entry.event,
                         Event::Nemesis(
-                            Nemesis::TableOutage(_) | Nemesis::TableBack(_) | Nemesis::Throttle { process: None, .. }
+                            Nemesis::TableOutage(_)
+                                | Nemesis::TableBack(_)
+                                | Nemesis::Throttle { process: None, .. }
+                                | Nemesis::PartialBatches { process: None, .. }
                         ) | Event::Phase(_)
                     ))
         };
@@ -293,7 +296,7 @@ fn concerns(entry: &Entry) -> Option<u16> {
             }
             Nemesis::Partition(p) | Nemesis::PartitionHealed(p) | Nemesis::LatencyHealed(p) => Some(*p),
             Nemesis::Latency { process, .. } | Nemesis::ClockStep { process, .. } => Some(*process),
-            Nemesis::Throttle { process, .. } => *process,
+            Nemesis::Throttle { process, .. } | Nemesis::PartialBatches { process, .. } => *process,
             Nemesis::Triggered { process, .. } => Some(process.id),
             _ => None,
         },

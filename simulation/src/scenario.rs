@@ -203,6 +203,9 @@ fn fault_strategy(tables: Vec<String>, items: Vec<crate::item::ItemRef>) -> impl
         (proptest::option::of(process.clone()), 300_000u32..950_000, 2_000u64..40_000)
             .prop_map(|(process, per_million, for_ms)| Fault::Throttle { process, per_million, for_ms })
             .boxed(),
+        (proptest::option::of(process.clone()), 200_000u32..1_000_000, 2_000u64..60_000)
+            .prop_map(|(process, per_million, for_ms)| Fault::PartialBatches { process, per_million, for_ms })
+            .boxed(),
         (table, 500u64..5_000).prop_map(|(table, for_ms)| Fault::TableOutage { table, for_ms }).boxed(),
         (process, -15_000i64..15_000).prop_map(|(process, delta_ms)| Fault::ClockStep { process, delta_ms }).boxed(),
     ];
@@ -290,6 +293,9 @@ pub(crate) fn retarget(fault: Fault, n: u16) -> Fault {
         Fault::Latency { process, extra_ms, for_ms } => Fault::Latency { process: process % n, extra_ms, for_ms },
         Fault::Throttle { process, per_million, for_ms } => {
             Fault::Throttle { process: process.map(|p| p % n), per_million, for_ms }
+        }
+        Fault::PartialBatches { process, per_million, for_ms } => {
+            Fault::PartialBatches { process: process.map(|p| p % n), per_million, for_ms }
         }
         Fault::ClockStep { process, delta_ms } => Fault::ClockStep { process: process % n, delta_ms },
         other => other,

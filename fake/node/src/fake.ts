@@ -220,7 +220,9 @@ export class DynaleaseFake {
    * times: 1 })`. The kinds are the control API's: `Throttle`
    * (ProvisionedThroughputExceededException), `ThrottlingException`, `InternalServerError`,
    * `LostResponse` (applied, its answer lost), `ResourceNotFound`, `Latency` and `SlowResponse`
-   * (`delayMs`), `Error` (`code`, and `message` and `status`) and `Unprocessed` (`processed`).
+   * (`delayMs`), `Error` (`code`, and `message` and `status`), `Unprocessed` (`processed`) and
+   * `StallReplication` (the writes of a global table stop reaching the replicas of the rule's
+   * `region` until it is removed).
    */
   async addFault(kind: SimpleFaultKind, options?: FaultTarget): Promise<number>;
   async addFault(kind: "Latency" | "SlowResponse", options: DelayFault): Promise<number>;

@@ -6,7 +6,8 @@ export type SimpleFaultKind =
   | "ThrottlingException"
   | "InternalServerError"
   | "LostResponse"
-  | "ResourceNotFound";
+  | "ResourceNotFound"
+  | "StallReplication";
 
 /** Every kind of fault, as the control API names it. */
 export type FaultKind = SimpleFaultKind | "Latency" | "SlowResponse" | "Error" | "Unprocessed";
@@ -22,6 +23,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "SlowResponse",
   "Error",
   "Unprocessed",
+  "StallReplication",
 ];
 
 /** Which requests a rule meets, and how often. */

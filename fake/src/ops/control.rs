@@ -158,6 +158,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
         restored: None,
         policies: BTreeMap::new(),
+        global: None,
     };
     if let Some(policy) = policy {
         table.policies.insert(table.arn(), crate::policy::Policy::new(policy, now, None));
@@ -292,6 +293,9 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     let table = engine.table(name).map_err(|_| table_not_found(name))?;
     check_throughput_change(table, body)?;
     let stream_change = stream_request(body);
+    if table.global.is_some() {
+        crate::global::replicas::check_regional_update(body, stream_change.is_some_and(|s| s.is_none()))?;
+    }
     match stream_change {
         Some(Some(_)) if table.stream().is_some() => {
             return Err(DynamoError::validation(format!("Table already has an enabled stream: TableName: {name}")));

@@ -1,7 +1,7 @@
 //! A fake's tables as a snapshot document: each table as the CreateTable input that makes it as
-//! it is now, with its time-to-live setting, what identifies it, and its items; the tables of the
-//! default account and region in `Tables`, those of every other account and region that has any
-//! in `Regions`.
+//! it is now, with its time-to-live setting, what identifies it, and its items; the tables (and
+//! backups) of the account and region the document is taken for in `Tables` (and `Backups`), those
+//! of every other account and region that has any in `Regions`.
 
 use std::time::SystemTime;
 
@@ -12,19 +12,21 @@ use crate::accounts::Accounts;
 use crate::backup::{Backup, Recovery};
 use crate::clock::epoch_timestamp;
 use crate::definition::{create_input, raised};
-use crate::place::{Place, PlaceFilter};
+use crate::place::PlaceFilter;
 use crate::table::{KeySchema, Table};
 use crate::value::item_to_json;
 use crate::warm::Warm;
 
 /// The document of every table and backup of the places of `accounts` that `filter` covers,
-/// taken at `now`.
+/// taken at `now`: those of the filter's [target](PlaceFilter::target) in `Tables` and `Backups`
+/// (so that the document loads back there as it is), those of every other place in `Regions`.
 pub(super) fn document(accounts: &Accounts, filter: &PlaceFilter, now: SystemTime) -> Value {
     let mut tables = Vec::new();
     let mut backups = Vec::new();
     let mut regions = Vec::new();
+    let target = filter.target();
     for (place, engine) in accounts.engines().filter(|(place, _)| filter.covers(*place)) {
-        if place == Place::DEFAULT {
+        if place == target {
             tables = engine.tables.values().map(table).collect();
             backups = engine.backups.all().map(backup).collect();
         } else if !engine.tables.is_empty() || !engine.backups.is_empty() {
@@ -92,8 +94,8 @@ fn recovery(schema: &KeySchema, recovery: &Recovery) -> Value {
     })
 }
 
-/// One table.
-fn table(table: &Table) -> Value {
+/// One table: its CreateTable input, what a snapshot adds, and its items.
+pub(crate) fn table(table: &Table) -> Value {
     let mut out = create_input(table);
     if let Some(stream) = table.stream() {
         out.insert("StreamSpecification".into(), json!({"StreamEnabled": true, "StreamViewType": stream.view.name()}));

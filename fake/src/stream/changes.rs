@@ -1,5 +1,5 @@
-//! The one place a table hands its item changes to: its stream, any in-process observers, and
-//! its point-in-time recovery.
+//! The one place a table hands its item changes to: its stream, any in-process observers, its
+//! point-in-time recovery and the other replicas of its global table.
 
 use std::time::SystemTime;
 
@@ -15,10 +15,41 @@ pub(crate) enum Origin {
     Request,
     /// A time-to-live sweep deleted an expired item.
     TimeToLive,
+    /// A write made in another region of a global table, replicated here.
+    Replication,
 }
 
-/// Where a table's item changes go. A table has one only while it has a stream, an observer or
-/// point-in-time recovery.
+/// The writes of a replica of a global table on their way to the other replicas, and the version
+/// (time and region of the write) of each item it holds, by which concurrent writes in two
+/// regions resolve: the last writer wins.
+#[derive(Debug, Default)]
+pub(crate) struct Replicated {
+    /// The region of this replica.
+    pub(crate) region: String,
+    /// The writes made here since the last were collected.
+    pub(crate) outbox: Vec<Outgoing>,
+    /// The version of the latest write of each key, deletions included.
+    pub(crate) versions: std::collections::BTreeMap<PrimaryKey, Version>,
+}
+
+/// When and where an item was last written: later wins, and of two writes at the same time, the
+/// region whose name sorts last.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Version {
+    pub(crate) at: SystemTime,
+    pub(crate) region: String,
+}
+
+/// One write of a replica, for the others: the item as it is now (`None`: deleted).
+#[derive(Debug, Clone)]
+pub(crate) struct Outgoing {
+    pub(crate) key: PrimaryKey,
+    pub(crate) item: Option<Item>,
+    pub(crate) version: Version,
+}
+
+/// Where a table's item changes go. A table has one only while it has a stream, an observer,
+/// point-in-time recovery or replicas.
 #[derive(Debug, Default)]
 pub(crate) struct Changes {
     /// The table's enabled stream.
@@ -27,12 +58,14 @@ pub(crate) struct Changes {
     pub(crate) observers: Vec<Observer>,
     /// The table's point-in-time recovery, which keeps each change in its log.
     pub(crate) recovery: Option<Recovery>,
+    /// The replication of the table's writes to the other replicas of its global table.
+    pub(crate) replicated: Option<Replicated>,
 }
 
 impl Changes {
     /// Whether nothing wants the changes any more.
     pub(crate) fn is_empty(&self) -> bool {
-        self.stream.is_none() && self.observers.is_empty() && self.recovery.is_none()
+        self.stream.is_none() && self.observers.is_empty() && self.recovery.is_none() && self.replicated.is_none()
     }
 
     /// Hands on the change of the item at `primary` of `table` (whose key schema is `key`) from
@@ -61,6 +94,13 @@ impl Changes {
         };
         if let Some(recovery) = &mut self.recovery {
             recovery.record(now, primary, old);
+        }
+        if let Some(replicated) = &mut self.replicated
+            && origin != Origin::Replication
+        {
+            let version = Version { at: now, region: replicated.region.clone() };
+            replicated.versions.insert(primary.clone(), version.clone());
+            replicated.outbox.push(Outgoing { key: primary.clone(), item: new.cloned(), version });
         }
         if self.observers.is_empty() && self.stream.is_none() {
             return;

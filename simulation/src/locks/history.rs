@@ -699,6 +699,8 @@ impl Projector {
                 Nemesis::Throttle { process: *process, per_million: *per_million }
             }
             world::Nemesis::ThrottleEnded => Nemesis::ThrottleEnded,
+            // The library sends no batches.
+            world::Nemesis::PartialBatches { .. } | world::Nemesis::PartialBatchesEnded => return Event::Other,
             world::Nemesis::TableOutage(_) => Nemesis::TableOutage,
             world::Nemesis::TableBack(_) => Nemesis::TableBack,
             world::Nemesis::DeleteItem(item) => match crate::locks::truth::lock_of_item(item) {

@@ -115,6 +115,7 @@ pub(super) enum FaultName {
     Partition,
     Latency,
     Throttle,
+    PartialBatches,
     TableOutage,
     DeleteItem,
     ReplaceItem,

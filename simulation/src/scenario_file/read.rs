@@ -202,6 +202,7 @@ impl FileFault {
             FaultName::Partition => ("a partition", &["process", "for_ms"]),
             FaultName::Latency => ("a latency spike", &["process", "extra_ms", "for_ms"]),
             FaultName::Throttle => ("a throttling burst", &["process", "per_million", "for_ms"]),
+            FaultName::PartialBatches => ("a burst of partial batches", &["process", "per_million", "for_ms"]),
             FaultName::TableOutage => ("a table outage", &["table", "for_ms"]),
             FaultName::DeleteItem => ("a deletion", &["item"]),
             FaultName::ReplaceItem => ("an entity of another kind at an item's key", &["item", "for_ms"]),
@@ -237,6 +238,11 @@ impl FileFault {
                 for_ms: for_ms()?,
             },
             FaultName::Throttle => Fault::Throttle {
+                process: self.process.map(|p| process_of("process", p, n)).transpose()?,
+                per_million: probability(need(what, "per_million", self.per_million)?)?,
+                for_ms: for_ms()?,
+            },
+            FaultName::PartialBatches => Fault::PartialBatches {
                 process: self.process.map(|p| process_of("process", p, n)).transpose()?,
                 per_million: probability(need(what, "per_million", self.per_million)?)?,
                 for_ms: for_ms()?,

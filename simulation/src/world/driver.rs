@@ -262,6 +262,17 @@ impl<S: Service> Driver<S> {
                 self.record(Nemesis::Throttle { process, per_million });
                 self.schedule(now_ms + for_ms, Action::ServerFaultEnd { rule: id, end: Nemesis::ThrottleEnded });
             }
+            Fault::PartialBatches { process, per_million, for_ms } => {
+                let mut rule =
+                    FaultRule::new(FakeFault::Unprocessed(1)).probability(f64::from(per_million) / 1_000_000.0);
+                if let Some(p) = process {
+                    rule = rule.client(format!("p{p}"));
+                }
+                let id = self.server.add(rule);
+                self.record(Nemesis::PartialBatches { process, per_million });
+                let end = Nemesis::PartialBatchesEnded;
+                self.schedule(now_ms + for_ms, Action::ServerFaultEnd { rule: id, end });
+            }
             Fault::TableOutage { table, for_ms } => {
                 let id = self.server.add(FaultRule::new(FakeFault::ResourceNotFound).table(&table));
                 self.record(Nemesis::TableOutage(table.clone()));

@@ -21,7 +21,12 @@ public enum Fault {
     /** Any error DynamoDB sends: {@code Code}, and {@code Message} and {@code Status} (400 by default). */
     ERROR("Error", "Code"),
     /** Only {@code Processed} requests of a batch are processed; the rest come back unprocessed. */
-    UNPROCESSED("Unprocessed", "Processed");
+    UNPROCESSED("Unprocessed", "Processed"),
+    /**
+     * The writes of a global table stop reaching the replicas the rule is narrowed to (by region
+     * and table) until the rule is removed, when they arrive in order.
+     */
+    STALL_REPLICATION("StallReplication");
 
     private final String controlName;
     private final List<String> needs;
