@@ -32,6 +32,13 @@ impl fmt::Display for SetupError {
 
 impl std::error::Error for SetupError {}
 
+impl From<aws_sdk_dynamodb::error::BuildError> for SetupError {
+    /// A request the setup could not build: a table definition without a required field.
+    fn from(err: aws_sdk_dynamodb::error::BuildError) -> Self {
+        SetupError(err.to_string())
+    }
+}
+
 impl<E, R> From<aws_sdk_dynamodb::error::SdkError<E, R>> for SetupError
 where
     E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + 'static,

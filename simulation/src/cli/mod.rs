@@ -448,8 +448,9 @@ impl<S: Service> Context<S> {
         let mut failures = Vec::new();
         let report = sweep::sweep_with(&self.config, &self.service, from, seeds, options, |run| {
             done += 1;
-            let run_ref = run;
-            if !run_ref.passed() {
+            if !run.passed() {
+                // The commands of a failing run's report replay it with this program.
+                let run_ref = &run.clone().with_program(self.program.clone());
                 failed += 1;
                 match format {
                     Format::Json => failures.push(run_ref.to_json()),
