@@ -134,7 +134,7 @@ impl<S: Service> Check<S> {
             .or(self.jobs)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
         let shrink_runs = env("DYNALEASE_SIM_SHRINK_RUNS").map_or(self.shrink_runs, |r| r as usize);
-        let options = SweepOptions { jobs, until: Some(Until::Any), partition: None };
+        let options = SweepOptions { jobs, until: Some(Until::Any), ..SweepOptions::default() };
         let mut first = None;
         let report = sweep::sweep_with(&self.config, &self.service, from, seeds, options, |run| {
             if !run.passed() && first.is_none() {

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 use crate::clock::ClockSpec;
 use crate::nemesis::trigger::{self, Draw};
-use crate::nemesis::{Fault, FaultBounds, ScheduledFault, Shape, Trigger};
+use crate::nemesis::{Fault, FaultBounds, MenuItem, ScheduledFault, Shape, Trigger};
 use crate::net::NetSpec;
 use crate::rng::SimRng;
 use crate::service::Service;
@@ -219,7 +219,8 @@ pub fn strategy<S: Service>(config: Config, service: S) -> impl Strategy<Value =
     let faults = prop::collection::vec(fault_strategy(service.tables(), service.deletable()), 0..=16);
     let loss = 0..=config.faults.loss_ppm_max;
     let picks = prop::collection::vec(prop::collection::vec(any::<u16>(), 1..=2), 2..=max_processes);
-    (any::<u64>(), picks, faults, loss).prop_map(move |(seed, picks, faults, loss_ppm)| {
+    let triggers = prop::collection::vec(trigger_strategy(service.menu(), service.items()), 0..=6);
+    (any::<u64>(), picks, faults, triggers, loss).prop_map(move |(seed, picks, faults, triggers, loss_ppm)| {
         let config = Config { processes: picks.len() as u16, faults: FaultBounds::none(), ..config.clone() };
         let mut scenario = Scenario::from_seed(seed, &config, &service);
         // The workloads the service assigns in this seed, picked again per process: proptest
@@ -240,8 +241,34 @@ pub fn strategy<S: Service>(config: Config, service: S) -> impl Strategy<Value =
             })
             .collect();
         scenario.faults.sort_by_key(|f| f.at_ms);
+        scenario.triggers = triggers
+            .into_iter()
+            .map(|(at, mut trigger)| {
+                trigger.after_ms = scenario.safety_ms * u64::from(at) / 1_000;
+                trigger.process = trigger.process.map(|p| p % n.max(1));
+                trigger
+            })
+            .collect();
+        scenario.triggers.sort_by_key(|t| t.after_ms);
         scenario
     })
+}
+
+/// A strategy of one trigger from `menu`: its time as a fraction of the safety phase, its
+/// moment, label and reaction, sized by a seed; process numbers are taken modulo the number of
+/// processes, items picked among `items` (or any).
+fn trigger_strategy(menu: &'static [MenuItem], items: Vec<String>) -> impl Strategy<Value = (u32, Trigger)> {
+    let entry = if menu.is_empty() { Just(None).boxed() } else { prop::sample::select(menu).prop_map(Some).boxed() };
+    let item = if items.is_empty() { Just(None).boxed() } else { proptest::option::of(prop::sample::select(items)).boxed() };
+    (0u32..1_000, proptest::option::of(0u16..64), item, entry, any::<u64>()).prop_filter_map(
+        "a menu to draw from",
+        |(at, process, item, entry, seed)| {
+            let entry = entry?;
+            let reaction = entry.reaction.draw(entry.moment, &mut SimRng::new(seed), 30_000);
+            let label = entry.label.map(str::to_owned);
+            Some((at, Trigger { after_ms: 0, process, item, label, moment: entry.moment, reaction }))
+        },
+    )
 }
 
 /// `fault` with its process number taken modulo `n`.

@@ -107,7 +107,7 @@ impl Until {
 }
 
 /// How a sweep runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SweepOptions {
     /// How many threads run seeds at once.
     pub jobs: usize,
@@ -115,12 +115,14 @@ pub struct SweepOptions {
     pub until: Option<Until>,
     /// Run only this part of the seeds.
     pub partition: Option<Partition>,
+    /// The program whose commands replay the runs (see [`RunReport::with_program`]).
+    pub program: Option<String>,
 }
 
 impl Default for SweepOptions {
     /// One thread, every seed.
     fn default() -> Self {
-        SweepOptions { jobs: 1, until: None, partition: None }
+        SweepOptions { jobs: 1, until: None, partition: None, program: None }
     }
 }
 
@@ -302,7 +304,13 @@ pub fn sweep_with<S: Service>(
         }
         stop
     };
-    let run = |seed: u64| World::new(Scenario::from_seed(seed, config, service)).run();
+    let run = |seed: u64| {
+        let report = World::new(Scenario::from_seed(seed, config, service)).run();
+        match &options.program {
+            Some(program) => report.with_program(program.clone()),
+            None => report,
+        }
+    };
     if options.jobs <= 1 {
         for seed in (from..end).filter(|s| mine(*s)) {
             if accept(run(seed), &mut report) {

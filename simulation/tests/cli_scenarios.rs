@@ -45,7 +45,7 @@ fn a_malformed_scenario_file_is_refused_with_its_line_and_field() {
     let output = sim(&["run", "--scenario", file.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("malformed.toml: line 11, column 10, faults[0].for_ms: invalid type"), "{stderr}");
+    assert!(stderr.contains("malformed.toml: line 13, column 10, faults[0].for_ms: invalid type"), "{stderr}");
     assert!(stdout(&output).is_empty());
 
     let missing = sim(&["run", "--scenario", "/nonexistent/incident.toml"]);

@@ -271,20 +271,25 @@ pub fn main<A: ServiceArgs>(program: &str) -> ExitCode {
         Some(Command::Run { source, emit_scenario, picture, format }) => {
             context.load(&source, args).map(|loaded| context.run(loaded, emit_scenario, picture, format))
         }
-        Some(Command::Shrink { source, kind, max_runs, out }) => context
-            .load(&source, args)
-            .map(|loaded| context.shrink(loaded, ShrinkOptions { max_runs, kind }, out)),
+        Some(Command::Shrink { source, kind, max_runs, out }) => context.invariant(kind).and_then(|kind| {
+            context.load(&source, args).map(|loaded| context.shrink(loaded, ShrinkOptions { max_runs, kind }, out))
+        }),
         Some(Command::Sweep { seeds, from, partition, parallel, until, format }) => {
             let until = until.map(|until| match until {
                 UntilArg::Any => Until::Any,
                 UntilArg::Safety => Until::Safety,
             });
-            let options = SweepOptions { jobs: parallel.jobs(), until, partition };
+            let options = SweepOptions { jobs: parallel.jobs(), until, partition, program: Some(context.program.clone()) };
             Ok(context.sweep(from, seeds, options, format))
         }
         Some(Command::Merge { parts, format }) => merge(&parts, &context.config, format),
         None => {
-            let options = SweepOptions { jobs: Parallel { jobs: None }.jobs(), until: None, partition: None };
+            let options = SweepOptions {
+                jobs: Parallel { jobs: None }.jobs(),
+                until: None,
+                partition: None,
+                program: Some(context.program.clone()),
+            };
             Ok(context.sweep(0, DEFAULT_SEEDS, options, Format::Text))
         }
     };
@@ -313,6 +318,17 @@ struct Loaded<S: Service> {
 }
 
 impl<S: Service> Context<S> {
+    /// The invariant of the name `kind`, if the service has one of that name.
+    fn invariant(&self, kind: Option<String>) -> Result<Option<String>, String> {
+        let Some(kind) = kind else { return Ok(None) };
+        let names: Vec<String> = self.service.invariants().iter().map(|i| i.name().to_owned()).collect();
+        if names.contains(&kind) {
+            Ok(Some(kind))
+        } else {
+            Err(format!("`{kind}` is not an invariant of {}; one of: {}", S::NAME, names.join(", ")))
+        }
+    }
+
     fn report(&self, loaded: &Loaded<S>) -> RunReport<S> {
         let report = World::new(loaded.scenario.clone()).run().with_program(self.program.clone());
         match &loaded.file {
@@ -440,13 +456,14 @@ impl<S: Service> Context<S> {
     }
 
     fn sweep(&self, from: u64, seeds: u64, options: SweepOptions, format: Format) -> bool {
+        let until = options.until;
         #[allow(clippy::disallowed_methods)] // The speed of the sweep itself, never part of a run.
         let started = std::time::Instant::now();
         let share = options.partition.map_or(seeds, |p| seeds / p.count + u64::from(seeds % p.count >= p.part));
         let progress = Progress::new(share, "seeds");
         let (mut done, mut failed) = (0u64, 0usize);
         let mut failures = Vec::new();
-        let report = sweep::sweep_with(&self.config, &self.service, from, seeds, options, |run| {
+        let report = sweep::sweep_with(&self.config, &self.service, from, seeds, options.clone(), |run| {
             done += 1;
             if !run.passed() {
                 // The commands of a failing run's report replay it with this program.
@@ -481,7 +498,7 @@ impl<S: Service> Context<S> {
             report.failed.len(),
             report.seeds as f64 / elapsed
         );
-        if options.until.is_some() {
+        if until.is_some() {
             match report.stopped_at {
                 Some(seed) => {
                     let _ = writeln!(

@@ -16,8 +16,10 @@ pub mod history;
 mod incarnation;
 mod item_options;
 mod logs;
+mod mailbox;
 pub mod naive;
 pub mod notes;
+mod operation;
 mod probe;
 pub mod roles;
 mod service;
@@ -32,7 +34,8 @@ pub use service::{
     BATCH_LOCK, CACHE_LOCK, JOB_LOCK, LEADER_LOCK, LEDGER_LOCK, LockKind, LockService, LockWorkload, RoleKind,
 };
 pub(crate) use truth::{LIBRARY_PREFIX, NAIVE_PREFIX};
-pub use workload::{Fence, Handoff, Held, Mailbox, ProcessCtx, TokenBelief, WorkloadFuture};
+pub use mailbox::{Handoff, Mailbox};
+pub use workload::{Fence, Held, ProcessCtx, TokenBelief, WorkloadFuture};
 
 /// The table of the locks and of the data the processes write.
 pub const TABLE: &str = "Sim";

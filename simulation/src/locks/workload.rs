@@ -11,12 +11,11 @@
 //! Everything a workload awaits must go through the process: its clock, its client, the
 //! helpers. A plain `tokio::time::sleep` would not stop while the process is paused.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
@@ -30,6 +29,8 @@ use crate::ctx::Ctx;
 use crate::history::{OpId, Outcome, ProcessRef, SpanId, Value as Recorded};
 use crate::locks::naive::{NaiveLease, NaiveLocks};
 use crate::locks::notes::{Belief, Lock, LockCall, LockNote, LockValue, Unheld};
+use crate::locks::mailbox::Mailbox;
+use crate::locks::operation::lock_pending;
 use crate::locks::probe::LockProbe;
 use crate::locks::{OP_HEADER, PARTITION_KEY, SORT_KEY, TABLE};
 use crate::rng::SimRng;
@@ -38,17 +39,6 @@ use crate::rng::SimRng;
 type Call = LockCall;
 /// The result of a call.
 type Value = LockValue;
-
-tokio::task_local! {
-    /// The operation whose requests a task sends, while it acquires: the world ties the grants
-    /// DynamoDB makes for those requests to it.
-    static OPERATION: Arc<Mutex<Option<OpId>>>;
-}
-
-/// The operation the current task acquires a lock for, if any.
-pub(crate) fn current_operation() -> Option<OpId> {
-    OPERATION.try_with(|op| *lock_pending(op)).ok().flatten()
-}
 
 /// The future of a workload.
 pub type WorkloadFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
@@ -66,43 +56,6 @@ pub(crate) struct LockIncarnation {
     pub(crate) lock_table: LockTable,
     pub(crate) process_locks: ProcessLocks,
     pub(crate) locks: Locks,
-}
-
-/// A token that one process hands another: the token string of [`ProcessLocks`], with what the
-/// receiver needs to know of it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Handoff {
-    /// The token.
-    pub token: String,
-    /// Its fencing token.
-    pub fence: u64,
-    /// The duration its lock was last written with.
-    pub duration: Duration,
-    /// The incarnation that hands it over.
-    pub from: ProcessRef,
-}
-
-/// Tokens that processes hand each other, by lock, shared by the whole world.
-#[derive(Debug, Default)]
-pub struct Mailbox(Mutex<BTreeMap<String, VecDeque<Handoff>>>);
-
-impl Mailbox {
-    fn slots(&self) -> MutexGuard<'_, BTreeMap<String, VecDeque<Handoff>>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Posts `handoff` for the next process that takes a token of `lock`.
-    pub fn post(&self, lock: &str, handoff: Handoff) {
-        self.slots().entry(lock.to_owned()).or_default().push_back(handoff);
-    }
-
-    /// The oldest token of `lock` posted by another process than `taker`, if any.
-    pub fn take(&self, lock: &str, taker: u16) -> Option<Handoff> {
-        let mut slots = self.slots();
-        let queue = slots.get_mut(lock)?;
-        let at = queue.iter().position(|h| h.from.id != taker)?;
-        queue.remove(at)
-    }
 }
 
 /// One incarnation of a process, as one of its workloads sees it. Cheap to clone.
@@ -396,7 +349,7 @@ impl ProcessCtx {
     /// Runs `future` as the operation that `pending` holds at each moment, for an election
     /// whose contentions are one operation each.
     pub(crate) async fn as_pending<T>(&self, pending: Arc<Mutex<Option<OpId>>>, future: impl Future<Output = T>) -> T {
-        OPERATION.scope(pending, future).await
+        crate::locks::operation::OPERATION.scope(pending, future).await
     }
 
     /// Records that this process starts `call`; complete it with [`complete`](Self::complete).
@@ -796,9 +749,6 @@ impl ProcessCtx {
     }
 }
 
-fn lock_pending(pending: &Mutex<Option<OpId>>) -> MutexGuard<'_, Option<OpId>> {
-    pending.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// `Fail` for errors of a call that sent nothing; `Info` when DynamoDB answered with an error
 /// or not at all, since a write may have been applied before (its answer lost, the retry

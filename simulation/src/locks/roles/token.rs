@@ -18,7 +18,8 @@ use super::promise::Promise;
 use crate::history::{Outcome};
 use crate::locks::notes::{LockCall as Call, Lock, Unheld, LockValue as Value};
 use crate::rng::SimRng;
-use crate::locks::workload::{Handoff, ProcessCtx};
+use crate::locks::mailbox::Handoff;
+use crate::locks::workload::ProcessCtx;
 
 /// A lock that this process holds by a token.
 struct Hold {
