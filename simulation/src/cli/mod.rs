@@ -465,9 +465,8 @@ impl<S: Service> Context<S> {
         let mut failures = Vec::new();
         let report = sweep::sweep_with(&self.config, &self.service, from, seeds, options.clone(), |run| {
             done += 1;
-            if !run.passed() {
-                // The commands of a failing run's report replay it with this program.
-                let run_ref = &run.clone().with_program(self.program.clone());
+            let run_ref = run;
+            if !run_ref.passed() {
                 failed += 1;
                 match format {
                     Format::Json => failures.push(run_ref.to_json()),

@@ -71,7 +71,7 @@ impl std::fmt::Display for RunError {
 }
 
 /// One run: its scenario, its history, every table as it ended, and the checker's verdict.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct RunReport<S: Service> {
     pub(crate) scenario: Scenario<S>,
     pub(crate) history: History,
