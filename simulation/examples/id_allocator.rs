@@ -233,10 +233,11 @@ impl Service for IdAllocator {
             let (a, b) = (&ops[a], &ops[b]);
             // The operations that took the blocks the two ids came from.
             let block_of = |allocation: &dynalease_sim::history::Operation<'_, Op, Ret>| {
-                ops.iter()
-                    .filter(|take| take.process == allocation.process && take.invoke < allocation.invoke)
-                    .filter(|take| matches!(take.ret, Some(Ret::Block(ids)) if ids.contains(&id)))
-                    .last()
+                ops.iter().rev().find(|take| {
+                    take.process == allocation.process
+                        && take.invoke < allocation.invoke
+                        && matches!(take.ret, Some(Ret::Block(ids)) if ids.contains(&id))
+                })
             };
             let (block_a, block_b) = (block_of(a), block_of(b));
             let from = |take: Option<&dynalease_sim::history::Operation<'_, Op, Ret>>| match take {

@@ -283,12 +283,13 @@ impl Service for OptimisticLocking {
                     // Totals only grow: two additions written over the same total read the same
                     // version of the document, and only one of them may pass its condition.
                     let read = total - amount;
+                    let addition = Addition { op: op.op, amount: *amount, total: *total };
                     match sums.added_to.get(&read) {
                         Some(first) => {
-                            sums.same_read.get_or_insert((first.clone(), (op.op, *amount, *total)));
+                            sums.same_read.get_or_insert((*first, addition));
                         }
                         None => {
-                            sums.added_to.insert(read, (op.op, *amount, *total));
+                            sums.added_to.insert(read, addition);
                         }
                     }
                 }
@@ -315,14 +316,15 @@ impl Service for OptimisticLocking {
                 String::new()
             };
             let violation = match &sums.same_read {
-                Some(((a, a_amount, a_total), (b, _, b_total))) => {
-                    let read = a_total - a_amount;
+                Some((first, second)) => {
+                    let (a, b, a_total, b_total) = (first.op, second.op, first.total, second.total);
+                    let read = first.total - first.amount;
                     let message = format!(
                         "{a} and {b} both added to the total {read} they read: {a} wrote {a_total}, {b} wrote \
                          {b_total}, and one of the two additions was lost{}",
                         if ending.is_empty() { String::new() } else { format!("; {ending}") }
                     );
-                    Violation::new(no_lost_update(), doc, message).ops(run.history(), &[*a], &[*b], &[])
+                    Violation::new(no_lost_update(), doc, message).ops(run.history(), &[a], &[b], &[])
                 }
                 None if !ending.is_empty() => Violation::new(no_lost_update(), doc, ending),
                 None => continue,
@@ -369,9 +371,17 @@ struct Sums {
     /// How many answers were lost.
     unknown_n: usize,
     /// The acknowledged additions by the total they were added to.
-    added_to: BTreeMap<i64, (OpId, i64, i64)>,
+    added_to: BTreeMap<i64, Addition>,
     /// The first two acknowledged additions to the same total.
-    same_read: Option<((OpId, i64, i64), (OpId, i64, i64))>,
+    same_read: Option<(Addition, Addition)>,
+}
+
+/// An acknowledged addition: the operation, its amount and the total it wrote.
+#[derive(Clone, Copy)]
+struct Addition {
+    op: OpId,
+    amount: i64,
+    total: i64,
 }
 
 /// How an addition ended.
