@@ -30,6 +30,12 @@
 //! the done are one transaction, fenced by the claim: a worker that resumes after its claim was
 //! taken over cannot run the job again.
 //!
+//! A claim's expiry is written on the clock of the machine that claims and read on the clocks of
+//! the others, which the world sets up to 30 seconds apart: a claim of 20 seconds may look
+//! expired at once to a worker whose clock is ahead. That worker takes the job over, and the
+//! first worker's done fails its condition: work wasted, never a job run twice. (A timeout longer
+//! than the clocks' disagreement wastes less.)
+//!
 //! ```text
 //! cargo run --release -p dynalease-sim --example job_queue -- sweep --seeds 1000
 //! cargo run --release -p dynalease-sim --example job_queue -- --bug unchecked-claim sweep --seeds 200 --until safety
