@@ -54,7 +54,7 @@ use aws_sdk_dynamodb::types::{
     ProjectionType, ReturnValuesOnConditionCheckFailure, ScalarAttributeType, TransactWriteItem, Update,
 };
 use dynalease_sim::cli::{self, ServiceArgs};
-use dynalease_sim::history::{Operation, Outcome};
+use dynalease_sim::history::Outcome;
 use dynalease_sim::nemesis::{MenuItem, Moment, ReactionKind};
 use dynalease_sim::{
     Ctx, Invariant, Run, Scenario, Service, Setup, SetupFuture, SimRng, Tables, Verdict, Violation, Workload,
@@ -297,25 +297,29 @@ impl Service for JobQueue {
         verdict.violations.extend(exactly_once::check::<Op, Ret>(history, &runs, effect));
         verdict.count("jobs run", runs.values().sum());
 
-        // Every acknowledged job done, if the healed phase was long enough for the claims of
-        // crashed workers to expire (a run made shorter than that, by hand or by a shrink, is not
-        // held to it).
+        // Every acknowledged job done, if some process runs a worker, and if the healed phase was
+        // long enough for the claims of crashed workers to expire (a run made shorter than that,
+        // or without workers, by hand or by a shrink, is not held to it).
+        let workers = run.processes().iter().any(|p| p.kinds.iter().any(|k| matches!(k, Kind::Worker { .. })));
         let healed_for = run.duration().saturating_sub(run.healed_at());
-        if healed_for < Duration::from_millis(self.healed_ms(run.processes())) {
-            verdict.count("runs too short to check that every job is done", 1);
+        if !workers || healed_for < Duration::from_millis(self.healed_ms(run.processes())) {
+            verdict.count("runs not held to every job done (too short, or no worker)", 1);
             return verdict;
         }
         let jobs: BTreeMap<&str, &dynalease_sim::Item> =
             run.tables().items(JOBS).iter().filter_map(|item| Some((Tables::s(item, "job")?, item))).collect();
+        let mut undone = Vec::new();
         for enqueue in ops.iter().filter(|op| op.outcome == Outcome::Ok) {
             let Op::Enqueue { job } = enqueue.call else { continue };
             verdict.count("jobs enqueued", 1);
             let item = jobs.get(job.as_str());
-            let status = item.and_then(|item| Tables::s(item, "status"));
-            if status == Some("done") {
-                continue;
+            if item.and_then(|item| Tables::s(item, "status")) != Some("done") {
+                undone.push((enqueue, job, item));
             }
-            let state = match (item, status) {
+        }
+        // The first job not done, and how many others.
+        if let Some(&(enqueue, job, item)) = undone.first() {
+            let state = match (item, item.and_then(|item| Tables::s(item, "status"))) {
                 (None, _) => String::from("it is not in the table"),
                 (Some(item), Some("claimed")) => format!(
                     "it is still claimed by {} (claim {}, expiring at {})",
@@ -326,16 +330,22 @@ impl Service for JobQueue {
                 (Some(_), Some(status)) => format!("it is still {status}"),
                 (Some(_), None) => String::from("it has no status"),
             };
-            let last_claim: Vec<&Operation<'_, Op, Ret>> = ops
-                .iter()
-                .filter(|op| matches!(op.call, Op::Claim { job: j, .. } if j == job) && op.outcome != Outcome::Fail)
-                .collect();
+            let others = match undone.len() - 1 {
+                0 => String::new(),
+                1 => String::from("; 1 other acknowledged job is not done either"),
+                n => format!("; {n} other acknowledged jobs are not done either"),
+            };
             let message = format!(
-                "job {job} was enqueued by {} at {} and acknowledged, but at the end of the run {state}",
+                "job {job} was enqueued by {} at {} and acknowledged, but at the end of the run {state}{others}",
                 enqueue.op,
                 seconds(enqueue.invoked_at)
             );
-            let second: Vec<_> = last_claim.last().map(|op| op.op).into_iter().collect();
+            // The last claim of the job, if any, shows who holds it.
+            let claim = ops
+                .iter()
+                .rev()
+                .find(|op| matches!(op.call, Op::Claim { job: j, .. } if j == job) && op.outcome != Outcome::Fail);
+            let second: Vec<_> = claim.map(|op| op.op).into_iter().collect();
             let violation =
                 Violation::new(job_done(), format!("job {job}"), message).ops(history, &[enqueue.op], &second, &[]);
             verdict.violations.push(violation);
