@@ -12,12 +12,20 @@
 //! - **no account goes negative** (`no-negative-balance`);
 //! - **every acknowledged transfer is applied exactly once** (`exactly-once`, from
 //!   [`dynalease_sim::exactly_once`]): its id is in the ledger of the debited account once, and
-//!   the id of a refused transfer is in none.
+//!   the id of a refused transfer is in none;
+//! - **linearizability** (`linearizable`, from [`dynalease_sim::linearizable`]): every audit read
+//!   balances that some order of the transfers explains, each taking effect at one instant
+//!   between its start and its end, against a sequential model of the four balances ([`Bank`]).
+//!   A transfer touches two accounts, so the history is searched as one whole, not account by
+//!   account; transfers whose answers were lost may each have taken effect or not, which
+//!   multiplies the orders to search, and a history too large for the search is reported as
+//!   such, never as a pass.
 //!
 //! **The bug** (`--buggy`, the option `buggy = true` of a scenario file): a teller whose
 //! transfer ends in an error it cannot read (the answer was lost, the request timed out) sends
 //! it again, as a new request. The first one may have been applied: the money moves twice. Money
-//! is still conserved and no balance goes negative, so only the exactly-once check sees it.
+//! is still conserved and no balance goes negative; the ledgers hold the transfer twice, and the
+//! next audit reads balances no order of the transfers explains.
 //!
 //! **The fix** (the default): every attempt of a transfer carries the same
 //! `ClientRequestToken`, the transfer's id. DynamoDB remembers a token for ten minutes and
@@ -25,12 +33,6 @@
 //! it again. (The SDK gives every request a token of its own and keeps it across its own
 //! retries; the service's own retry is a new request, with a new token, unless the service sets
 //! one.)
-//!
-//! A check of linearizability (a sequential model of the four balances) does not fit this
-//! service: a transfer touches two accounts, so the history cannot be checked account by
-//! account, and every transfer whose answer was lost may or may not have been applied, which
-//! multiplies the orders to search. The exactly-once check over the final ledgers sees the bug
-//! without a search.
 //!
 //! ```text
 //! cargo run --release -p dynalease-sim --example transfers -- sweep --seeds 1000
@@ -50,6 +52,7 @@ use aws_sdk_dynamodb::types::{
 };
 use dynalease_sim::cli::{self, ServiceArgs};
 use dynalease_sim::history::Outcome;
+use dynalease_sim::linearizable::{self, Budget, Model};
 use dynalease_sim::nemesis::{MenuItem, Moment, ReactionKind};
 use dynalease_sim::{
     Ctx, Invariant, Run, Scenario, Service, Setup, SetupFuture, SimRng, Tables, Verdict, Violation, Workload,
@@ -126,6 +129,9 @@ pub enum Ret {
     Done,
     /// The balances an audit read.
     Balances(BTreeMap<String, i64>),
+    /// What the sequential model answers a transfer that the balance does not cover (the service
+    /// itself records such a transfer as failed).
+    Refused,
 }
 
 /// A note of a teller, when it sends a transfer again.
@@ -172,6 +178,52 @@ pub fn money_conserved() -> Invariant {
 /// No balance is below zero.
 pub fn no_negative_balance() -> Invariant {
     Invariant::safety("no-negative-balance", "an account went below zero")
+}
+
+/// The sequential specification: four balances, which a transfer moves money between if the
+/// debited one covers it, and which an audit reads. A transfer touches two accounts, so the
+/// history is checked as one whole.
+#[derive(Debug)]
+pub struct Bank;
+
+/// The balances of the accounts, in the order of [`ACCOUNTS`].
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Balances([i64; 4]);
+
+impl std::fmt::Debug for Balances {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let each: Vec<String> = ACCOUNTS.iter().zip(self.0).map(|(a, b)| format!("{a} {b}")).collect();
+        f.write_str(&each.join(", "))
+    }
+}
+
+impl Model for Bank {
+    type State = Balances;
+    type Op = Op;
+    type Ret = Ret;
+
+    fn init(&self) -> Balances {
+        Balances([OPENING_BALANCE; 4])
+    }
+
+    fn step(&self, state: &Balances, op: &Op) -> (Balances, Ret) {
+        let index = |name: &str| ACCOUNTS.iter().position(|a| *a == name);
+        match op {
+            Op::Transfer { from, to, amount, .. } => match (index(from), index(to)) {
+                (Some(f), Some(t)) if state.0[f] >= *amount => {
+                    let mut next = state.clone();
+                    next.0[f] -= amount;
+                    next.0[t] += amount;
+                    (next, Ret::Done)
+                }
+                _ => (state.clone(), Ret::Refused),
+            },
+            Op::Audit => {
+                let read = ACCOUNTS.iter().zip(state.0).map(|(a, b)| ((*a).to_owned(), b)).collect();
+                (state.clone(), Ret::Balances(read))
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,11 +336,12 @@ impl Service for Transfers {
         };
         verdict.violations.extend(exactly_once::check::<Op, Ret>(history, &applied, effect));
         verdict.count("transfers applied", applied.values().sum());
+        linearizable::check_history(&Bank, history, Budget::default(), &mut verdict);
         verdict
     }
 
     fn invariants(&self) -> Vec<Invariant> {
-        vec![money_conserved(), no_negative_balance(), exactly_once::invariant()]
+        vec![money_conserved(), no_negative_balance(), exactly_once::invariant(), linearizable::invariant()]
     }
 
     fn menu(&self) -> &'static [MenuItem] {
