@@ -253,7 +253,7 @@ impl<O, R> Ctx<O, R> {
         self.inner.recorder.note(crate::history::Actor::Process(self.inner.process), value);
     }
 
-    /// The history's recorder, for notes of types that implement [`Record`](crate::Record).
+    /// The history's recorder, for notes of types that implement [`Record`](crate::history::Record).
     pub fn recorder(&self) -> &Recorder {
         &self.inner.recorder
     }
@@ -287,7 +287,8 @@ impl<O, R> Ctx<O, R> {
         apply: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, NetError> {
         let leave = |_| Message::default();
-        let answer = self.inner.link.round_trip(write, leave, move |_| async move { (apply(), Extra::default()) }, |_| {});
+        let answer =
+            self.inner.link.round_trip(write, leave, move |_| async move { (apply(), Extra::default()) }, |_| {});
         answer.await
     }
 }
@@ -356,5 +357,4 @@ where
     pub fn note<T: Serialize + fmt::Debug + Send + Sync + 'static>(&self, note: T) {
         self.note_value(Value::of(note));
     }
-
 }

@@ -61,15 +61,9 @@ pub fn check<O: 'static, R: 'static>(
         let ops: Vec<_> = indices.iter().map(|i| operations[*i].op).collect();
         let names: Vec<String> = ops.iter().map(|op| op.to_string()).collect();
         let problem = if acked && count == 0 {
-            Some(format!(
-                "{} acknowledged the effect {effect}, but the final state has none of it",
-                names.join(", ")
-            ))
+            Some(format!("{} acknowledged the effect {effect}, but the final state has none of it", names.join(", ")))
         } else if count > 1 {
-            Some(format!(
-                "the effect {effect} of {} is in the final state {count} times, not once",
-                names.join(", ")
-            ))
+            Some(format!("the effect {effect} of {} is in the final state {count} times, not once", names.join(", ")))
         } else if !acked && !unknown && count > 0 {
             Some(format!("{} failed, yet its effect {effect} is in the final state", names.join(", ")))
         } else {

@@ -160,6 +160,7 @@ impl<S: Service> Check<S> {
         }
         sweep.failed.push(report.scenario().seed);
         let replay = replay_command(path);
+        let report = report.with_replay(replay.clone());
         Err(Box::new(Failure { first: report, shrunk: None, file: Some(path.to_owned()), replay, sweep }))
     }
 
@@ -180,18 +181,14 @@ impl<S: Service> Check<S> {
         let kind = first.violations().iter().find(|v| v.invariant.is_safety()).or(first.violations().first());
         let shrunk = match kind {
             Some(violation) if shrink_runs > 0 && first.error.is_none() => {
-                let options = ShrinkOptions { max_runs: shrink_runs, kind: Some(violation.invariant.name().to_owned()) };
+                let options =
+                    ShrinkOptions { max_runs: shrink_runs, kind: Some(violation.invariant.name().to_owned()) };
                 shrink::shrink(scenario.clone(), options, |_| {}, |_| {}).ok().map(|s| s.report)
             }
             _ => None,
         };
         let keep = shrunk.as_ref().map_or(first.scenario(), |s| s.scenario());
-        let name = format!(
-            "{}-seed-{}{}.toml",
-            S::NAME,
-            scenario.seed,
-            if shrunk.is_some() { "-shrunk" } else { "" }
-        );
+        let name = format!("{}-seed-{}{}.toml", S::NAME, scenario.seed, if shrunk.is_some() { "-shrunk" } else { "" });
         let path = self.out_dir.join(name);
         let comment = format!(
             "A scenario of {} that does not pass: seed {}{}.\nReplay it: {}",
@@ -200,11 +197,13 @@ impl<S: Service> Check<S> {
             if shrunk.is_some() { ", shrunk" } else { "" },
             replay_command(&path)
         );
-        let written = std::fs::create_dir_all(&self.out_dir)
-            .and_then(|()| std::fs::write(&path, keep.to_toml(&comment)))
-            .is_ok();
+        let written =
+            std::fs::create_dir_all(&self.out_dir).and_then(|()| std::fs::write(&path, keep.to_toml(&comment))).is_ok();
         let file = written.then(|| path.clone());
         let replay = replay_command(&path);
+        // The reports replay as the test does, on the file written: not as the command line.
+        let first = first.with_replay(replay.clone());
+        let shrunk = shrunk.map(|report| report.with_replay(replay.clone()));
         Failure { first, shrunk, file, replay, sweep }
     }
 }

@@ -123,8 +123,6 @@ impl Network {
     }
 }
 
-
-
 /// How long a trigger holds a request in the network.
 #[derive(Clone, Debug)]
 enum Hold {

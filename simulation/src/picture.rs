@@ -129,7 +129,15 @@ pub fn svg<S: Service>(report: &RunReport<S>) -> String {
                         Event::Open { value, .. } => value.describe(),
                         _ => String::new(),
                     };
-                    bars.push(Bar { process, subject: subject(opened), from, to: entry.at, class: "span", label, entries: vec![opened, index] });
+                    bars.push(Bar {
+                        process,
+                        subject: subject(opened),
+                        from,
+                        to: entry.at,
+                        class: "span",
+                        label,
+                        entries: vec![opened, index],
+                    });
                 }
             }
             Event::Invoke { op, .. } => {
@@ -192,7 +200,7 @@ pub fn svg<S: Service>(report: &RunReport<S>) -> String {
         "<style>\
 .lane-bg{{fill:#f7f7f7}} .lane-label{{font-weight:bold}} .axis{{stroke:#999;stroke-width:0.5}} \
 .fault{{opacity:0.35}} .crash{{fill:#222}} .pause{{fill:#e6a100}} .suspend{{fill:#b0541e}} \
-.partition{{fill:#c0392b}} .latency{{fill:#7f8c8d}} .throttle{{fill:#8e44ad}} .table-outage{{fill:#000}} \
+.partition{{fill:#c0392b}} .latency{{fill:#7f8c8d}} .throttle{{fill:#8e44ad}} .partial-batches{{fill:#6c3483}} .table-outage{{fill:#000}} \
 .instant{{stroke-width:1.5;stroke-dasharray:3 2}} .clock-step{{stroke:#1f6f8b}} .delete-item{{stroke:#c0392b}} \
 .span{{stroke:#333;stroke-width:0.5}} .op{{stroke:none;opacity:0.8}} .ok{{fill:#2e7d32}} .fail{{fill:#9e9e9e}} \
 .info{{fill:#e6a100}} .label{{font-size:9px;fill:#fff}} .note{{stroke:#000;stroke-width:0.7}} \
@@ -471,6 +479,16 @@ fn fault_spans(entries: &[Entry], end: Duration) -> Vec<FaultSpan> {
             )),
             // The end of a burst does not say which one: the oldest ends first.
             Nemesis::ThrottleEnded => close(&mut open, &mut spans, at, &|s| s.kind == "throttle"),
+            Nemesis::PartialBatches { process, per_million } => open.push(start(
+                *process,
+                "partial-batches",
+                format!(
+                    "batches of {} in part ({}%)",
+                    process.map_or(String::from("everyone"), |p| format!("p{p}")),
+                    f64::from(*per_million) / 10_000.0
+                ),
+            )),
+            Nemesis::PartialBatchesEnded => close(&mut open, &mut spans, at, &|s| s.kind == "partial-batches"),
             Nemesis::TableOutage(table) => {
                 open.push(start(None, "table-outage", format!("table {table} answers ResourceNotFound")))
             }

@@ -156,8 +156,14 @@ pub trait Probe: Any + Send + Sync + fmt::Debug {
     /// DynamoDB answered `request` with `status` and `answer`; the answer has not started back.
     /// Returns the label of the moment (for a write DynamoDB applied: what it did, as `grant`).
     /// Called for the requests whose [`Look::watch`] is set.
-    fn applied(&self, request: &Outgoing<'_>, look: &mut Look, status: u16, answer: &[u8], far: &Far<'_>)
-    -> Option<&'static str>;
+    fn applied(
+        &self,
+        request: &Outgoing<'_>,
+        look: &mut Look,
+        status: u16,
+        answer: &[u8],
+        far: &Far<'_>,
+    ) -> Option<&'static str>;
 
     /// What reached the process of `request`. Called for the requests whose [`Look::watch`] is
     /// set, once per attempt.

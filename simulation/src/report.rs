@@ -33,6 +33,14 @@ impl<S: Service> RunReport<S> {
         self
     }
 
+    /// The same report, replayed by `command` as it stands (a test binary run on a scenario
+    /// file, say): its failure report prints it as the replay command, and no shrink command,
+    /// for a run that was shrunk already.
+    pub fn with_replay(mut self, command: impl Into<String>) -> Self {
+        self.replay = Some(command.into());
+        self
+    }
+
     /// The file the scenario was read from, if it was.
     pub fn source(&self) -> Option<&str> {
         self.source.as_deref()
@@ -96,6 +104,9 @@ impl<S: Service> RunReport<S> {
     /// The command that replays this run: `run --seed N --timeline` with the options that
     /// shaped the seed's scenario, or `run --scenario FILE` for a run read from a file.
     pub fn replay_command(&self) -> String {
+        if let Some(command) = &self.replay {
+            return command.clone();
+        }
         format!("{} run {} --timeline", self.program(), self.scenario_args())
     }
 
@@ -206,7 +217,9 @@ impl<S: Service> RunReport<S> {
         );
         let _ = writeln!(out, "  {}", violation.message);
         let _ = writeln!(out, "  replay: {}", self.replay_command());
-        let _ = writeln!(out, "  shrink: {}", self.shrink_command());
+        if self.replay.is_none() {
+            let _ = writeln!(out, "  shrink: {}", self.shrink_command());
+        }
         let section = |out: &mut String, title: &str, lines: &[usize]| {
             let _ = writeln!(out, "  {title}:");
             if lines.is_empty() {
@@ -252,7 +265,10 @@ impl<S: Service> RunReport<S> {
                     || matches!(
                         entry.event,
                         Event::Nemesis(
-                            Nemesis::TableOutage(_) | Nemesis::TableBack(_) | Nemesis::Throttle { process: None, .. }
+                            Nemesis::TableOutage(_)
+                                | Nemesis::TableBack(_)
+                                | Nemesis::Throttle { process: None, .. }
+                                | Nemesis::PartialBatches { process: None, .. }
                         ) | Event::Phase(_)
                     ))
         };
@@ -300,7 +316,7 @@ fn concerns(entry: &Entry) -> Option<u16> {
             }
             Nemesis::Partition(p) | Nemesis::PartitionHealed(p) | Nemesis::LatencyHealed(p) => Some(*p),
             Nemesis::Latency { process, .. } | Nemesis::ClockStep { process, .. } => Some(*process),
-            Nemesis::Throttle { process, .. } => *process,
+            Nemesis::Throttle { process, .. } | Nemesis::PartialBatches { process, .. } => *process,
             Nemesis::Triggered { process, .. } => Some(process.id),
             _ => None,
         },

@@ -95,7 +95,14 @@ impl<S: Service> Scenario<S> {
         let deletable = service.deletable();
         let mut faults = SimRng::derive(seed, &[STREAM_FAULTS]);
         let loss_ppm = faults.range(0, u64::from(bounds.loss_ppm_max)) as u32;
-        let shape = Shape { safety_ms, processes: n, scale_ms, skew_ms_max: config.skew_ms_max, tables: &tables, deletable: &deletable };
+        let shape = Shape {
+            safety_ms,
+            processes: n,
+            scale_ms,
+            skew_ms_max: config.skew_ms_max,
+            tables: &tables,
+            deletable: &deletable,
+        };
         let faults = bounds.schedule(&mut faults, &shape);
         let items = service.items();
         let promises = service.promises(&processes);
@@ -196,6 +203,9 @@ fn fault_strategy(tables: Vec<String>, items: Vec<crate::item::ItemRef>) -> impl
         (proptest::option::of(process.clone()), 300_000u32..950_000, 2_000u64..40_000)
             .prop_map(|(process, per_million, for_ms)| Fault::Throttle { process, per_million, for_ms })
             .boxed(),
+        (proptest::option::of(process.clone()), 200_000u32..1_000_000, 2_000u64..60_000)
+            .prop_map(|(process, per_million, for_ms)| Fault::PartialBatches { process, per_million, for_ms })
+            .boxed(),
         (table, 500u64..5_000).prop_map(|(table, for_ms)| Fault::TableOutage { table, for_ms }).boxed(),
         (process, -15_000i64..15_000).prop_map(|(process, delta_ms)| Fault::ClockStep { process, delta_ms }).boxed(),
     ];
@@ -259,7 +269,8 @@ pub fn strategy<S: Service>(config: Config, service: S) -> impl Strategy<Value =
 /// processes, items picked among `items` (or any).
 fn trigger_strategy(menu: &'static [MenuItem], items: Vec<String>) -> impl Strategy<Value = (u32, Trigger)> {
     let entry = if menu.is_empty() { Just(None).boxed() } else { prop::sample::select(menu).prop_map(Some).boxed() };
-    let item = if items.is_empty() { Just(None).boxed() } else { proptest::option::of(prop::sample::select(items)).boxed() };
+    let item =
+        if items.is_empty() { Just(None).boxed() } else { proptest::option::of(prop::sample::select(items)).boxed() };
     (0u32..1_000, proptest::option::of(0u16..64), item, entry, any::<u64>()).prop_filter_map(
         "a menu to draw from",
         |(at, process, item, entry, seed)| {
@@ -282,6 +293,9 @@ pub(crate) fn retarget(fault: Fault, n: u16) -> Fault {
         Fault::Latency { process, extra_ms, for_ms } => Fault::Latency { process: process % n, extra_ms, for_ms },
         Fault::Throttle { process, per_million, for_ms } => {
             Fault::Throttle { process: process.map(|p| p % n), per_million, for_ms }
+        }
+        Fault::PartialBatches { process, per_million, for_ms } => {
+            Fault::PartialBatches { process: process.map(|p| p % n), per_million, for_ms }
         }
         Fault::ClockStep { process, delta_ms } => Fault::ClockStep { process: process % n, delta_ms },
         other => other,

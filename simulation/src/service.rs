@@ -34,14 +34,15 @@ pub type Workload = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 /// The future of a service's setup.
 pub type SetupFuture = Pin<Box<dyn Future<Output = Result<(), SetupError>> + Send + 'static>>;
 
-/// A service to run in the world. See the [module docs](self), and the examples in
+/// A service to run in the world. See the [crate docs](crate), and the examples in
 /// `simulation/examples/` (an id allocator, a job queue, money transfers, optimistic locking).
 pub trait Service: Clone + fmt::Debug + Send + Sync + Serialize + DeserializeOwned + 'static {
     /// What one operation asks for, as the history records it.
     type Op: Clone + fmt::Debug + Serialize + Send + Sync + 'static;
     /// What an operation returns.
     type Ret: Clone + fmt::Debug + Serialize + Send + Sync + 'static;
-    /// A kind of workload, with its parameters: what a process runs.
+    /// A kind of workload, with its parameters: what a process runs. Scenario files write it as
+    /// TOML: an enum or a struct with fields, not a unit struct (TOML has no unit).
     type Kind: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static;
 
     /// The service's name, as scenario files and reports name it.

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType};
 
 /// The DynamoDB a service sets up before its processes start: a client of the fake with no
 /// network and no faults, on the run's clock.
@@ -16,6 +17,46 @@ impl Setup {
     /// The client.
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// Creates the on-demand table `name` keyed by the string attribute `partition_key` and, if
+    /// given, the string attribute `sort_key`: the table most services start from. Anything
+    /// else (number keys, indexes, streams, a time to live) goes through [`client`](Self::client).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use dynalease_sim::{Setup, SetupFuture};
+    /// fn setup(setup: Setup) -> SetupFuture {
+    ///     Box::pin(async move {
+    ///         setup.create_table("Orders", "pk", Some("sk")).await?;
+    ///         setup.create_table("Ids", "pk", None).await
+    ///     })
+    /// }
+    /// # let _ = setup;
+    /// ```
+    pub async fn create_table(
+        &self,
+        name: &str,
+        partition_key: &str,
+        sort_key: Option<&str>,
+    ) -> Result<(), SetupError> {
+        let string = |attribute: &str| {
+            AttributeDefinition::builder().attribute_name(attribute).attribute_type(ScalarAttributeType::S).build()
+        };
+        let key = |attribute: &str, kind| KeySchemaElement::builder().attribute_name(attribute).key_type(kind).build();
+        let mut request = self
+            .client
+            .create_table()
+            .table_name(name)
+            .billing_mode(BillingMode::PayPerRequest)
+            .attribute_definitions(string(partition_key)?)
+            .key_schema(key(partition_key, KeyType::Hash)?);
+        if let Some(sort_key) = sort_key {
+            request = request.attribute_definitions(string(sort_key)?).key_schema(key(sort_key, KeyType::Range)?);
+        }
+        request.send().await?;
+        Ok(())
     }
 }
 

@@ -1,7 +1,7 @@
 //! Shrinking: from a failing run to the smallest scenario that still breaks the same invariant.
 //!
 //! [`shrink`] tries smaller scenarios one run at a time and keeps each that still fails with
-//! the same [`ViolationKind`]: a run cut short after the violation, fewer faults and triggers
+//! the same invariant: a run cut short after the violation, fewer faults and triggers
 //! (all of them, then halves, then one at a time), fewer processes and workloads, no lost
 //! answers, shorter faults, and clocks, networks and leases made plain. It stops when no
 //! simplification keeps the failure, or after a bounded number of runs.
@@ -348,6 +348,9 @@ fn renumbered(fault: &Fault, renumber: impl Fn(u16) -> u16) -> Fault {
         Fault::Throttle { process, per_million, for_ms } => {
             Fault::Throttle { process: process.map(renumber), per_million, for_ms }
         }
+        Fault::PartialBatches { process, per_million, for_ms } => {
+            Fault::PartialBatches { process: process.map(renumber), per_million, for_ms }
+        }
         Fault::ClockStep { process, delta_ms } => Fault::ClockStep { process: renumber(process), delta_ms },
         other @ (Fault::TableOutage { .. } | Fault::DeleteItem { .. } | Fault::ReplaceItem { .. }) => other,
     }
@@ -397,6 +400,9 @@ fn shorten_faults<S: Service>(report: &RunReport<S>, _: &str) -> Vec<(String, Sc
             }
             Fault::Throttle { process, per_million, for_ms } if for_ms > 1 => {
                 Fault::Throttle { process, per_million, for_ms: for_ms / 2 }
+            }
+            Fault::PartialBatches { process, per_million, for_ms } if for_ms > 1 => {
+                Fault::PartialBatches { process, per_million, for_ms: for_ms / 2 }
             }
             Fault::TableOutage { table, for_ms } if for_ms > 1 => Fault::TableOutage { table, for_ms: for_ms / 2 },
             Fault::ClockStep { process, delta_ms } if delta_ms.abs() > 1 => {
@@ -479,6 +485,11 @@ pub fn describe_fault(scheduled: &ScheduledFault) -> String {
         Fault::Throttle { process, per_million, for_ms } => {
             let whom = process.map_or(String::from("everyone"), |p| format!("p{p}"));
             format!("throttling of {whom} ({}%) at {at} for {}", f64::from(*per_million) / 10_000.0, span(*for_ms))
+        }
+        Fault::PartialBatches { process, per_million, for_ms } => {
+            let whom = process.map_or(String::from("everyone"), |p| format!("p{p}"));
+            let share = f64::from(*per_million) / 10_000.0;
+            format!("batches of {whom} processed in part ({share}%) at {at} for {}", span(*for_ms))
         }
         Fault::TableOutage { table, for_ms } => format!("outage of table {table} at {at} for {}", span(*for_ms)),
         Fault::DeleteItem { item } => format!("deletion of {item} at {at}"),

@@ -157,7 +157,10 @@ impl SweepReport {
             }
             let key = part.partition.map(|p| (p.part, p.count));
             if !seen.insert(key) {
-                return Err(format!("part {} is given twice", part.partition.map_or("(whole)".into(), |p| p.to_string())));
+                return Err(format!(
+                    "part {} is given twice",
+                    part.partition.map_or("(whole)".into(), |p| p.to_string())
+                ));
             }
             merged.seeds += part.seeds;
             merged.requests += part.requests;
@@ -288,8 +291,13 @@ pub fn sweep_with<S: Service>(
     options: SweepOptions,
     mut each: impl FnMut(&RunReport<S>),
 ) -> SweepReport {
-    let mut report =
-        SweepReport { service: S::NAME.to_owned(), from, range: seeds, partition: options.partition, ..SweepReport::default() };
+    let mut report = SweepReport {
+        service: S::NAME.to_owned(),
+        from,
+        range: seeds,
+        partition: options.partition,
+        ..SweepReport::default()
+    };
     let end = from.saturating_add(seeds);
     let mine = |seed: u64| options.partition.is_none_or(|p| p.has(seed - from));
     let mut accept = |run: RunReport<S>, report: &mut SweepReport| -> bool {

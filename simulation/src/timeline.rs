@@ -141,6 +141,12 @@ pub fn describe_nemesis(nemesis: &Nemesis) -> String {
             format!("throttle everyone ({}%)", f64::from(*per_million) / 10_000.0)
         }
         Nemesis::ThrottleEnded => String::from("throttling burst over"),
+        Nemesis::PartialBatches { process, per_million } => format!(
+            "batches of {} processed in part ({}%)",
+            process.map_or(String::from("everyone"), |p| format!("p{p}")),
+            f64::from(*per_million) / 10_000.0
+        ),
+        Nemesis::PartialBatchesEnded => String::from("partial batches over"),
         Nemesis::TableOutage(table) => format!("table {table} answers ResourceNotFound"),
         Nemesis::TableBack(table) => format!("table {table} back"),
         Nemesis::DeleteItem(item) => format!("delete the item {item}"),

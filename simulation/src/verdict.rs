@@ -194,3 +194,10 @@ impl Verdict {
         self.violations.retain(|v| seen.insert((v.invariant.clone(), v.subject.clone())));
     }
 }
+
+impl From<Vec<Violation>> for Verdict {
+    /// A verdict of these violations, with nothing counted.
+    fn from(violations: Vec<Violation>) -> Self {
+        Self { violations, ..Self::default() }
+    }
+}

@@ -3,7 +3,9 @@
 use std::time::Duration;
 
 use dynalease_sim::locks::check::{CheckContext, CheckReport, ViolationKind, check};
-use dynalease_sim::locks::history::{Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Phase, Unheld};
+use dynalease_sim::locks::history::{
+    Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Phase, Unheld,
+};
 
 mod support;
 

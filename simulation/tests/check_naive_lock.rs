@@ -9,7 +9,9 @@ fn the_checker_catches_the_naive_lock_within_a_few_hundred_seeds() {
     let naive = LockService::with_lock(LockKind::Naive);
     let safety = ["overlapping-beliefs", "stale-fenced-write"];
     let caught = (0..300).find_map(|seed| {
-        let report = World::new(Scenario::from_seed(seed, &Config::default(), &naive)).run().with_program("dynalease-sim --lock naive");
+        let report = World::new(Scenario::from_seed(seed, &Config::default(), &naive))
+            .run()
+            .with_program("dynalease-sim --lock naive");
         report.violations().iter().any(|v| safety.contains(&v.invariant.name())).then_some(report)
     });
     let report = caught.expect("a safety violation of the naive lock within 300 seeds");

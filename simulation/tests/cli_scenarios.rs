@@ -64,7 +64,9 @@ fn run_as_json_is_one_document_with_violations_and_commands() {
     assert_eq!(json["shrink"], "dynalease-sim --lock naive shrink --seed 0");
     let violation = &json["violations"][0];
     assert_eq!(violation["seed"], 0);
-    assert!(violation["invariant"].as_str().is_some_and(|k| dynalease_sim::locks::ViolationKind::from_name(k).is_some()));
+    assert!(
+        violation["invariant"].as_str().is_some_and(|k| dynalease_sim::locks::ViolationKind::from_name(k).is_some())
+    );
     for ops in ["first", "second"] {
         let entries = violation[ops].as_array().expect(ops);
         assert!(!entries.is_empty(), "{ops}");

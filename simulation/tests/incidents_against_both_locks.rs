@@ -41,7 +41,11 @@ const INCIDENTS: [(&str, &[&str], &[ViolationKind]); 6] = [
     ),
     (
         "lost-acquire-answer-retried.toml",
-        &["had its write applied to Sim[LOCK#job/LOCK] (grant): LoseAnswer", "granted job token 3 to p0.0", "ok     #3 acquire job -> token 3"],
+        &[
+            "had its write applied to Sim[LOCK#job/LOCK] (grant): LoseAnswer",
+            "granted job token 3 to p0.0",
+            "ok     #3 acquire job -> token 3",
+        ],
         &[RetryRefusedByItself],
     ),
     (

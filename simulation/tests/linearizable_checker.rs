@@ -2,18 +2,15 @@
 //! accounts; against trying every order on small random histories; on histories of real
 //! executions; and at the edges of its budget.
 //!
-//! # Cost
-//!
-//! `thousand_operation_histories_on_ten_keys` checks 100 histories of 1,000 operations each, on
-//! 10 keys, of 8 processes with 5% of answers lost. Measured with
-//! `time cargo test --release -p dynalease-sim --test linearizable_checker -- --ignored thousand`:
-//! see the figure in the doc comment of that test.
+//! The ignored tests at the end measure the cost of long histories and of the default budget;
+//! the figures are in the module docs of `dynalease_sim::linearizable`.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Debug;
 
-use dynalease_sim::linearizable::{Budget, Call, HistoryError, Model, TooLarge, Verdict, check};
+use dynalease_sim::linearizable::{Budget, Call, CheckError, Model, TooLarge, Verdict, check};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 // ---------------------------------------------------------------------------------------------
 // Histories
@@ -110,6 +107,10 @@ impl Model for Register {
             RegisterOp::Cas(..) => (*value, Ret::Refused),
         }
     }
+
+    fn is_read_only(&self, op: &RegisterOp) -> bool {
+        *op == RegisterOp::Read
+    }
 }
 
 /// A counter: increments (by one, or by an amount), and reads.
@@ -138,6 +139,10 @@ impl Model for Counter {
             CounterOp::Add(amount) => (count + amount, Ret::Ok),
             CounterOp::Read => (*count, Ret::Value(*count)),
         }
+    }
+
+    fn is_read_only(&self, op: &CounterOp) -> bool {
+        *op == CounterOp::Read
     }
 }
 
@@ -205,6 +210,10 @@ impl Model for Bank {
         }
     }
 
+    fn is_read_only(&self, op: &BankOp) -> bool {
+        matches!(op, BankOp::Balance(_))
+    }
+
     fn partition(&self, op: &BankOp) -> Option<String> {
         let (BankOp::Deposit(account, _) | BankOp::Withdraw(account, _) | BankOp::Balance(account)) = op;
         Some(account.to_string())
@@ -212,10 +221,12 @@ impl Model for Bank {
 }
 
 /// Registers under keys. Its state is the map of all keys, so it is right whether or not the
-/// history is checked key by key; `by_key` says whether it tells the checker the keys.
+/// history is checked key by key; `by_key` says whether it tells the checker the keys, and
+/// `reads_declared` whether it tells it that a read only reads.
 #[derive(Debug)]
 struct Registers {
     by_key: bool,
+    reads_declared: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -244,6 +255,10 @@ impl Model for Registers {
             registers.insert(*key, new);
         }
         (registers, ret)
+    }
+
+    fn is_read_only(&self, op: &KeyOp) -> bool {
+        self.reads_declared && op.op == RegisterOp::Read
     }
 
     fn partition(&self, op: &KeyOp) -> Option<String> {
@@ -304,6 +319,19 @@ fn two_readers_may_not_see_two_concurrent_writes_in_opposite_orders() {
     assert_linearizable(&Register, &agreeing);
     let opposite = [write(1, 1), write(2, 2), read(3, 10, 1), read(4, 30, 2), read(5, 10, 2), read(6, 30, 1)];
     violation(&Register, &opposite);
+}
+
+#[test]
+fn a_write_of_the_value_already_there_may_still_take_effect_after_a_concurrent_write() {
+    // The register holds 1 when #2 writes 1 again, concurrently with #3's write of 2; #4 reads 1
+    // after both: #2 took effect after #3, where it did change the state.
+    let history = [
+        ok(1, 0, 1, RegisterOp::Write(1), Ret::Ok),
+        ok(2, 2, 10, RegisterOp::Write(1), Ret::Ok),
+        ok(3, 2, 10, RegisterOp::Write(2), Ret::Ok),
+        ok(4, 11, 12, RegisterOp::Read, Ret::Value(1)),
+    ];
+    assert_linearizable(&Register, &history);
 }
 
 #[test]
@@ -402,6 +430,16 @@ fn forty_lost_increments_are_searched_by_how_many_took_effect_not_by_which() {
     };
     assert_eq!(violation.unexplained, [40]);
     assert_eq!(violation.longest_order.len(), 40, "every increment, then no read of 41: {}", violation.message);
+    assert!(
+        violation.message.starts_with(
+            "no order of the 41 operations explains #40 Read -> Value(41): the longest order found has 40 \
+             operations, ending #32 Increment (answer unknown), #33 Increment (answer unknown), "
+        ) && violation
+            .message
+            .ends_with("#39 Increment (answer unknown), leaves 40, where the model answers #40 with Value(40)"),
+        "a long order is told by its last eight operations: {}",
+        violation.message
+    );
     assert!(violation.states_explored < 100, "{violation:?}");
 }
 
@@ -429,6 +467,53 @@ fn lost_operations_that_change_nothing_do_not_multiply_the_search() {
         panic!("the last read sees a write that was replaced long before");
     };
     assert_eq!(violation.unexplained, [200]);
+}
+
+#[test]
+fn concurrent_reads_declared_read_only_do_not_multiply_the_search() {
+    // 20 reads of the old value, concurrent with a write of a new one, then a read of a value
+    // nobody wrote: showing it wrong takes every set of the 20 reads that could have come before
+    // the write, 2^20, unless the checker knows a read changes nothing.
+    let mut history: Vec<_> =
+        (0..20).map(|id| ok(id, 0, 10, KeyOp { key: 0, op: RegisterOp::Read }, Ret::Value(0))).collect();
+    history.push(ok(20, 0, 10, KeyOp { key: 0, op: RegisterOp::Write(1) }, Ret::Ok));
+    history.push(ok(21, 20, 21, KeyOp { key: 0, op: RegisterOp::Read }, Ret::Value(2)));
+    let budget = Budget::states(10_000);
+    let declared = Registers { by_key: false, reads_declared: true };
+    let Verdict::Violation(violation) = verdict_within(&declared, &history, budget) else {
+        panic!("nobody wrote 2");
+    };
+    assert_eq!(violation.unexplained, [21]);
+    assert!(violation.states_explored < 500, "{violation:?}");
+    let undeclared = Registers { by_key: false, reads_declared: false };
+    assert!(matches!(verdict_within(&undeclared, &history, budget), Verdict::TooLarge(_)));
+}
+
+#[test]
+fn a_model_that_says_a_write_only_reads_is_reported_not_judged() {
+    /// A register that says every operation only reads.
+    #[derive(Debug)]
+    struct Misdeclared;
+    impl Model for Misdeclared {
+        type State = i64;
+        type Op = RegisterOp;
+        type Ret = Ret;
+        fn init(&self) -> i64 {
+            0
+        }
+        fn step(&self, value: &i64, op: &RegisterOp) -> (i64, Ret) {
+            Register.step(value, op)
+        }
+        fn is_read_only(&self, _: &RegisterOp) -> bool {
+            true
+        }
+    }
+    let history = [ok(1, 0, 1, RegisterOp::Read, Ret::Value(0)), ok(2, 2, 3, RegisterOp::Write(5), Ret::Ok)];
+    let error = check(&Misdeclared, &calls(&history), Budget::default()).expect_err("a write changes the state");
+    assert_eq!(
+        error.to_string(),
+        "the model says operation #2 Write(5) only reads, but its step changed the state from 0 to 5"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -530,7 +615,7 @@ fn ten_keys_of_concurrent_writes(broken: u8) -> Vec<Op<KeyOp, Ret>> {
 #[test]
 fn a_history_checked_by_key_costs_the_sum_of_the_keys_searches() {
     let history = ten_keys_of_concurrent_writes(u8::MAX);
-    let by_key = Registers { by_key: true };
+    let by_key = Registers { by_key: true, reads_declared: true };
     let Verdict::Linearizable(whole) = verdict(&by_key, &history) else { panic!("every read sees a write") };
     assert_eq!(whole.partitions, 10);
     let mut sum = 0;
@@ -546,7 +631,9 @@ fn a_history_checked_by_key_costs_the_sum_of_the_keys_searches() {
 fn a_violation_on_one_key_is_found_without_searching_the_product_of_the_other_keys() {
     let history = ten_keys_of_concurrent_writes(9);
     let budget = Budget::states(100_000);
-    let Verdict::Violation(violation) = verdict_within(&Registers { by_key: true }, &history, budget) else {
+    let Verdict::Violation(violation) =
+        verdict_within(&Registers { by_key: true, reads_declared: true }, &history, budget)
+    else {
         panic!("key 9's read sees a value nobody wrote");
     };
     assert_eq!(violation.partition.as_deref(), Some("k9"));
@@ -554,7 +641,9 @@ fn a_violation_on_one_key_is_found_without_searching_the_product_of_the_other_ke
     assert!(violation.states_explored < 1_000, "{violation:?}");
     // The same history as one whole: to show the violation, the search must try every way the
     // other nine keys' writes could have ended, times every way key 9's could have.
-    let Verdict::TooLarge(too_large) = verdict_within(&Registers { by_key: false }, &history, budget) else {
+    let Verdict::TooLarge(too_large) =
+        verdict_within(&Registers { by_key: false, reads_declared: true }, &history, budget)
+    else {
         panic!("the search of the product of the keys does not fit in the budget");
     };
     assert_eq!(too_large, TooLarge { partition: None, operations: 70, states_explored: 100_000 });
@@ -626,6 +715,10 @@ impl Model for KeyedCounters {
         Counter.step(count, op)
     }
 
+    fn is_read_only(&self, KeyedCounterOp(_, op): &KeyedCounterOp) -> bool {
+        Counter.is_read_only(op)
+    }
+
     fn partition(&self, KeyedCounterOp(key, _): &KeyedCounterOp) -> Option<String> {
         Some(key.to_string())
     }
@@ -635,7 +728,7 @@ impl Model for KeyedCounters {
 fn an_operation_that_returned_before_its_invoke_is_refused() {
     let history = [ok(1, 0, 1, CounterOp::Increment, Ret::Ok), ok(7, 10, 9, CounterOp::Read, Ret::Value(1))];
     let error = check(&Counter, &calls(&history), Budget::default()).expect_err("#7 returned before it was invoked");
-    assert_eq!(error, HistoryError::ReturnedBeforeInvoked { id: 7, invoked: 10, completed: 9 });
+    assert_eq!(error, CheckError::ReturnedBeforeInvoked { id: 7, invoked: 10, completed: 9 });
     assert_eq!(error.to_string(), "operation #7 returned at 9, before it was invoked at 10");
 }
 
@@ -664,7 +757,7 @@ fn the_same_history_gives_the_same_verdict_and_ids_in_any_input_order() {
     // Key 2's last read sees a value it cannot.
     let last = history.iter_mut().rfind(|op| op.op.key == 2 && op.op.op == RegisterOp::Read).expect("a read");
     last.returned = Some((last.returned.as_ref().expect("answered").0, Ret::Value(42)));
-    let model = Registers { by_key: true };
+    let model = Registers { by_key: true, reads_declared: true };
     let first = verdict(&model, &history);
     assert!(first.violation().is_some_and(|violation| violation.partition.as_deref() == Some("k2")), "{first:?}");
     assert_eq!(verdict(&model, &history), first);
@@ -737,11 +830,13 @@ type Planned = (u8, RegisterOp, u64, u64, u8, u8);
 
 fn planned_op() -> impl Strategy<Value = Planned> {
     let op = prop_oneof![
-        (0..3i64).prop_map(RegisterOp::Write),
+        (0..2i64).prop_map(RegisterOp::Write),
         Just(RegisterOp::Read),
-        (0..3i64, 0..3i64).prop_map(|(from, to)| RegisterOp::Cas(from, to)),
+        (0..2i64, 0..3i64).prop_map(|(from, to)| RegisterOp::Cas(from, to)),
     ];
-    (0..2u8, op, 0..20u64, 0..10u64, 0..=100u8, prop_oneof![4 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8)])
+    // Mostly one key, so that its operations meet; spans long enough to overlap.
+    let key = prop_oneof![3 => Just(0u8), 1 => Just(1u8)];
+    (key, op, 0..20u64, 1..16u64, 0..=100u8, prop_oneof![4 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8)])
 }
 
 /// The history of `planned` operations run against registers: each takes effect at its point,
@@ -753,7 +848,7 @@ fn run(planned: &[Planned], corrupt: Option<(usize, i64)>) -> Vec<Op<KeyOp, Ret>
         invoked * 100 + duration * u64::from(*at)
     };
     by_point.sort_by_key(|&i| (point(i), i));
-    let model = Registers { by_key: false };
+    let model = Registers { by_key: false, reads_declared: true };
     let mut state = model.init();
     let mut rets = vec![Ret::Ok; planned.len()];
     for i in by_point {
@@ -788,28 +883,43 @@ fn run(planned: &[Planned], corrupt: Option<(usize, i64)>) -> Vec<Op<KeyOp, Ret>
         .collect()
 }
 
+/// `cases` cases from a fixed seed: every run tries the same histories, and a failure replays.
+fn cases(cases: u32) -> ProptestConfig {
+    ProptestConfig { cases, rng_seed: RngSeed::Fixed(33), failure_persistence: None, ..ProptestConfig::default() }
+}
+
 proptest! {
+    // Small histories are cheap to try in every order: many of them.
+    #![proptest_config(cases(4_000))]
+
     #[test]
     fn the_checker_agrees_with_trying_every_order(
         planned in prop::collection::vec(planned_op(), 0..=7),
         corrupt in prop::option::of((0..7usize, 0..3i64)),
     ) {
         let history = run(&planned, corrupt);
-        let brute_force = linearizable_by_trying_every_order(&Registers { by_key: false }, &history);
-        for by_key in [false, true] {
-            let verdict = verdict(&Registers { by_key }, &history);
+        let brute_force = linearizable_by_trying_every_order(&Registers { by_key: false, reads_declared: true }, &history);
+        for (by_key, reads_declared) in [(false, false), (false, true), (true, false), (true, true)] {
+            let model = Registers { by_key, reads_declared };
+            let verdict = verdict(&model, &history);
             prop_assert!(!matches!(verdict, Verdict::TooLarge(_)));
-            prop_assert_eq!(verdict.is_linearizable(), brute_force, "by key: {}; {}; {:#?}", by_key, verdict, history);
+            prop_assert_eq!(verdict.is_linearizable(), brute_force, "{:?}: {}; {:#?}", model, verdict, history);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(cases(256))]
 
     #[test]
     fn histories_of_real_executions_are_linearizable(
         planned in prop::collection::vec(planned_op(), 0..=60),
     ) {
         let history = run(&planned, None);
-        let verdict = verdict(&Registers { by_key: true }, &history);
-        prop_assert!(verdict.is_linearizable(), "{}; {:#?}", verdict, history);
+        for reads_declared in [false, true] {
+            let verdict = verdict(&Registers { by_key: true, reads_declared }, &history);
+            prop_assert!(verdict.is_linearizable(), "{}; {:#?}", verdict, history);
+        }
     }
 }
 
@@ -844,40 +954,88 @@ fn execution(seed: u64, ops: usize, processes: u64, keys: u8, lost_percent: u32)
 fn histories_of_a_thousand_operations_on_ten_keys_are_shown_linearizable() {
     for seed in 0..3 {
         let history = execution(seed, 1_000, 8, 10, 5);
-        let verdict = verdict(&Registers { by_key: true }, &history);
+        let verdict = verdict(&Registers { by_key: true, reads_declared: true }, &history);
         assert!(verdict.is_linearizable(), "seed {seed}: {verdict}");
     }
+}
+
+/// Makes the last answered read of key 3 see 9, a value nothing writes; its id.
+fn read_nine_last_on_key_3(history: &mut [Op<KeyOp, Ret>]) -> u32 {
+    let read = history
+        .iter_mut()
+        .rfind(|op| op.op == KeyOp { key: 3, op: RegisterOp::Read } && op.returned.is_some())
+        .expect("key 3 is read");
+    read.returned.as_mut().expect("answered").1 = Ret::Value(9);
+    read.id
 }
 
 #[test]
 fn one_wrong_answer_in_a_thousand_operations_is_found() {
     let mut history = execution(7, 1_000, 8, 10, 5);
-    // The last read of key 3 that saw its value: from then on the key holds nothing but 0..4.
-    let read = history
-        .iter_mut()
-        .rfind(|op| op.op == KeyOp { key: 3, op: RegisterOp::Read } && op.returned.is_some())
-        .expect("key 3 is read");
-    let id = read.id;
-    read.returned.as_mut().expect("answered").1 = Ret::Value(9);
-    let Verdict::Violation(violation) = verdict(&Registers { by_key: true }, &history) else {
+    let id = read_nine_last_on_key_3(&mut history);
+    let Verdict::Violation(violation) = verdict(&Registers { by_key: true, reads_declared: true }, &history) else {
         panic!("nothing ever writes 9");
     };
     assert_eq!((violation.partition.as_deref(), violation.unexplained), (Some("k3"), vec![id]));
 }
 
-/// 100 histories of 1,000 operations on 10 keys, by 8 processes, 5% of answers lost. Cost, as
-/// `time cargo test --release -p dynalease-sim --test linearizable_checker -- --ignored thousand`
-/// prints it (the figure is in the module docs of `dynalease_sim::linearizable`).
-#[test]
-#[ignore = "a measurement: run it in release, with `time`"]
-fn thousand_operation_histories_on_ten_keys() {
+/// Checks 100 histories of 1,000 operations on 10 keys by `processes` processes, 5% of answers
+/// lost, each linearizable or, if `wrong`, with the last read of key 3 wrong; prints the states
+/// explored.
+fn measure_thousand_operation_histories(processes: u64, wrong: bool) {
     let mut states_explored = 0;
     for seed in 0..100 {
-        let history = execution(seed, 1_000, 8, 10, 5);
-        match verdict(&Registers { by_key: true }, &history) {
-            Verdict::Linearizable(linearizable) => states_explored += linearizable.states_explored,
-            other => panic!("seed {seed}: {other}"),
+        let mut history = execution(seed, 1_000, processes, 10, 5);
+        let wrong_read = wrong.then(|| read_nine_last_on_key_3(&mut history));
+        match (verdict(&Registers { by_key: true, reads_declared: true }, &history), wrong_read) {
+            (Verdict::Linearizable(linearizable), None) => states_explored += linearizable.states_explored,
+            (Verdict::Violation(violation), Some(id)) if violation.unexplained == [id] => {
+                states_explored += violation.states_explored;
+            }
+            (other, _) => panic!("seed {seed}: {other}"),
         }
     }
-    println!("100 histories of 1,000 operations on 10 keys: {states_explored} states explored");
+    println!(
+        "100 histories of 1,000 operations on 10 keys by {processes} processes: {states_explored} states explored"
+    );
+}
+
+// The cost of long histories, measured in release (`time` prints it; the figures are in the
+// module docs of `dynalease_sim::linearizable`):
+// `time cargo test --release -p dynalease-sim --test linearizable_checker -- --ignored --exact NAME`
+
+#[test]
+#[ignore = "a measurement: run it in release, with `time`"]
+fn thousand_operations_ten_keys_8_processes() {
+    measure_thousand_operation_histories(8, false);
+}
+
+#[test]
+#[ignore = "a measurement: run it in release, with `time`"]
+fn thousand_operations_ten_keys_8_processes_one_wrong_read() {
+    measure_thousand_operation_histories(8, true);
+}
+
+#[test]
+#[ignore = "a measurement: run it in release, with `time`"]
+fn thousand_operations_ten_keys_30_processes() {
+    measure_thousand_operation_histories(30, false);
+}
+
+#[test]
+#[ignore = "a measurement: run it in release, with `time`"]
+fn thousand_operations_ten_keys_30_processes_one_wrong_read() {
+    measure_thousand_operation_histories(30, true);
+}
+
+/// The default budget spent on a history too large for it: the time and memory a check costs at
+/// most per partition (`/usr/bin/time` prints them; the figures are in the module docs).
+#[test]
+#[ignore = "a measurement: run it in release, with `time`"]
+fn the_default_budget_spent_on_a_history_too_large_for_it() {
+    let verdict = verdict(&Counter, &thirty_additions_and_an_impossible_read());
+    assert_eq!(
+        verdict.too_large(),
+        Some(&TooLarge { partition: None, operations: 31, states_explored: Budget::DEFAULT_STATES })
+    );
 }

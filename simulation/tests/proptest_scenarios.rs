@@ -47,9 +47,10 @@ fn a_failure_of_the_naive_lock_shrinks_to_a_small_schedule() {
     let first = first_failure.lock().unwrap().expect("a failing case");
     match outcome {
         Err(TestError::Fail(_, minimal)) => {
-            // The naive lock needs no fault at all to fail: clocks that disagree are enough.
+            // The naive lock needs no fault at all to fail (clocks that disagree are enough):
+            // proptest's shrinking, which drops one fault at a time, ends at two or fewer.
             assert!(
-                minimal.faults.len() <= 1 && minimal.faults.len() <= first,
+                minimal.faults.len() <= 2 && minimal.faults.len() < first,
                 "shrunk from {first} to {} faults:\n{}",
                 minimal.faults.len(),
                 minimal.describe()

@@ -104,10 +104,15 @@ fn a_deleted_lock_item_starts_its_tokens_at_one_again() {
 #[test]
 fn a_table_outage_ends_the_lease_as_table_not_found() {
     // A renewal comes every 10 s: one falls within an outage of 15 s.
-    let scenario = two_leaders(6, 300_000, vec![at(30_000, Fault::TableOutage { table: String::from("Sim"), for_ms: 15_000 })]);
+    let scenario =
+        two_leaders(6, 300_000, vec![at(30_000, Fault::TableOutage { table: String::from("Sim"), for_ms: 15_000 })]);
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
-    assert!(unheld(&lock_history(&report)).contains(&Unheld::Lost(String::from("table_not_found"))), "{}", report.timeline());
+    assert!(
+        unheld(&lock_history(&report)).contains(&Unheld::Lost(String::from("table_not_found"))),
+        "{}",
+        report.timeline()
+    );
 }
 
 #[test]

@@ -279,7 +279,8 @@ pub fn main<A: ServiceArgs>(program: &str) -> ExitCode {
                 UntilArg::Any => Until::Any,
                 UntilArg::Safety => Until::Safety,
             });
-            let options = SweepOptions { jobs: parallel.jobs(), until, partition, program: Some(context.program.clone()) };
+            let options =
+                SweepOptions { jobs: parallel.jobs(), until, partition, program: Some(context.program.clone()) };
             Ok(context.sweep(from, seeds, options, format))
         }
         Some(Command::Merge { parts, format }) => merge(&parts, &context.config, format),

@@ -145,6 +145,16 @@ pub enum Nemesis {
     },
     /// The throttling burst ended.
     ThrottleEnded,
+    /// DynamoDB processes batches of the process (or of all processes) only in part, with this
+    /// probability.
+    PartialBatches {
+        /// The process, or `None` for all.
+        process: Option<u16>,
+        /// The probability, in millionths.
+        per_million: u32,
+    },
+    /// The burst of partial batches ended.
+    PartialBatchesEnded,
     /// The table answers ResourceNotFoundException to everyone.
     TableOutage(String),
     /// The table answers again.

@@ -52,12 +52,8 @@ where
         Ok(Verdict::Violation(v)) => {
             let ids = |list: &[u32]| -> Vec<OpId> { list.iter().map(|id| OpId(*id)).collect() };
             let last: Vec<u32> = v.longest_order.iter().rev().take(3).rev().copied().collect();
-            let violation = Violation::new(invariant(), v.partition.clone().unwrap_or_default(), v.message.clone()).ops(
-                history,
-                &ids(&v.unexplained),
-                &[],
-                &ids(&last),
-            );
+            let violation = Violation::new(invariant(), v.partition.clone().unwrap_or_default(), v.message.clone())
+                .ops(history, &ids(&v.unexplained), &[], &ids(&last));
             found.violations.push(violation);
         }
         Ok(Verdict::TooLarge(t)) => found.inconclusive.push(Inconclusive {
@@ -104,6 +100,10 @@ impl<M: Model> Model for Twice<'_, M> {
 
     fn partition(&self, op: &M::Op) -> Option<String> {
         self.model.partition(op)
+    }
+
+    fn is_read_only(&self, op: &M::Op) -> bool {
+        self.model.is_read_only(op)
     }
 }
 

@@ -32,6 +32,21 @@ pub trait Model {
         expected == observed
     }
 
+    /// Whether `op` leaves every state as it is: a read, a get, a balance; not a write (even of
+    /// the value already there), nor a compare-and-set, which changes the state when it succeeds.
+    /// The default says no operation is.
+    ///
+    /// The search places an operation that only reads as soon as it returns what the model gives,
+    /// and tries nothing else at that point, since any order could as well have placed it there;
+    /// this keeps n concurrent reads from making 2^n configurations of which came first. Said of
+    /// an operation that can change the state, it would make the search miss orders: if the
+    /// search sees a step of it change the state, the check ends with
+    /// [`CheckError::NotReadOnly`](super::CheckError::NotReadOnly) instead of a verdict.
+    fn is_read_only(&self, op: &Self::Op) -> bool {
+        let _ = op;
+        false
+    }
+
     /// The key an operation touches, when the model's keys are independent of each other: the
     /// history is then checked key by key, each key's operations against a model started from
     /// [`init`](Model::init) (P-compositionality, Herlihy and Wing's locality), which keeps the

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::search::{Outcome, search};
 use super::verdict::{Linearizable, TooLarge, Verdict};
-use super::{Budget, Call, Completion, HistoryError, Model, report};
+use super::{Budget, Call, CheckError, Completion, Model, report};
 
 /// Checks whether `calls` is linearizable with respect to `model`: whether, in each partition the
 /// model names ([`Model::partition`]), some order of the operations that respects their real-time
@@ -23,12 +23,13 @@ use super::{Budget, Call, Completion, HistoryError, Model, report};
 ///
 /// # Errors
 ///
-/// [`HistoryError`] if an operation returned before it was invoked.
-pub fn check<M: Model>(model: &M, calls: &[Call<'_, M::Op, M::Ret>], budget: Budget) -> Result<Verdict, HistoryError> {
+/// [`CheckError`] if an operation returned before it was invoked, or if the model said an
+/// operation only reads and its step changed the state.
+pub fn check<M: Model>(model: &M, calls: &[Call<'_, M::Op, M::Ret>], budget: Budget) -> Result<Verdict, CheckError> {
     for call in calls {
         if let Completion::Returned { at, .. } = call.completion {
             if at < call.invoked {
-                return Err(HistoryError::ReturnedBeforeInvoked { id: call.id, invoked: call.invoked, completed: at });
+                return Err(CheckError::ReturnedBeforeInvoked { id: call.id, invoked: call.invoked, completed: at });
             }
         }
     }
@@ -42,7 +43,7 @@ pub fn check<M: Model>(model: &M, calls: &[Call<'_, M::Op, M::Ret>], budget: Bud
     for (key, mut ops) in partitions {
         // Stable: calls at the same time keep the caller's order.
         ops.sort_by_key(|call| call.invoked);
-        match search(model, &ops, budget) {
+        match search(model, &ops, budget)? {
             Outcome::Linearizable { states_explored: explored } => states_explored += explored,
             Outcome::Violation { states_explored, deepest } => {
                 return Ok(Verdict::Violation(report::violation(model, key, &ops, deepest, states_explored)));

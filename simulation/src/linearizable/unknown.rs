@@ -11,9 +11,9 @@
 //!   takes the operations of such a class only in the order of their calls, and visits one
 //!   configuration per count of them taken instead of one per subset.
 //! - Such an operation that leaves the model's state as it was (a read, a write of the value
-//!   already there) explains nothing by taking effect: the search leaves it for the end of the
-//!   order, which is the same as never applying it.
-//!   (That rule sits in the search, which has the states to compare.)
+//!   already there) explains nothing by taking effect there: the search does not place it there,
+//!   which is the same as placing it at the end of the order, or never; one the model says only
+//!   reads it never places. (That rule sits in the search, which has the states to compare.)
 
 /// The classes of interchangeable operations with unknown answers, and how many of each the
 /// current order has taken.

@@ -18,8 +18,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-pub use crate::history::{Actor, OpId, Outcome, ProcessRef};
 use crate::history as world;
+pub use crate::history::{Actor, OpId, Outcome, ProcessRef};
 use crate::locks::notes::{Belief, ItemState, Lock, LockCall, LockNote, LockValue};
 
 /// A lock, by its index in [`History::lock_name`].
@@ -499,7 +499,6 @@ impl History {
     pub fn lock_id(&self, name: &str) -> Option<LockId> {
         self.locks.iter().position(|l| l == name).map(|i| LockId(i as u16))
     }
-
 }
 
 /// Reads the world's history back as the lock checker's, entry for entry.
@@ -700,6 +699,8 @@ impl Projector {
                 Nemesis::Throttle { process: *process, per_million: *per_million }
             }
             world::Nemesis::ThrottleEnded => Nemesis::ThrottleEnded,
+            // The library sends no batches.
+            world::Nemesis::PartialBatches { .. } | world::Nemesis::PartialBatchesEnded => return Event::Other,
             world::Nemesis::TableOutage(_) => Nemesis::TableOutage,
             world::Nemesis::TableBack(_) => Nemesis::TableBack,
             world::Nemesis::DeleteItem(item) => match crate::locks::truth::lock_of_item(item) {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::history::ProcessRef;
 
-/// A token that one process hands another: the token string of [`ProcessLocks`], with what the
+/// A token that one process hands another: the token string of [`ProcessLocks`](dynalease::ProcessLocks), with what the
 /// receiver needs to know of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handoff {
@@ -42,4 +42,3 @@ impl Mailbox {
         queue.remove(at)
     }
 }
-

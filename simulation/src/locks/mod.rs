@@ -27,6 +27,7 @@ pub(crate) mod truth;
 pub mod workload;
 
 pub use check::{CheckContext, ViolationKind};
+pub use mailbox::{Handoff, Mailbox};
 pub use notes::{Lock, LockCall, LockNote, LockValue};
 pub use probe::LockProbe;
 pub use roles::Role;
@@ -34,7 +35,6 @@ pub use service::{
     BATCH_LOCK, CACHE_LOCK, JOB_LOCK, LEADER_LOCK, LEDGER_LOCK, LockKind, LockService, LockWorkload, RoleKind,
 };
 pub(crate) use truth::{LIBRARY_PREFIX, NAIVE_PREFIX};
-pub use mailbox::{Handoff, Mailbox};
 pub use workload::{Fence, Held, ProcessCtx, TokenBelief, WorkloadFuture};
 
 /// The table of the locks and of the data the processes write.

@@ -12,8 +12,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::history::{Digest, OpId, ProcessRef, Record, SpanId};
 use crate::clock::seconds;
+use crate::history::{Digest, OpId, ProcessRef, Record, SpanId};
 
 /// A lock, by its name. Cheap to clone.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

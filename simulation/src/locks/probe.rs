@@ -10,21 +10,26 @@
 
 use std::any::Any;
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{LazyLock, Mutex, MutexGuard};
 use std::time::Duration;
 
 use aws_smithy_runtime_api::http::Headers;
+use memchr::memmem::Finder;
 
+use crate::gate::RunState;
 use crate::history::{Actor, Nemesis, OpId, Phase, ProcessRef, Value};
 use crate::item::ItemRef;
 use crate::locks::external::ExternalStore;
-use crate::locks::notes::{ItemState, Lock, LockNote};
-use crate::locks::truth::{LockTarget, Truth, WriteEffect, find, fnv};
 use crate::locks::mailbox::Mailbox;
+use crate::locks::notes::{ItemState, Lock, LockNote};
 use crate::locks::operation::current_operation;
+use crate::locks::truth::{LockTarget, Truth, WriteEffect, fnv};
 use crate::locks::{LIBRARY_PREFIX, NAIVE_PREFIX, OP_HEADER};
 use crate::probe::{Control, Far, Fate, Look, Outgoing, Probe, ProbeInit};
-use crate::gate::RunState;
+
+/// What a refusal's answer says, searched for in every refusal.
+static CONDITION_FAILED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"ConditionalCheckFailed"));
+static ITEM: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""Item""#));
 
 /// Bits of a lock request's third tag.
 const WRITES_LOCK: u64 = 1 << 32;
@@ -119,7 +124,14 @@ impl Probe for LockProbe {
         }
     }
 
-    fn applied(&self, request: &Outgoing<'_>, look: &mut Look, status: u16, answer: &[u8], far: &Far<'_>) -> Option<&'static str> {
+    fn applied(
+        &self,
+        request: &Outgoing<'_>,
+        look: &mut Look,
+        status: u16,
+        answer: &[u8],
+        far: &Far<'_>,
+    ) -> Option<&'static str> {
         let committed = look.tags[1] & 0xFFFF_FFFF;
         if status == 200 && committed > 0 {
             let op = OpId((committed - 1) as u32);
@@ -147,11 +159,11 @@ impl Probe for LockProbe {
                 WriteEffect::Unchanged => None,
             };
         }
-        if find(answer, b"ConditionalCheckFailed").is_some() {
+        if CONDITION_FAILED.find(answer).is_some() {
             let number = self.truth.refused(&target, request.process, look.tags[0], request.body);
             // Only an answer that shows the item tells the process who holds the lock; without it
             // the process must read the item again to know.
-            if find(answer, b"\"Item\"").is_some() {
+            if ITEM.find(answer).is_some() {
                 look.tags[2] = WRITES_LOCK | REFUSED_WITH_ITEM | u64::from(number);
             }
         }

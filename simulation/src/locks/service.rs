@@ -125,7 +125,12 @@ fn lease_ms_max() -> u64 {
 impl Default for LockService {
     /// The library, with leases of 30 s to 60 s drawn per seed.
     fn default() -> Self {
-        LockService { lock: LockKind::Library, lease_ms: 30_000, lease_ms_min: lease_ms_min(), lease_ms_max: lease_ms_max() }
+        LockService {
+            lock: LockKind::Library,
+            lease_ms: 30_000,
+            lease_ms_min: lease_ms_min(),
+            lease_ms_max: lease_ms_max(),
+        }
     }
 }
 
@@ -317,7 +322,9 @@ impl Service for LockService {
 
     fn setup(&self, setup: Setup) -> SetupFuture {
         Box::pin(async move {
-            use aws_sdk_dynamodb::types::{AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType};
+            use aws_sdk_dynamodb::types::{
+                AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+            };
             let attribute = |name: &str| {
                 AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build()
             };

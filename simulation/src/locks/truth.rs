@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynalease_fake::FakeDynamoDb;
+use memchr::memmem::Finder;
 
 use crate::history::{Actor, OpId, ProcessRef, Recorder, Value};
 use crate::item::ItemRef;
@@ -98,11 +99,11 @@ impl LockTarget {
     /// keys (a lock table made for keys the table does not have), is not about a lock item.
     pub(crate) fn find(body: &[u8], prefixes: &[&str]) -> Option<LockTarget> {
         let needles = &*NEEDLES;
-        if find(body, needles.table.as_bytes()).is_none() || find(body, needles.sort.as_bytes()).is_none() {
+        if needles.table.find(body).is_none() || needles.sort.find(body).is_none() {
             return None;
         }
         // The key is a JSON string that starts with one of the prefixes.
-        let start = find(body, needles.partition.as_bytes())? + needles.partition.len();
+        let start = needles.partition.find(body)? + needles.partition.needle().len();
         let len = body[start..].iter().position(|&b| b == b'"')?;
         let key = std::str::from_utf8(&body[start..start + len]).ok()?;
         let name = prefixes.iter().find_map(|prefix| key.strip_prefix(prefix))?;
@@ -111,23 +112,24 @@ impl LockTarget {
 }
 
 /// What a request about a lock item carries, as the SDK writes JSON (without spaces): the name
-/// of the table, the sort key of a lock item, and the start of its partition key. Made once:
-/// every request of a run is looked at.
+/// of the table, the sort key of a lock item, and the start of its partition key; and the start of
+/// a string value. Their searchers are made once: every request of a run is looked at.
 struct Needles {
-    table: String,
-    sort: String,
-    partition: String,
+    table: Finder<'static>,
+    sort: Finder<'static>,
+    partition: Finder<'static>,
+    string: Finder<'static>,
 }
 
-static NEEDLES: LazyLock<Needles> = LazyLock::new(|| Needles {
-    table: format!(r#""TableName":"{TABLE}""#),
-    sort: format!(r#""{SORT_KEY}":{{"S":"LOCK"}}"#),
-    partition: format!(r#""{PARTITION_KEY}":{{"S":""#),
+static NEEDLES: LazyLock<Needles> = LazyLock::new(|| {
+    let finder = |needle: String| Finder::new(needle.as_bytes()).into_owned();
+    Needles {
+        table: finder(format!(r#""TableName":"{TABLE}""#)),
+        sort: finder(format!(r#""{SORT_KEY}":{{"S":"LOCK"}}"#)),
+        partition: finder(format!(r#""{PARTITION_KEY}":{{"S":""#)),
+        string: finder(String::from(r#"{"S":""#)),
+    }
 });
-
-pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(haystack, needle)
-}
 
 /// What the world knows of one lock.
 #[derive(Clone, Debug, Default)]
@@ -195,7 +197,7 @@ impl Truth {
         op: Option<OpId>,
     ) -> WriteEffect {
         let request = self.request(hash);
-        let after = self.peek(target);
+        let (after, label, expiry) = self.peek_with_options(target);
         let (before, options, effect) = {
             let mut state = self.state();
             let truth = state.locks.entry(target.name.clone()).or_default();
@@ -222,7 +224,8 @@ impl Truth {
         let held = matches!(after, ItemState::Held { .. });
         let lock = Lock::new(&target.name);
         self.note(Actor::Db, LockNote::Applied { lock: lock.clone(), by, sent, request, op, before, after });
-        if let Some(broken) = options.and_then(|options| self.options_broken(target, &options, held)) {
+        let attributes = ItemAttributes { held, label: label.as_deref(), expiry: expiry.as_deref() };
+        if let Some(broken) = options.and_then(|options| options.broken_by(&attributes, self.fake.now())) {
             self.note(Actor::Process(by), LockNote::Broken { lock, what: broken });
         }
         effect
@@ -240,13 +243,18 @@ impl Truth {
     }
 
     /// The owner of a lease granted on `target` that the request `body` names (in its condition,
-    /// as a renewal or a release does), if it names one.
+    /// as a renewal or a release does), if it names one: of the string values of the body, the
+    /// one that is the owner granted last.
     fn named(&self, target: &LockTarget, body: &[u8]) -> Option<Arc<str>> {
         let state = self.state();
-        state
-            .owners
-            .get(&target.name)
-            .and_then(|owners| owners.iter().rev().find(|owner| find(body, owner.as_bytes()).is_some()).cloned())
+        let owners = state.owners.get(&target.name)?;
+        let mut best: Option<usize> = None;
+        for value in strings(body) {
+            if let Some(at) = owners.iter().rposition(|owner| owner.as_bytes() == value) {
+                best = Some(best.map_or(at, |b| b.max(at)));
+            }
+        }
+        best.map(|at| owners[at].clone())
     }
 
     /// Notes that the write `body` of `by` to `target`, whose body hashes to `hash`, left its
@@ -290,17 +298,6 @@ impl Truth {
         }
     }
 
-    /// What is wrong with the holder label and the expiry of the item of `target` after a write
-    /// of an incarnation with `options`, if anything is.
-    fn options_broken(&self, target: &LockTarget, options: &ItemOptions, held: bool) -> Option<String> {
-        let names = [HOLDER_ATTRIBUTE, EXPIRY_ATTRIBUTE];
-        let item = self.fake.read_attributes(TABLE, &Self::key(target), &names)?;
-        let text = |i: usize| item[i].as_ref().and_then(|value| value.as_s().ok()).map(String::as_str);
-        let number = |i: usize| item[i].as_ref().and_then(|value| value.as_n().ok()).map(String::as_str);
-        let attributes = ItemAttributes { held, label: text(0), expiry: number(1) };
-        options.broken_by(&attributes, self.fake.now())
-    }
-
     fn key(target: &LockTarget) -> HashMap<String, AttributeValue> {
         HashMap::from([
             (PARTITION_KEY.to_owned(), AttributeValue::S(target.key.clone())),
@@ -310,14 +307,20 @@ impl Truth {
 
     /// Reads the item of `target` from the engine.
     fn peek(&self, target: &LockTarget) -> ItemState {
-        let names = ["owner", "rvn", "fence", "leaseMs", "expiresAtMs"];
+        self.peek_with_options(target).0
+    }
+
+    /// Reads the item of `target` from the engine, with the holder label and the expiry that
+    /// the options of its writer leave on it.
+    fn peek_with_options(&self, target: &LockTarget) -> (ItemState, Option<String>, Option<String>) {
+        let names = ["owner", "rvn", "fence", "leaseMs", "expiresAtMs", HOLDER_ATTRIBUTE, EXPIRY_ATTRIBUTE];
         let Some(item) = self.fake.read_attributes(TABLE, &Self::key(target), &names) else {
-            return ItemState::Absent;
+            return (ItemState::Absent, None, None);
         };
         let text = |i: usize| item[i].as_ref().and_then(|value| value.as_s().ok());
         let number = |i: usize| item[i].as_ref().and_then(|value| value.as_n().ok());
         let fence = number(2).and_then(|n| n.parse().ok()).unwrap_or(0);
-        match text(0) {
+        let state = match text(0) {
             None => ItemState::Free { fence },
             Some(owner) => ItemState::Held {
                 owner: Arc::from(owner.as_str()),
@@ -325,12 +328,27 @@ impl Truth {
                 fence,
                 lease_ms: number(3).and_then(|n| n.parse().ok()).unwrap_or(0),
             },
-        }
+        };
+        (state, text(5).cloned(), number(6).cloned())
     }
 }
 
 /// The attribute of the library's lock items that holds the holder label.
 const HOLDER_ATTRIBUTE: &str = "holder";
+
+/// The string values of a request body as the SDK writes them (`{"S":"..."}`), up to their
+/// first quote.
+fn strings(body: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = body;
+    let needle = &NEEDLES.string;
+    std::iter::from_fn(move || {
+        let start = needle.find(rest)? + needle.needle().len();
+        let len = memchr::memchr(b'"', &rest[start..])?;
+        let value = &rest[start..start + len];
+        rest = &rest[start + len..];
+        Some(value)
+    })
+}
 
 /// FNV-1a, 64 bits: the identity of a request body.
 pub(crate) fn fnv(bytes: &[u8]) -> u64 {

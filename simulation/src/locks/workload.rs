@@ -1,7 +1,6 @@
 //! Workloads: what a simulated process does, and the handle it does it with.
 //!
-//! - [`Workload`]: the trait of a workload; the built-in ones are the [`Role`](crate::Role)s,
-//!   and you can put your own into the world with [`ProcessSpec::custom`](crate::ProcessSpec).
+//! - [`WorkloadFuture`]: what a built-in workload, a [`Role`](crate::locks::Role), runs as.
 //! - [`ProcessCtx`]: one incarnation of a process as its workload sees it: its clock, its SDK
 //!   client, its `LockTable`, and helpers that do a lock operation and record it in the
 //!   history, so that the checker sees it.
@@ -27,9 +26,9 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::clock::ProcessClock;
 use crate::ctx::Ctx;
 use crate::history::{OpId, Outcome, ProcessRef, SpanId, Value as Recorded};
+use crate::locks::mailbox::Mailbox;
 use crate::locks::naive::{NaiveLease, NaiveLocks};
 use crate::locks::notes::{Belief, Lock, LockCall, LockNote, LockValue, Unheld};
-use crate::locks::mailbox::Mailbox;
 use crate::locks::operation::lock_pending;
 use crate::locks::probe::LockProbe;
 use crate::locks::{OP_HEADER, PARTITION_KEY, SORT_KEY, TABLE};
@@ -748,7 +747,6 @@ impl ProcessCtx {
         }
     }
 }
-
 
 /// `Fail` for errors of a call that sent nothing; `Info` when DynamoDB answered with an error
 /// or not at all, since a write may have been applied before (its answer lost, the retry

@@ -69,6 +69,18 @@ pub enum Fault {
         /// For how long.
         for_ms: u64,
     },
+    /// DynamoDB processes batches of the process (or of every process) only in part: of a
+    /// BatchWriteItem, the first request; of a BatchGetItem, the first key. The others come
+    /// back as `UnprocessedItems` or `UnprocessedKeys`, which the SDK does not retry: the
+    /// service must send them again.
+    PartialBatches {
+        /// The process, or `None` for every process.
+        process: Option<u16>,
+        /// The probability of each batch, in millionths.
+        per_million: u32,
+        /// For how long.
+        for_ms: u64,
+    },
     /// A table answers ResourceNotFoundException to everyone.
     TableOutage {
         /// The table.
@@ -109,7 +121,7 @@ impl Fault {
             | Fault::Partition { process, .. }
             | Fault::Latency { process, .. }
             | Fault::ClockStep { process, .. } => Some(*process),
-            Fault::Throttle { process, .. } => *process,
+            Fault::Throttle { process, .. } | Fault::PartialBatches { process, .. } => *process,
             Fault::TableOutage { .. } | Fault::DeleteItem { .. } | Fault::ReplaceItem { .. } => None,
         }
     }
@@ -123,6 +135,7 @@ impl Fault {
             Fault::Partition { .. } => "partition",
             Fault::Latency { .. } => "latency",
             Fault::Throttle { .. } => "throttle",
+            Fault::PartialBatches { .. } => "partial-batches",
             Fault::TableOutage { .. } => "table-outage",
             Fault::DeleteItem { .. } => "delete-item",
             Fault::ReplaceItem { .. } => "replace-item",
@@ -168,6 +181,8 @@ pub struct FaultBounds {
     pub latency_spikes: u32,
     /// Throttling bursts.
     pub throttle_bursts: u32,
+    /// Bursts of batches processed in part.
+    pub partial_batches: u32,
     /// Outages of the table (ResourceNotFoundException).
     pub table_outages: u32,
     /// Deletions of an item the service names as one that may be deleted.
@@ -192,6 +207,7 @@ impl Default for FaultBounds {
             partitions: 3,
             latency_spikes: 3,
             throttle_bursts: 3,
+            partial_batches: 2,
             table_outages: 1,
             deletions: 2,
             corruptions: 1,
@@ -212,6 +228,7 @@ impl FaultBounds {
             partitions: 0,
             latency_spikes: 0,
             throttle_bursts: 0,
+            partial_batches: 0,
             table_outages: 0,
             deletions: 0,
             corruptions: 0,
@@ -241,6 +258,7 @@ impl FaultBounds {
             triggers: if rng.chance_ppm(750_000) { self.triggers } else { 0 },
             loss_ppm_max: keep(rng, self.loss_ppm_max),
             corruptions: keep(rng, self.corruptions),
+            partial_batches: keep(rng, self.partial_batches),
         }
     }
 
@@ -312,6 +330,11 @@ impl FaultBounds {
         add(rng, self.corruptions, &mut |rng| {
             let item = rng.pick(deletable)?.clone();
             Some(Fault::ReplaceItem { item, for_ms: rng.range(lease_ms / 2, 2 * lease_ms) })
+        });
+        add(rng, self.partial_batches, &mut |rng| {
+            let process = if rng.chance_ppm(250_000) { None } else { Some(rng.below(n) as u16) };
+            let per_million = if rng.chance_ppm(333_333) { 1_000_000 } else { rng.range(200_000, 900_000) as u32 };
+            Some(Fault::PartialBatches { process, per_million, for_ms: rng.range(2_000, 2 * lease_ms) })
         });
         faults.sort_by_key(|f| f.at_ms);
         faults

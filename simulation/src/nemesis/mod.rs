@@ -4,8 +4,6 @@
 pub mod fault;
 pub mod trigger;
 
-pub use fault::{Fault, FaultBounds, ScheduledFault, Shape};
 pub(crate) use fault::ServerFaults;
-pub use trigger::{
-    DEFAULT_MENU, MenuItem, Moment, OutageKind, Promise, Reaction, ReactionKind, Trigger, Whom,
-};
+pub use fault::{Fault, FaultBounds, ScheduledFault, Shape};
+pub use trigger::{DEFAULT_MENU, MenuItem, Moment, OutageKind, Promise, Reaction, ReactionKind, Trigger, Whom};

@@ -6,8 +6,8 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::Spanned;
 
-use crate::net::NetSpec;
 pub(super) use crate::nemesis::{Moment, OutageKind, ReactionKind};
+use crate::net::NetSpec;
 
 /// A seed: an integer where TOML can hold it (up to 2^63 - 1), else a string of digits.
 pub(super) mod seed {
@@ -115,6 +115,7 @@ pub(super) enum FaultName {
     Partition,
     Latency,
     Throttle,
+    PartialBatches,
     TableOutage,
     DeleteItem,
     ReplaceItem,

@@ -161,7 +161,7 @@ impl<S: Service> Scenario<S> {
     /// let scenario = Scenario::from_seed(7, &config, &LockService::default());
     /// let text = scenario.to_toml("The scenario of seed 7.");
     /// assert!(text.starts_with("# The scenario of seed 7.\n"));
-    /// let again = Scenario::from_toml(&text).unwrap();
+    /// let again: Scenario<LockService> = Scenario::from_toml(&text).unwrap();
     /// assert_eq!(World::new(again).run().digest(), World::new(scenario).run().digest());
     /// ```
     pub fn to_toml(&self, comment: &str) -> String {
@@ -198,4 +198,3 @@ impl<S: Service> Scenario<S> {
         file.scenario(text)
     }
 }
-

@@ -20,7 +20,11 @@ impl FileScenario {
         if self.service != S::NAME {
             return Err(top(
                 "service",
-                format!("the file is a scenario of the service `{}`, not of `{}`, which this program runs", self.service, S::NAME),
+                format!(
+                    "the file is a scenario of the service `{}`, not of `{}`, which this program runs",
+                    self.service,
+                    S::NAME
+                ),
             ));
         }
         in_range("duration_ms", self.duration_ms, 1_000, 86_400_000).map_err(|m| top("duration_ms", m))?;
@@ -198,6 +202,7 @@ impl FileFault {
             FaultName::Partition => ("a partition", &["process", "for_ms"]),
             FaultName::Latency => ("a latency spike", &["process", "extra_ms", "for_ms"]),
             FaultName::Throttle => ("a throttling burst", &["process", "per_million", "for_ms"]),
+            FaultName::PartialBatches => ("a burst of partial batches", &["process", "per_million", "for_ms"]),
             FaultName::TableOutage => ("a table outage", &["table", "for_ms"]),
             FaultName::DeleteItem => ("a deletion", &["item"]),
             FaultName::ReplaceItem => ("an entity of another kind at an item's key", &["item", "for_ms"]),
@@ -237,11 +242,18 @@ impl FileFault {
                 per_million: probability(need(what, "per_million", self.per_million)?)?,
                 for_ms: for_ms()?,
             },
+            FaultName::PartialBatches => Fault::PartialBatches {
+                process: self.process.map(|p| process_of("process", p, n)).transpose()?,
+                per_million: probability(need(what, "per_million", self.per_million)?)?,
+                for_ms: for_ms()?,
+            },
             FaultName::TableOutage => {
                 let table = match (self.table, tables) {
                     (Some(table), _) => table,
                     (None, [only]) => only.clone(),
-                    (None, _) => return Err((String::from(".table"), format!("{what} needs `table`: the service has several"))),
+                    (None, _) => {
+                        return Err((String::from(".table"), format!("{what} needs `table`: the service has several")));
+                    }
                 };
                 Fault::TableOutage { table, for_ms: for_ms()? }
             }
@@ -316,10 +328,9 @@ impl FileTrigger {
             ReactionKind::HoldUntilDue => Reaction::HoldUntilDue,
             ReactionKind::DeleteItem => Reaction::DeleteItem,
             ReactionKind::Outage => Reaction::Outage { kind: need(what, "outage", self.outage)?, for_ms: for_ms()? },
-            ReactionKind::StopUntilDue => Reaction::StopUntilDue {
-                lead_ms: self.lead_ms.unwrap_or(0),
-                suspend: self.suspend.unwrap_or(false),
-            },
+            ReactionKind::StopUntilDue => {
+                Reaction::StopUntilDue { lead_ms: self.lead_ms.unwrap_or(0), suspend: self.suspend.unwrap_or(false) }
+            }
             ReactionKind::Overtake => {
                 let by = self.by.unwrap_or(1);
                 if by == 0 {

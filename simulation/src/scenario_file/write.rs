@@ -87,6 +87,11 @@ impl FileFault {
                 file.per_million = Some(*per_million);
                 file.for_ms = Some(*for_ms);
             }
+            Fault::PartialBatches { per_million, for_ms, .. } => {
+                file.kind = FaultName::PartialBatches;
+                file.per_million = Some(*per_million);
+                file.for_ms = Some(*for_ms);
+            }
             Fault::TableOutage { table, for_ms } => {
                 file.kind = FaultName::TableOutage;
                 file.table = Some(table.clone());

@@ -137,8 +137,14 @@ impl<'de> Deserialize<'de> for KeyAttr {
 pub(crate) fn is_write(operation: &str) -> bool {
     matches!(
         operation,
-        "UpdateItem" | "PutItem" | "DeleteItem" | "TransactWriteItems" | "BatchWriteItem" | "ExecuteStatement"
-            | "ExecuteTransaction" | "BatchExecuteStatement"
+        "UpdateItem"
+            | "PutItem"
+            | "DeleteItem"
+            | "TransactWriteItems"
+            | "BatchWriteItem"
+            | "ExecuteStatement"
+            | "ExecuteTransaction"
+            | "BatchExecuteStatement"
     )
 }
 
@@ -200,8 +206,7 @@ impl Trip {
 impl SimConnector {
     /// The request leaves its process at `sent_at`: what the probe and the world say of it.
     fn leave(&self, trip: &Trip, body: &[u8], headers: &Headers, sent_at: Duration) -> Message {
-        let outgoing =
-            Outgoing { process: trip.process, operation: &trip.operation, body, write: trip.write, sent_at };
+        let outgoing = Outgoing { process: trip.process, operation: &trip.operation, body, write: trip.write, sent_at };
         let mut look = match &self.probe {
             Some(probe) => probe.sent(&outgoing, headers),
             None => Look { find: true, ..Look::default() },
@@ -229,11 +234,7 @@ impl SimConnector {
     }
 
     fn far(&self) -> Far<'_> {
-        Far {
-            fake: &self.fake,
-            recorder: &self.recorder,
-            triggers: &self.link.triggers,
-        }
+        Far { fake: &self.fake, recorder: &self.recorder, triggers: &self.link.triggers }
     }
 
     /// DynamoDB answered the request with `status` and `answer`: what the world records, what
@@ -329,13 +330,8 @@ impl HttpConnector for SimConnector {
         let operation: Arc<str> = Arc::from(target.strip_prefix("DynamoDB_20120810.").unwrap_or(target));
         let write = is_write(&operation);
         let process = self.link.process;
-        let trip = Arc::new(Trip {
-            process,
-            operation,
-            write,
-            request: Mutex::new(Some(request)),
-            state: Mutex::default(),
-        });
+        let trip =
+            Arc::new(Trip { process, operation, write, request: Mutex::new(Some(request)), state: Mutex::default() });
         let this = self.clone();
         HttpConnectorFuture::new(async move {
             let (leaving, far, near) = (trip.clone(), trip.clone(), trip);
@@ -350,7 +346,10 @@ impl HttpConnector for SimConnector {
                 leave,
                 move |_| async move {
                     let Some(request) = far.request().take() else {
-                        return (Err(ConnectorError::other("dynalease-sim: a request sent twice".into(), None)), Extra::default());
+                        return (
+                            Err(ConnectorError::other("dynalease-sim: a request sent twice".into(), None)),
+                            Extra::default(),
+                        );
                     };
                     let answer = at_far.http.call(request).await;
                     let extra = match &answer {

@@ -19,11 +19,22 @@ use crate::world::triggers::Order;
 #[derive(Debug)]
 pub(crate) enum Action {
     Fault(Fault),
-    Restart { process: u16 },
-    Resume { process: u16, incarnation: u16 },
+    Restart {
+        process: u16,
+    },
+    Resume {
+        process: u16,
+        incarnation: u16,
+    },
     PartitionEnd(u16),
-    LatencyEnd { process: u16, extra_ms: u64 },
-    ServerFaultEnd { rule: u64, end: Nemesis },
+    LatencyEnd {
+        process: u16,
+        extra_ms: u64,
+    },
+    ServerFaultEnd {
+        rule: u64,
+        end: Nemesis,
+    },
     /// The entity at `item` is deleted, unless the heal deleted it already.
     Repair(ItemRef),
     Heal,
@@ -75,11 +86,7 @@ impl<S: Service> Driver<S> {
     }
 
     fn far(&self) -> Far<'_> {
-        Far {
-            fake: &self.shared.fake,
-            recorder: &self.shared.recorder,
-            triggers: &self.shared.triggers,
-        }
+        Far { fake: &self.shared.fake, recorder: &self.shared.recorder, triggers: &self.shared.triggers }
     }
 
     pub(crate) fn apply(&mut self, now_ms: u64, action: Action) {
@@ -167,9 +174,7 @@ impl<S: Service> Driver<S> {
                     },
                     Reaction::Outage { kind, for_ms } => match kind {
                         OutageKind::Partition => Fault::Partition { process: id, for_ms },
-                        OutageKind::Throttle => {
-                            Fault::Throttle { process: Some(id), per_million: 1_000_000, for_ms }
-                        }
+                        OutageKind::Throttle => Fault::Throttle { process: Some(id), per_million: 1_000_000, for_ms },
                         OutageKind::Table => {
                             let table = match &item {
                                 Some(item) => item.table().to_owned(),
@@ -256,6 +261,17 @@ impl<S: Service> Driver<S> {
                 let id = self.server.add(rule);
                 self.record(Nemesis::Throttle { process, per_million });
                 self.schedule(now_ms + for_ms, Action::ServerFaultEnd { rule: id, end: Nemesis::ThrottleEnded });
+            }
+            Fault::PartialBatches { process, per_million, for_ms } => {
+                let mut rule =
+                    FaultRule::new(FakeFault::Unprocessed(1)).probability(f64::from(per_million) / 1_000_000.0);
+                if let Some(p) = process {
+                    rule = rule.client(format!("p{p}"));
+                }
+                let id = self.server.add(rule);
+                self.record(Nemesis::PartialBatches { process, per_million });
+                let end = Nemesis::PartialBatchesEnded;
+                self.schedule(now_ms + for_ms, Action::ServerFaultEnd { rule: id, end });
             }
             Fault::TableOutage { table, for_ms } => {
                 let id = self.server.add(FaultRule::new(FakeFault::ResourceNotFound).table(&table));

@@ -81,6 +81,7 @@ pub struct RunReport<S: Service> {
     pub(crate) error: Option<RunError>,
     pub(crate) source: Option<String>,
     pub(crate) program: Option<String>,
+    pub(crate) replay: Option<String>,
 }
 
 /// One run of a scenario.
@@ -121,7 +122,10 @@ impl<S: Service> World<S> {
             .build()
             .expect("a current-thread runtime with paused time");
         let scenario = self.scenario;
-        let dispatch = scenario.service.subscriber().unwrap_or_else(|| tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default()));
+        let dispatch = scenario
+            .service
+            .subscriber()
+            .unwrap_or_else(|| tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default()));
         let ran = tracing::dispatcher::with_default(&dispatch, || runtime.block_on(drive(&scenario)));
         match ran {
             Ran::Failed { error, fake } => {
@@ -134,6 +138,7 @@ impl<S: Service> World<S> {
                     error: Some(error),
                     source: None,
                     program: None,
+                    replay: None,
                 };
                 (runtime, report, fake)
             }
@@ -162,7 +167,17 @@ impl<S: Service> World<S> {
                         (Verdict::default(), Some(error))
                     }
                 };
-                let report = RunReport { scenario, history, tables, verdict, requests, error, source: None, program: None };
+                let report = RunReport {
+                    scenario,
+                    history,
+                    tables,
+                    verdict,
+                    requests,
+                    error,
+                    source: None,
+                    program: None,
+                    replay: None,
+                };
                 (runtime, report, fake)
             }
         }
@@ -182,8 +197,17 @@ pub(crate) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 
 /// How the run went, before the checker.
 enum Ran {
-    Failed { error: RunError, fake: FakeDynamoDb },
-    Done { history: History, tables: Tables, requests: usize, probe: Option<Arc<dyn crate::probe::Probe>>, fake: FakeDynamoDb },
+    Failed {
+        error: RunError,
+        fake: FakeDynamoDb,
+    },
+    Done {
+        history: History,
+        tables: Tables,
+        requests: usize,
+        probe: Option<Arc<dyn crate::probe::Probe>>,
+        fake: FakeDynamoDb,
+    },
 }
 
 async fn drive<S: Service>(scenario: &Scenario<S>) -> Ran {
@@ -210,7 +234,8 @@ async fn drive<S: Service>(scenario: &Scenario<S>) -> Ran {
         Err(err) => return Ran::Failed { error: RunError::Setup(err), fake },
     };
     let catalog = Arc::new(Catalog::new(keys, scenario.service.records_requests()));
-    let probe = scenario.service.probe(&crate::probe::ProbeInit { seed: scenario.seed, fake: &fake, recorder: &recorder });
+    let probe =
+        scenario.service.probe(&crate::probe::ProbeInit { seed: scenario.seed, fake: &fake, recorder: &recorder });
     let triggers = Arc::new(Triggers::new(clock, recorder.clone(), scenario.triggers.clone()));
     let requests = Arc::new(AtomicUsize::new(0));
     let shared = Shared {

@@ -60,7 +60,12 @@ pub(crate) struct Process<K> {
 
 impl<K: Clone> Process<K> {
     /// The machine, and the first incarnation of its process.
-    pub(crate) fn start<S: Service<Kind = K>>(shared: &Shared<S>, id: u16, spec: ProcessSpec<K>, loss_ppm: u32) -> Self {
+    pub(crate) fn start<S: Service<Kind = K>>(
+        shared: &Shared<S>,
+        id: u16,
+        spec: ProcessSpec<K>,
+        loss_ppm: u32,
+    ) -> Self {
         let machine = Arc::new(MachineClock::new(shared.clock, spec.clock, shared.start_time));
         let rng = SimRng::derive(shared.seed, &[STREAM_NET, u64::from(id)]);
         let network = Arc::new(Network::new(spec.net, loss_ppm, rng));

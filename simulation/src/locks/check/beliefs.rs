@@ -8,8 +8,8 @@ use super::index::Belief;
 use super::truth::{LeaseEnd, TrueLease};
 use super::writes::drift_allowance;
 use super::{CheckReport, Checked, ViolationKind};
-use crate::locks::history::LockId;
 use crate::clock::seconds;
+use crate::locks::history::LockId;
 
 /// How late a process may learn that its lease ran out: the timer that tells it fires on the
 /// next millisecond.

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use super::beliefs::LATE;
 use super::writes::drift_allowance;
 use super::{CheckReport, Checked, ViolationKind};
-use crate::locks::history::{Call, LockId, LockState, Outcome, ProcessRef, Value};
 use crate::clock::seconds;
+use crate::locks::history::{Call, LockId, LockState, Outcome, ProcessRef, Value};
 
 /// One answered `exists`.
 #[derive(Clone, Copy, Debug)]
@@ -98,7 +98,10 @@ pub(super) fn stale_holders_drop(checked: &Checked<'_>, report: &mut CheckReport
                     && matches!(o.call, Call::Acquire { lock: l } | Call::TryAcquire { lock: l } if *l == lock)
                     && o.complete.is_some_and(|c| c > earlier.complete && c < asked.complete)
                     && o.complete.is_some_and(|c| {
-                        matches!(index.entries[c].event, crate::locks::history::Event::Complete { outcome: Outcome::Ok, .. })
+                        matches!(
+                            index.entries[c].event,
+                            crate::locks::history::Event::Complete { outcome: Outcome::Ok, .. }
+                        )
                     })
             });
             if won {

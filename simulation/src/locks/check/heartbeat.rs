@@ -10,8 +10,8 @@ use super::beliefs::LATE;
 use super::index::{Belief, Request};
 use super::truth::TrueLease;
 use super::{CheckReport, Checked, ViolationKind};
-use crate::locks::history::{Event, Unheld};
 use crate::clock::seconds;
+use crate::locks::history::{Event, Unheld};
 
 /// A lease's heartbeat as its process saw it: the writes of the lease it sent, and those it
 /// heard applied.

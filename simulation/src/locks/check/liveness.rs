@@ -4,8 +4,8 @@
 
 use super::beliefs::LATE;
 use super::{CheckReport, Checked, ViolationKind};
-use crate::locks::history::{Event, Phase, Unheld};
 use crate::clock::seconds;
+use crate::locks::history::{Event, Phase, Unheld};
 
 /// The lock of the holder crashed in the liveness phase is taken over within the bound.
 pub(super) fn takeover_in_time(checked: &Checked<'_>, report: &mut CheckReport) {

@@ -32,7 +32,7 @@
 //!
 //! Liveness:
 //! - **Takeover in time**: in the healed phase, the lock of a crashed holder is taken over
-//!   within one lease and one poll interval ([`Scenario::takeover_bound`]).
+//!   within one lease and one poll interval ([`CheckContext::takeover_bound`]).
 //! - **Healthy leases hold**: a lease acquired after the heal is not lost while nothing fails.
 //! - **Retries find their own write**: a client's retry of a write that DynamoDB applied is not
 //!   refused for what that very write wrote (a lease granted and never used).
@@ -48,6 +48,7 @@ mod index;
 mod liveness;
 mod promises;
 mod releases;
+mod renewals;
 mod tokens;
 mod truth;
 mod writes;
@@ -72,7 +73,6 @@ pub struct CheckContext {
     /// The lease of an item that does not say its own (the naive lock's).
     pub lease: Duration,
 }
-
 
 /// The invariant a violation breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -128,6 +128,9 @@ pub enum ViolationKind {
     ForeignItem,
     /// A lease was said lost for a reason the lock item and the table do not show.
     WrongLossReason,
+    /// A renewal answered true while the lock item did not hold its lease at any instant of
+    /// the call.
+    RenewedUnheld,
 }
 
 impl ViolationKind {
@@ -151,7 +154,7 @@ impl ViolationKind {
     }
 
     /// Every invariant, in the order of the checks.
-    pub const ALL: [ViolationKind; 22] = [
+    pub const ALL: [ViolationKind; 23] = [
         ViolationKind::TokenNotRising,
         ViolationKind::TakeoverBeforeExpiry,
         ViolationKind::ForeignWrite,
@@ -174,6 +177,7 @@ impl ViolationKind {
         ViolationKind::BrokenPromise,
         ViolationKind::WrongLossReason,
         ViolationKind::ForeignItem,
+        ViolationKind::RenewedUnheld,
     ];
 
     /// The invariant of a short name ([`name`](ViolationKind::name)).
@@ -206,6 +210,7 @@ impl ViolationKind {
             ViolationKind::BrokenPromise => "broken-promise",
             ViolationKind::WrongLossReason => "wrong-loss-reason",
             ViolationKind::ForeignItem => "foreign-item",
+            ViolationKind::RenewedUnheld => "renewed-unheld",
         }
     }
 }
@@ -237,6 +242,7 @@ impl fmt::Display for ViolationKind {
             ViolationKind::BrokenPromise => "the library answered against its documentation",
             ViolationKind::WrongLossReason => "a lease was said lost for a reason the lock item does not show",
             ViolationKind::ForeignItem => "an item that is no lock was written as a lock, or not reported as one",
+            ViolationKind::RenewedUnheld => "a renewal answered true while the lock item did not hold its lease",
         })
     }
 }
@@ -310,8 +316,8 @@ struct Checked<'h> {
 ///
 /// ```
 /// use std::time::Duration;
-/// use dynalease_sim::check::{check, CheckContext, ViolationKind};
-/// use dynalease_sim::history::{Actor, Entry, Event, History, LockId, LockRecord, LockState, ProcessRef};
+/// use dynalease_sim::locks::check::{check, CheckContext, ViolationKind};
+/// use dynalease_sim::locks::history::{Actor, Entry, Event, History, LockId, LockRecord, LockState, ProcessRef};
 ///
 /// let p = |id| ProcessRef { id, incarnation: 0 };
 /// let held = |owner, fence| LockState::Held(LockRecord { owner, version: owner, fence, lease_ms: 30_000 });
@@ -355,6 +361,7 @@ pub fn check(history: &History, context: &CheckContext) -> CheckReport {
     releases::stops_at_once(&checked, &mut report);
     promises::promises_kept(&checked, &mut report);
     promises::loss_reasons(&checked, &mut report);
+    renewals::renewals_answer_truly(&checked, &mut report);
     report.stats.beliefs = checked.index.beliefs.len();
     report.stats.writes = checked.truth.writes;
     // One violation per invariant and lock: the first one, which the others usually follow from.

@@ -2,8 +2,8 @@
 //! broken, and why a lease ended.
 
 use super::{CheckReport, Checked, ViolationKind};
-use crate::locks::history::{Actor, Event, LockState, Nemesis, Unheld};
 use crate::clock::seconds;
+use crate::locks::history::{Actor, Event, LockState, Nemesis, Unheld};
 
 /// Every promise of the documentation that a process saw broken (an election that returned
 /// `Cancelled` though nobody stopped it, say) is a violation.

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use super::beliefs::LATE;
 use super::{CheckReport, Checked, ViolationKind};
-use crate::locks::history::{Call, Event, Nemesis, Outcome, Unheld};
 use crate::clock::seconds;
+use crate::locks::history::{Call, Event, Nemesis, Outcome, Unheld};
 
 /// Every release the library answered left the lock item without the lease it released. An
 /// election that returned after a term, having released its lease (a lease it knew lost ends

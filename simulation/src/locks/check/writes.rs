@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::{CheckReport, Checked, ViolationKind};
-use crate::locks::history::{Call, Event, LockState, Outcome, Value, WriteEffect};
 use crate::clock::seconds;
+use crate::locks::history::{Call, Event, LockState, Outcome, Value, WriteEffect};
 
 /// How far apart two clocks may drift over `lease`, in the contender's favour, and the
 /// millisecond a timer may fire late.

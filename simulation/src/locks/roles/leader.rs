@@ -15,9 +15,9 @@ use dynalease::{LeaderError, Lease};
 use tokio_util::sync::CancellationToken;
 
 use crate::history::{OpId, Outcome};
-use crate::locks::notes::{LockCall as Call, Lock, LockValue as Value};
-use crate::rng::SimRng;
+use crate::locks::notes::{Lock, LockCall as Call, LockValue as Value};
 use crate::locks::workload::{Fence, Held, ProcessCtx};
+use crate::rng::SimRng;
 
 /// How the work of a term ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,7 +149,8 @@ async fn work(
         ctx.complete(op, Outcome::Ok, Value::Token(token));
     }
     if lease.ended().is_cancelled() && lease.loss_reason() == Some(dynalease::LossReason::Expired) {
-        ctx.broken_promise(&lock,
+        ctx.broken_promise(
+            lock,
             format!("a term started on a lease that had run out before its acquire answered (token {token})"),
         );
     }
@@ -162,7 +163,8 @@ async fn work(
     if let (Some((op, _)), last) = returned {
         ctx.complete(op, Outcome::Info, Value::Text(String::from("the lease was lost: it contended again")));
         if last.is_some_and(|last| last.loss_reason().is_none()) {
-            ctx.broken_promise(&lock,
+            ctx.broken_promise(
+                lock,
                 "run_as_leader contended again after its work returned, though the lease was not lost",
             );
         }
@@ -198,7 +200,8 @@ async fn work(
     let mut terms = shared.terms();
     if on_its_own && end != TermEnd::WhenStopped {
         let ok = matches!(end, TermEnd::Returns(_));
-        terms.returned = Some((ctx.invoke(Call::Resign { lock: lock.clone(), token: Some(token), stopped: false }), ok));
+        terms.returned =
+            Some((ctx.invoke(Call::Resign { lock: lock.clone(), token: Some(token), stopped: false }), ok));
         terms.returned_lease = Some(lease);
         // If the lease was lost at this very moment, the election contends again.
         *shared.pending() = Some(ctx.invoke(Call::Acquire { lock: lock.clone() }));
@@ -254,7 +257,7 @@ fn judge(ctx: &ProcessCtx, shared: &Shared, lock: &Lock, ended: &Result<(), Lead
         }
     };
     if let Some(what) = broken {
-        ctx.broken_promise(&lock, format!("run_as_leader {what}"));
+        ctx.broken_promise(lock, format!("run_as_leader {what}"));
     }
     // The election releases the lease of its term, unless it knows it lost it (then there is
     // nothing to release): the end of a term is `Info` then, and the checker holds an `Ok` end to

@@ -3,19 +3,19 @@
 //!
 //! - a leader contends with `run_as_leader`, writes under each term with every form of
 //!   `is_held`, and now and then ends a term on its own (with a value or an error) or stops the
-//!   election, while it leads or while it waits ([`leader`]);
+//!   election, while it leads or while it waits (`leader.rs`);
 //! - a store writer tries its lock now and then, and while it holds it writes to the external
 //!   store with its fencing token;
 //! - a one-shot job waits for its lock, most times at most a little longer than a lease, renews
 //!   before each step, writes, and releases or drops its lease;
-//! - a try-loop tries its lock on its own schedule and writes when it gets it ([`simple`]);
+//! - a try-loop tries its lock on its own schedule and writes when it gets it (`simple.rs`);
 //! - a token holder uses the process-lock shape: it creates its lock, renews it by token with
 //!   and without a new duration and a minimum window, writes with the token's fence, and
 //!   releases it, hands its token to another process, or leaves it to run out; it takes the
-//!   tokens that others hand it ([`token`]);
+//!   tokens that others hand it (`token.rs`);
 //! - a scope holder holds its lock with a `ProcessLockScope`, believes in it as long as the
-//!   scope says it is locked, and releases or drops the scope ([`scope`]);
-//! - a watcher asks now and then whether a lock is held ([`watcher`]).
+//!   scope says it is locked, and releases or drops the scope (`scope.rs`);
+//! - a watcher asks now and then whether a lock is held (`watcher.rs`).
 
 use std::time::Duration;
 

@@ -21,7 +21,7 @@ impl Promise {
         if ctx.clock().monotonic() >= until {
             return Promise { state };
         }
-        state.lock().unwrap_or_else(|e| e.into_inner()).1 = Some(ctx.believe_token(&lock, token));
+        state.lock().unwrap_or_else(|e| e.into_inner()).1 = Some(ctx.believe_token(lock, token));
         let (watched, clock) = (state.clone(), ctx.clock().clone());
         ctx.spawn(async move {
             loop {

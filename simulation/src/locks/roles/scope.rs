@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use dynalease::ProcessLockScope;
 
 use super::pause;
-use crate::history::{Outcome};
-use crate::locks::notes::{LockCall as Call, Lock, Unheld, LockValue as Value};
+use crate::history::Outcome;
+use crate::locks::notes::{Lock, LockCall as Call, LockValue as Value, Unheld};
 use crate::locks::workload::{Fence, ProcessCtx, TokenBelief};
 
 /// The scope and the belief in it, shared with the task that watches the lease's end.
@@ -108,19 +108,19 @@ async fn take(ctx: &ProcessCtx, lock: &Lock, name: &str) -> Option<(Holding, dyn
     let scope = match ctx.as_operation(op, ctx.process_locks().scope(name, ctx.lease())).await {
         Ok(scope) => scope,
         Err(err) => {
-            ctx.check_error(&lock, name, &err);
+            ctx.check_error(lock, name, &err);
             ctx.complete(op, Outcome::Info, Value::Text(err.to_string()));
             return None;
         }
     };
     let Some(lease) = scope.lease().cloned() else {
         if scope.is_locked() {
-            ctx.broken_promise(&lock, "a scope that says it is locked has no lease");
+            ctx.broken_promise(lock, "a scope that says it is locked has no lease");
         }
         ctx.complete(op, Outcome::Fail, Value::Text(String::from("held")));
         // Releasing a scope that never got the lock sends nothing and succeeds.
         if scope.release().await.is_err() {
-            ctx.broken_promise(&lock, "the release of a scope that never got the lock failed");
+            ctx.broken_promise(lock, "the release of a scope that never got the lock failed");
         }
         return None;
     };
@@ -132,7 +132,7 @@ async fn take(ctx: &ProcessCtx, lock: &Lock, name: &str) -> Option<(Holding, dyn
     let holding = Holding::default();
     {
         let mut shared = holding.lock();
-        shared.belief = Some(ctx.believe_lease(&lock, lease.fencing_token(), true));
+        shared.belief = Some(ctx.believe_lease(lock, lease.fencing_token(), true));
         shared.scope = Some(scope);
     }
     let (watched, ended) = (holding.clone(), lease.ended());

@@ -15,11 +15,11 @@ use dynalease::ProcessLocks;
 
 use super::pause;
 use super::promise::Promise;
-use crate::history::{Outcome};
-use crate::locks::notes::{LockCall as Call, Lock, Unheld, LockValue as Value};
-use crate::rng::SimRng;
+use crate::history::Outcome;
 use crate::locks::mailbox::Handoff;
+use crate::locks::notes::{Lock, LockCall as Call, LockValue as Value, Unheld};
 use crate::locks::workload::ProcessCtx;
+use crate::rng::SimRng;
 
 /// A lock that this process holds by a token.
 struct Hold {
@@ -124,19 +124,19 @@ async fn create(ctx: &ProcessCtx, lock: &Lock, name: &str, locks: &ProcessLocks,
             return None;
         }
         Err(err) => {
-            ctx.check_error(&lock, name, &err);
+            ctx.check_error(lock, name, &err);
             ctx.complete(op, Outcome::Info, Value::Text(err.to_string()));
             return None;
         }
     };
     let Ok(fence) = ProcessLocks::fencing_token(&token) else {
-        ctx.broken_promise(&lock, format!("create returned {token:?}, which fencing_token does not read"));
+        ctx.broken_promise(lock, format!("create returned {token:?}, which fencing_token does not read"));
         ctx.complete(op, Outcome::Info, Value::Text(String::from("a token without a fence")));
         return None;
     };
     ctx.complete(op, Outcome::Ok, Value::Token(fence));
     // The library counts the lease from the send of its write, which comes after the call.
-    let promise = Promise::start(ctx, &lock, fence, called + lease);
+    let promise = Promise::start(ctx, lock, fence, called + lease);
     Some(Hold { token, fence, duration: lease, window: window(ctx, rng), sets_durations: true, promise })
 }
 
@@ -149,14 +149,14 @@ async fn take_over(
     handoff: Handoff,
     rng: &mut SimRng,
 ) -> Option<Hold> {
-    ctx.handed_over(&lock, handoff.fence, handoff.from);
+    ctx.handed_over(lock, handoff.fence, handoff.from);
     let Handoff { token, fence, duration, .. } = handoff;
-    let promise = Promise::start(ctx, &lock, fence, Duration::ZERO);
+    let promise = Promise::start(ctx, lock, fence, Duration::ZERO);
     // A shared token never gets a shorter duration, as the library advises.
     let mut hold = Hold { token, fence, duration, window: window(ctx, rng), sets_durations: false, promise };
-    match renew(ctx, &lock, locks, &mut hold, rng).await {
+    match renew(ctx, lock, locks, &mut hold, rng).await {
         Renewed::Until(until) => {
-            hold.promise = Promise::start(ctx, &lock, fence, until);
+            hold.promise = Promise::start(ctx, lock, fence, until);
             Some(hold)
         }
         Renewed::Lost | Renewed::Unknown => None,

@@ -9,8 +9,8 @@ use dynalease::{Error, LeaderError, LockTable, LockTableOptions, TableRef};
 use tokio_util::sync::CancellationToken;
 
 use super::pause;
-use crate::history::{Outcome};
-use crate::locks::notes::{LockCall as Call, Lock, LockValue as Value};
+use crate::history::Outcome;
+use crate::locks::notes::{Lock, LockCall as Call, LockValue as Value};
 use crate::locks::workload::ProcessCtx;
 use crate::locks::{PARTITION_KEY, SORT_KEY, TABLE};
 
@@ -105,7 +105,7 @@ async fn refusals(ctx: &ProcessCtx, lock: &Lock, name: &str) {
         broken.push("the lock table does not name the table and the keys it was made for");
     }
     for what in broken {
-        ctx.broken_promise(&lock, what);
+        ctx.broken_promise(lock, what);
     }
 }
 
