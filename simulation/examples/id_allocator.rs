@@ -34,13 +34,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-};
+use aws_sdk_dynamodb::types::AttributeValue;
 use dynalease_sim::cli::{self, ServiceArgs};
 use dynalease_sim::history::{OpId, Outcome};
 use dynalease_sim::nemesis::{MenuItem, Moment, ReactionKind};
+use dynalease_sim::sdk_error_words;
 use dynalease_sim::{Ctx, Invariant, Run, Scenario, Service, Setup, SetupFuture, SimRng, Verdict, Violation, Workload};
 use serde::{Deserialize, Serialize};
 
@@ -152,20 +150,8 @@ impl Service for IdAllocator {
     /// The table `Counters` (key `name`) and its counter item, `next = 0`.
     fn setup(&self, setup: Setup) -> SetupFuture {
         Box::pin(async move {
+            setup.create_table(TABLE, "name", None).await?;
             let client = setup.client();
-            client
-                .create_table()
-                .table_name(TABLE)
-                .attribute_definitions(
-                    AttributeDefinition::builder()
-                        .attribute_name("name")
-                        .attribute_type(ScalarAttributeType::S)
-                        .build()?,
-                )
-                .key_schema(KeySchemaElement::builder().attribute_name("name").key_type(KeyType::Hash).build()?)
-                .billing_mode(BillingMode::PayPerRequest)
-                .send()
-                .await?;
             client
                 .put_item()
                 .table_name(TABLE)
@@ -310,7 +296,7 @@ async fn take_block(client: &Client, size: u64, buggy: bool) -> Result<Ret, Stri
             .consistent_read(true)
             .send()
             .await
-            .map_err(why)?;
+            .map_err(|e| sdk_error_words(&e))?;
         let next = read
             .item()
             .and_then(|item| item.get("next"))
@@ -328,7 +314,7 @@ async fn take_block(client: &Client, size: u64, buggy: bool) -> Result<Ret, Stri
                 .item("next", after)
                 .send()
                 .await
-                .map_err(why)?;
+                .map_err(|e| sdk_error_words(&e))?;
             return Ok(Ret::Block(next..next + size));
         }
         let updated = client
@@ -347,23 +333,10 @@ async fn take_block(client: &Client, size: u64, buggy: bool) -> Result<Ret, Stri
             // Another process took the block since the read (or this one did, and the answer
             // was lost): read again.
             Err(err) if err.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()) => {}
-            Err(err) => return Err(why(err)),
+            Err(err) => return Err(sdk_error_words(&err)),
         }
     }
     Err(String::from("lost the race for the counter five times in a row"))
-}
-
-/// A failed request in a few words, for the timeline: DynamoDB's error, or what the network did.
-fn why<E: ProvideErrorMetadata, R>(err: SdkError<E, R>) -> String {
-    match &err {
-        SdkError::ServiceError(e) => {
-            format!("{}: {}", e.err().code().unwrap_or("error"), e.err().message().unwrap_or("(no message)"))
-        }
-        SdkError::TimeoutError(_) => String::from("no answer: timed out"),
-        SdkError::DispatchFailure(d) if d.is_timeout() => String::from("no answer: timed out"),
-        SdkError::DispatchFailure(_) => String::from("no answer: the connection was reset"),
-        _ => String::from("a bad answer"),
-    }
 }
 
 /// `12.345 s`.

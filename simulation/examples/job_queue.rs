@@ -47,7 +47,6 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::{Duration, UNIX_EPOCH};
 
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
@@ -56,6 +55,7 @@ use aws_sdk_dynamodb::types::{
 use dynalease_sim::cli::{self, ServiceArgs};
 use dynalease_sim::history::Outcome;
 use dynalease_sim::nemesis::{MenuItem, Moment, ReactionKind};
+use dynalease_sim::sdk_error_words;
 use dynalease_sim::{
     Ctx, Invariant, Run, Scenario, Service, Setup, SetupFuture, SimRng, Tables, Verdict, Violation, Workload,
     exactly_once,
@@ -240,15 +240,7 @@ impl Service for JobQueue {
                 .billing_mode(BillingMode::PayPerRequest)
                 .send()
                 .await?;
-            client
-                .create_table()
-                .table_name(RESULTS)
-                .attribute_definitions(attribute("job", ScalarAttributeType::S)?)
-                .key_schema(key("job", KeyType::Hash)?)
-                .billing_mode(BillingMode::PayPerRequest)
-                .send()
-                .await?;
-            Ok(())
+            setup.create_table(RESULTS, "job", None).await
         })
     }
 
@@ -412,7 +404,7 @@ async fn producer(ctx: Ctx<Op, Ret>, every_ms_max: u64) {
                 Err(err) if err.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()) => {
                     Ok(Ret::Enqueued)
                 }
-                Err(err) => Err(why(err)),
+                Err(err) => Err(sdk_error_words(&err)),
             }
         };
         let _ = ctx.call(Op::Enqueue { job: job.clone() }, put).await;
@@ -518,7 +510,7 @@ async fn take(ctx: &Ctx<Op, Ret>, queue: &JobQueue, found: &Found, claim: &str) 
             {
                 return Ok(Ret::Claimed(claim.to_owned()));
             }
-            Err(why(err))
+            Err(sdk_error_words(&err))
         }
     }
 }
@@ -551,7 +543,7 @@ async fn complete(ctx: &Ctx<Op, Ret>, job: &str, claim: &str) -> Result<Ret, Str
         .transact_items(TransactWriteItem::builder().update(result).build())
         .send()
         .await
-        .map_err(why)?;
+        .map_err(|e| sdk_error_words(&e))?;
     Ok(Ret::Done)
 }
 
@@ -569,19 +561,6 @@ fn wall(ms: u64) -> String {
 /// `12.345 s`.
 fn seconds(at: Duration) -> String {
     format!("{:.3} s", at.as_secs_f64())
-}
-
-/// A failed request in a few words, for the timeline: DynamoDB's error, or what the network did.
-fn why<E: ProvideErrorMetadata, R>(err: SdkError<E, R>) -> String {
-    match &err {
-        SdkError::ServiceError(e) => {
-            format!("{}: {}", e.err().code().unwrap_or("error"), e.err().message().unwrap_or("(no message)"))
-        }
-        SdkError::TimeoutError(_) => String::from("no answer: timed out"),
-        SdkError::DispatchFailure(d) if d.is_timeout() => String::from("no answer: timed out"),
-        SdkError::DispatchFailure(_) => String::from("no answer: the connection was reset"),
-        _ => String::from("a bad answer"),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -35,14 +35,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-};
+use aws_sdk_dynamodb::types::AttributeValue;
 use dynalease_sim::cli::{self, ServiceArgs};
 use dynalease_sim::history::{OpId, Outcome};
 use dynalease_sim::linearizable::{self, Budget, Model};
 use dynalease_sim::nemesis::{MenuItem, Moment, ReactionKind};
+use dynalease_sim::sdk_error_words;
 use dynalease_sim::{
     Ctx, Invariant, Run, Scenario, Service, Setup, SetupFuture, SimRng, Tables, Verdict, Violation, Workload,
 };
@@ -190,20 +188,8 @@ impl Service for OptimisticLocking {
     /// The table `Documents` (key `doc`), and the documents at total 0, version 0.
     fn setup(&self, setup: Setup) -> SetupFuture {
         Box::pin(async move {
+            setup.create_table(TABLE, "doc", None).await?;
             let client = setup.client();
-            client
-                .create_table()
-                .table_name(TABLE)
-                .attribute_definitions(
-                    AttributeDefinition::builder()
-                        .attribute_name("doc")
-                        .attribute_type(ScalarAttributeType::S)
-                        .build()?,
-                )
-                .key_schema(KeySchemaElement::builder().attribute_name("doc").key_type(KeyType::Hash).build()?)
-                .billing_mode(BillingMode::PayPerRequest)
-                .send()
-                .await?;
             for doc in DOCS {
                 client
                     .put_item()
@@ -403,7 +389,7 @@ async fn read(client: &Client, doc: &str) -> Result<(i64, i64), String> {
         .consistent_read(true)
         .send()
         .await
-        .map_err(why)?;
+        .map_err(|e| sdk_error_words(&e))?;
     let item = out.item().ok_or_else(|| format!("{doc} is gone"))?;
     let number = |name| Tables::n(item, name).map(|n| n as i64).ok_or_else(|| format!("{doc} has no {name}"));
     Ok((number("total")?, number("version")?))
@@ -442,26 +428,13 @@ async fn add(ctx: &Ctx<Op, Ret>, doc: &str, amount: i64, buggy: bool) -> Added {
         let (written, uncertain) = ctx.watch(write.send()).await;
         match written {
             Ok(_) => return Added::Done(total + amount),
-            Err(err) if uncertain => return Added::Unknown(why(err)),
+            Err(err) if uncertain => return Added::Unknown(sdk_error_words(&err)),
             // Someone else wrote since the read: start over.
             Err(err) if err.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()) => {}
-            Err(err) => return Added::Failed(why(err)),
+            Err(err) => return Added::Failed(sdk_error_words(&err)),
         }
     }
     Added::Failed(format!("lost the race for {doc} {ATTEMPTS} times in a row"))
-}
-
-/// A failed request in a few words, for the timeline: DynamoDB's error, or what the network did.
-fn why<E: ProvideErrorMetadata, R>(err: SdkError<E, R>) -> String {
-    match &err {
-        SdkError::ServiceError(e) => {
-            format!("{}: {}", e.err().code().unwrap_or("error"), e.err().message().unwrap_or("(no message)"))
-        }
-        SdkError::TimeoutError(_) => String::from("no answer: timed out"),
-        SdkError::DispatchFailure(d) if d.is_timeout() => String::from("no answer: timed out"),
-        SdkError::DispatchFailure(_) => String::from("no answer: the connection was reset"),
-        _ => String::from("a bad answer"),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,16 +44,13 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, Get, KeySchemaElement, KeyType, ScalarAttributeType,
-    TransactGetItem, TransactWriteItem, Update,
-};
+use aws_sdk_dynamodb::types::{AttributeValue, Get, TransactGetItem, TransactWriteItem, Update};
 use dynalease_sim::cli::{self, ServiceArgs};
 use dynalease_sim::history::Outcome;
 use dynalease_sim::linearizable::{self, Budget, Model};
 use dynalease_sim::nemesis::{MenuItem, Moment, ReactionKind};
+use dynalease_sim::sdk_error_words;
 use dynalease_sim::{
     Ctx, Invariant, Run, Scenario, Service, Setup, SetupFuture, SimRng, Tables, Verdict, Violation, Workload,
     exactly_once,
@@ -240,20 +237,8 @@ impl Service for Transfers {
     /// ledger.
     fn setup(&self, setup: Setup) -> SetupFuture {
         Box::pin(async move {
+            setup.create_table(TABLE, "account", None).await?;
             let client = setup.client();
-            client
-                .create_table()
-                .table_name(TABLE)
-                .attribute_definitions(
-                    AttributeDefinition::builder()
-                        .attribute_name("account")
-                        .attribute_type(ScalarAttributeType::S)
-                        .build()?,
-                )
-                .key_schema(KeySchemaElement::builder().attribute_name("account").key_type(KeyType::Hash).build()?)
-                .billing_mode(BillingMode::PayPerRequest)
-                .send()
-                .await?;
             for account in ACCOUNTS {
                 client
                     .put_item()
@@ -444,7 +429,7 @@ async fn transfer(ctx: &Ctx<Op, Ret>, op: &Op, buggy: bool) -> Result<Ret, Strin
                 return Err(format!("refused: {from} has less than {amount}"));
             }
         }
-        let why = why(err);
+        let why = sdk_error_words(&err);
         if attempt == ATTEMPTS {
             return Err(why);
         }
@@ -474,7 +459,7 @@ async fn audit(ctx: &Ctx<Op, Ret>) -> Result<Ret, String> {
             .map_err(|e| e.to_string())?;
         request = request.transact_items(TransactGetItem::builder().get(get).build());
     }
-    let out = request.send().await.map_err(why)?;
+    let out = request.send().await.map_err(|e| sdk_error_words(&e))?;
     let balances = out
         .responses()
         .iter()
@@ -482,19 +467,6 @@ async fn audit(ctx: &Ctx<Op, Ret>) -> Result<Ret, String> {
         .filter_map(|item| Some((Tables::s(item, "account")?.to_owned(), Tables::n(item, "balance")? as i64)))
         .collect();
     Ok(Ret::Balances(balances))
-}
-
-/// A failed request in a few words, for the timeline: DynamoDB's error, or what the network did.
-fn why<E: ProvideErrorMetadata, R>(err: SdkError<E, R>) -> String {
-    match &err {
-        SdkError::ServiceError(e) => {
-            format!("{}: {}", e.err().code().unwrap_or("error"), e.err().message().unwrap_or("(no message)"))
-        }
-        SdkError::TimeoutError(_) => String::from("no answer: timed out"),
-        SdkError::DispatchFailure(d) if d.is_timeout() => String::from("no answer: timed out"),
-        SdkError::DispatchFailure(_) => String::from("no answer: the connection was reset"),
-        _ => String::from("a bad answer"),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
