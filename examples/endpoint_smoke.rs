@@ -174,9 +174,7 @@ async fn run(client: &Client, table: &str) -> bool {
     let takeover = async {
         let ghost = a.simulate_holder("crashed", LEASE, Some("ghost")).await?;
         let started = Instant::now();
-        let lease = tokio::time::timeout(LEASE * 5, b.acquire("crashed", LEASE))
-            .await
-            .map_err(|_| "no takeover within five leases")??;
+        let lease = b.try_acquire_for("crashed", LEASE, LEASE * 5).await?.ok_or("no takeover within five leases")?;
         let waited = started.elapsed();
         ensure(waited >= LEASE, format!("taken over after {waited:?}, before one lease"))?;
         let token = lease.fencing_token();

@@ -21,12 +21,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
 
     // A little longer than one lease: gives up on a live holder, takes over a crashed one.
-    let Ok(lease) = tokio::time::timeout(LEASE + Duration::from_secs(10), locks.acquire("nightly-report", LEASE)).await
-    else {
+    let Some(lease) = locks.try_acquire_for("nightly-report", LEASE, LEASE + Duration::from_secs(10)).await? else {
         println!("another process runs the report");
         return Ok(());
     };
-    let lease = lease?;
     println!("running the report with fencing token {}", lease.fencing_token());
 
     let stop = lease.ended();

@@ -43,6 +43,15 @@ pub enum Error {
         /// The duration asked for.
         lease: Duration,
     },
+    /// A margin of [`Lease::warning`](crate::Lease::warning) of zero, or longer than half the
+    /// lease.
+    #[non_exhaustive]
+    InvalidMargin {
+        /// The margin asked for.
+        margin: Duration,
+        /// The lease duration.
+        lease: Duration,
+    },
     /// A lock name that cannot be a key: empty, or too long for DynamoDB.
     #[non_exhaustive]
     InvalidLockName {
@@ -78,17 +87,23 @@ pub enum Error {
         /// The table.
         table: String,
     },
-    /// The table's key schema is not the one of its [`TableRef`](crate::TableRef): other key
-    /// names, a sort key more or less, or keys that are not strings. For a SQL table: a table
-    /// of that name whose columns are not those of a lock table (a column missing or of
-    /// another type, another primary key, a column the locks would leave empty that must not
-    /// be).
+    /// The table does not fit its locks ([`TableMismatch`](crate::TableMismatch) says how):
+    /// for DynamoDB, other key names than its [`TableRef`](crate::TableRef)'s, a sort key more
+    /// or less, keys that are not strings, or time to live not enabled on the attribute of the
+    /// options; for a SQL table, columns that are not those of a lock table.
     #[non_exhaustive]
-    KeySchemaMismatch {
+    TableMismatch {
         /// The table.
         table: String,
-        /// How the schema differs.
-        reason: String,
+        /// What does not fit.
+        mismatch: crate::TableMismatch,
+    },
+    /// The [`LockTable`](crate::LockTable) was shut down
+    /// ([`LockTable::shutdown`](crate::LockTable::shutdown)): it acquires no more locks.
+    #[non_exhaustive]
+    ShutDown {
+        /// The table.
+        table: String,
     },
     /// [`TransactWriteExt::is_held_current`](crate::TransactWriteExt::is_held_current) found no
     /// current lease: the code does not run inside the work of
@@ -173,10 +188,12 @@ impl Error {
             Error::Sql { code: Some(code), .. } => code,
             Error::Sql { code: None, .. } => "connection",
             Error::TableNotFound { .. } => "ResourceNotFoundException",
-            Error::KeySchemaMismatch { .. } => "ValidationException",
+            Error::TableMismatch { .. } => "ValidationException",
             Error::NotALock { .. } => "not_a_lock",
             Error::NotHeld { .. } => "not_held",
+            Error::ShutDown { .. } => "shut_down",
             Error::InvalidLeaseDuration { .. }
+            | Error::InvalidMargin { .. }
             | Error::InvalidLockName { .. }
             | Error::InvalidOptions { .. }
             | Error::InvalidToken { .. }
@@ -191,6 +208,10 @@ impl fmt::Display for Error {
             Error::InvalidLeaseDuration { lease } => {
                 write!(f, "lease duration {lease:?} is outside the allowed range of 1 s to 1 day")
             }
+            Error::InvalidMargin { margin, lease } => write!(
+                f,
+                "the warning margin {margin:?} must be more than zero and at most half the lease of {lease:?}"
+            ),
             Error::InvalidLockName { name, reason } => {
                 write!(f, "invalid lock name {name:?}: {reason}")
             }
@@ -200,8 +221,11 @@ impl fmt::Display for Error {
                 "the item at the key of lock {lock:?} in table {table:?} is not a lock ({reason}); give the lock another name"
             ),
             Error::TableNotFound { table } => write!(f, "table {table:?} was not found"),
-            Error::KeySchemaMismatch { table, reason } => {
-                write!(f, "the key schema of table {table:?} does not fit: {reason}")
+            Error::TableMismatch { table, mismatch } => {
+                write!(f, "table {table:?} does not fit the locks: {mismatch}")
+            }
+            Error::ShutDown { table } => {
+                write!(f, "the lock table of {table:?} was shut down: it acquires no more locks")
             }
             Error::NoCurrentLease => f.write_str(
                 "no lease is current: pass the lease to is_held, or run this code inside the work of LockTable::run_as_leader",

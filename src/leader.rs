@@ -64,8 +64,9 @@ tokio::task_local! {
 // matches them exhaustively to give each its answer.
 #[derive(Debug)]
 pub enum LeaderError<E> {
-    /// The caller cancelled its token. The lease, if there was one, was released; whatever the
-    /// work returned is dropped.
+    /// The caller cancelled its token, or shut the lock table down
+    /// ([`LockTable::shutdown`]) while the election ran. The lease, if there was one, was
+    /// released; whatever the work returned is dropped.
     Cancelled,
     /// The work returned this error on its own, while it led: the lease was released.
     Work(E),
@@ -236,6 +237,12 @@ impl LockTable {
         F: Future<Output = Result<T, E>>,
     {
         check(name, lease).map_err(LeaderError::Election)?;
+        if self.shared().is_shut_down() {
+            return Err(LeaderError::Election(self.shared().shut_down()));
+        }
+        // Cancelled by the caller, and by a shutdown of the table.
+        let election = self.shared().election(&stop);
+        let stop = election.token.clone();
         let mut outage = None;
         loop {
             let held = match self.contend(name, lease, &stop, &mut outage).await {
@@ -271,7 +278,7 @@ impl LockTable {
                 let answer = tokio::select! {
                     biased;
                     () = stop.cancelled() => return Err(Stopped::Cancelled),
-                    answer = self.attempt(name, duration) => answer,
+                    answer = self.try_once(name, duration) => answer,
                 };
                 let wait = match answer {
                     Ok(attempt) => {
@@ -325,7 +332,16 @@ impl LockTable {
         match contended {
             Ok(won) => {
                 record_outcome(&span, Some(&won));
-                Ok(self.lease(name, duration, won, &span))
+                match self.lease(name, duration, won, &span).await {
+                    Ok(lease) => Ok(lease),
+                    // The table was shut down while the write was under way: released again.
+                    Err(_) => Err(Stopped::Cancelled),
+                }
+            }
+            // A shutdown of the table stops a running election as its caller would.
+            Err(Stopped::Election(Error::ShutDown { .. })) => {
+                record_outcome(&span, None);
+                Err(Stopped::Cancelled)
             }
             Err(stopped) => {
                 match &stopped {

@@ -3,13 +3,18 @@
 //! # The map of the crate
 //!
 //! - [`TableRef`] and [`LockTable`]: the table and its locks; [`LockTableOptions`] for the
-//!   holder label, item expiry, clock and ids.
+//!   holder label, item expiry, clock and ids; [`LockTable::check_table`] and
+//!   [`TableMismatch`]: the table checked before use.
+//! - [`LockTable::describe`] and [`LockTable::locks`]: a lock, or every lock of the table, as a
+//!   [`LockDescription`], read without taking it.
 //! - [`Lease`]: a held lock, with its [`fencing_token`](Lease::fencing_token), its
 //!   [`ended`](Lease::ended) token and its [`LossReason`].
 //! - [`TransactWriteExt`] and [`HeldCheck`]: a transaction that commits only while a lease
 //!   holds its lock.
 //! - [`LockTable::run_as_leader`], [`LeaderError`] and [`Lease::current`]: leader election,
 //!   one term per lease.
+//! - [`LockTable::shutdown`] and [`ShutdownReport`]: the end of a table, with every lease it
+//!   holds released.
 //! - [`ProcessLocks`] and [`ProcessLockScope`]: the shape of a simple process lock, held
 //!   through a token string, over the same leases.
 //! - With the features `sqlite` and `postgres`: `SqliteTable` and `PostgresTable`, the same
@@ -25,6 +30,7 @@
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
 mod clock;
+mod describe;
 mod error;
 mod fencing;
 mod ids;
@@ -33,13 +39,16 @@ mod lease;
 mod lock_table;
 mod options;
 mod process;
+mod shutdown;
 mod store;
 mod table;
+mod table_check;
 mod telemetry;
 #[cfg(feature = "testing")]
 mod testing;
 
 pub use clock::{Clock, Sleep, TokioClock};
+pub use describe::{LockDescription, LockStatus, LockStream};
 pub use error::Error;
 pub use fencing::{HeldCheck, TransactWriteExt};
 pub use ids::{IdSource, RandomIds, SeededIds};
@@ -52,11 +61,13 @@ pub use process::{ProcessLockScope, ProcessLocks};
 /// [`Lease::check_held_sqlite`] takes.
 #[cfg(feature = "sqlite")]
 pub use rusqlite;
+pub use shutdown::ShutdownReport;
 #[cfg(feature = "postgres")]
 pub use store::postgres::PostgresTable;
 #[cfg(feature = "sqlite")]
 pub use store::sqlite::SqliteTable;
 pub use table::TableRef;
+pub use table_check::TableMismatch;
 #[cfg(feature = "testing")]
 pub use testing::LockState;
 /// The PostgreSQL client and pool the `postgres` feature builds on, at the versions
@@ -73,6 +84,7 @@ pub struct RepositoryReadme;
 #[cfg(test)]
 mod tests {
     fn shareable<T: Send + Sync + 'static>() {}
+    fn movable<T: Send + 'static>() {}
 
     #[test]
     fn handles_can_move_between_tasks() {
@@ -82,6 +94,7 @@ mod tests {
         shareable::<crate::LockTableOptions>();
         shareable::<crate::ProcessLocks>();
         shareable::<crate::ProcessLockScope>();
+        movable::<crate::LockStream>();
         shareable::<crate::LeaderError<std::io::Error>>();
     }
 }

@@ -203,6 +203,14 @@ impl ProcessLocks {
         let Some(won) = tried? else {
             return Ok(None);
         };
+        let shared = self.locks.shared();
+        if shared.is_shut_down() {
+            // The table was shut down while the write was under way: give back what it won.
+            if let Err(err) = shared.store.release(name, &won.owner).await {
+                crate::lease::log_release_failure(name, &shared.table.table, Some(&err));
+            }
+            return Err(shared.shut_down());
+        }
         self.remember(&won.owner, Written { sent_at: won.sent_at, duration });
         Ok(Some(Token { name: name.to_owned(), owner: won.owner, fence: won.fence }.encode()))
     }

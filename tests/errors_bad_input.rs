@@ -7,7 +7,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
 };
-use dynalease::{Error, LockTable, LockTableOptions, TableRef};
+use dynalease::{Error, LockTable, LockTableOptions, TableMismatch, TableRef};
 use support::{LEASE, fake, locks, raw_item, requests, s};
 
 async fn put_entity(fake: &dynalease_fake::FakeDynamoDb, attributes: &[(&str, &str)]) {
@@ -134,7 +134,7 @@ async fn a_missing_table_is_table_not_found() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_table_whose_keys_are_not_strings_is_a_key_schema_mismatch() {
+async fn a_table_whose_keys_are_not_strings_is_a_table_mismatch_naming_the_key() {
     let fake = dynalease_fake::FakeDynamoDb::new();
     fake.client()
         .create_table()
@@ -152,12 +152,14 @@ async fn a_table_whose_keys_are_not_strings_is_a_key_schema_mismatch() {
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
-    assert!(matches!(&err, Error::KeySchemaMismatch { table, .. } if table == "Numbers"), "{err:?}");
+    let Error::TableMismatch { table, mismatch, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(table, "Numbers");
+    assert_eq!(mismatch, &TableMismatch::KeyNotString { key: "id".into(), found: "N".into() });
     assert!(err.to_string().contains("not a string"), "{err}");
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_key_schema_mismatch() {
+async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_table_mismatch() {
     let fake = dynalease_fake::FakeDynamoDb::new();
     fake.create_table("Locks", "id", None);
     let locks =
@@ -165,7 +167,8 @@ async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_key_schema_mismatch() 
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
-    assert!(matches!(err, Error::KeySchemaMismatch { .. }), "{err:?}");
+    let expected = TableMismatch::SortKey { expected: Some("sk".into()), found: None };
+    assert!(matches!(&err, Error::TableMismatch { mismatch, .. } if *mismatch == expected), "{err:?}");
 }
 
 #[test]

@@ -13,18 +13,23 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::describe_table::DescribeTableError;
+use aws_sdk_dynamodb::operation::describe_time_to_live::DescribeTimeToLiveError;
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
+use aws_sdk_dynamodb::operation::scan::ScanError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, KeyType, ReturnValue, ReturnValuesOnConditionCheckFailure, ScalarAttributeType,
+    AttributeValue, KeyType, ReturnValue, ReturnValuesOnConditionCheckFailure, ScalarAttributeType, TableDescription,
+    TimeToLiveStatus,
 };
 
-use super::{AcquireOutcome, Expect, Grant, LockStore, LockView, RenewOutcome, StoreFuture};
+use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, RenewOutcome, StoreFuture};
 use crate::clock::Clock;
 use crate::error::Error;
 use crate::lock_table::{MAX_LEASE, MIN_LEASE};
 use crate::table::TableRef;
+use crate::table_check::TableMismatch;
 
 /// `LOCK`: the value of `_type`, and the sort key of a lock item.
 pub(crate) const LOCK: &str = "LOCK";
@@ -66,6 +71,42 @@ pub(crate) fn lock_key(table: &TableRef, name: &str) -> HashMap<String, Attribut
         key.insert(sort_key.clone(), AttributeValue::S(LOCK.to_owned()));
     }
     key
+}
+
+/// The name of the lock whose item has `key`, or `None` for an item at a key no lock has.
+pub(crate) fn lock_name(table: &TableRef, item: &HashMap<String, AttributeValue>) -> Option<String> {
+    let partition = item.get(&table.partition_key)?.as_s().ok()?;
+    let name = partition.strip_prefix(KEY_PREFIX).filter(|name| !name.is_empty())?;
+    if let Some(sort_key) = &table.sort_key {
+        if item.get(sort_key)?.as_s().ok()? != LOCK {
+            return None;
+        }
+    }
+    Some(name.to_owned())
+}
+
+/// How the keys of the table `described` differ from those of `table`, if they do.
+fn key_mismatch(table: &TableRef, described: &TableDescription) -> Option<TableMismatch> {
+    let key_named = |kind: KeyType| {
+        described.key_schema().iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name().to_owned())
+    };
+    let hash = key_named(KeyType::Hash);
+    let range = key_named(KeyType::Range);
+    if hash.as_deref() != Some(table.partition_key.as_str()) {
+        return Some(TableMismatch::PartitionKey { expected: table.partition_key.clone(), found: hash });
+    }
+    if range != table.sort_key {
+        return Some(TableMismatch::SortKey { expected: table.sort_key.clone(), found: range });
+    }
+    for key in [hash, range].into_iter().flatten() {
+        let kind =
+            described.attribute_definitions().iter().find(|d| d.attribute_name() == key).map(|d| d.attribute_type());
+        if kind != Some(&ScalarAttributeType::S) {
+            let found = kind.map_or_else(|| String::from("unknown"), |kind| kind.as_str().to_owned());
+            return Some(TableMismatch::KeyNotString { key, found });
+        }
+    }
+    None
 }
 
 /// Decodes a lock item, or says why it is not one.
@@ -251,8 +292,8 @@ impl DynamoStore {
                 return Error::TableNotFound { table: self.table.table.clone() };
             }
             Some("ValidationException") => {
-                if let Some(reason) = self.key_schema_mismatch().await {
-                    return Error::KeySchemaMismatch { table: self.table.table.clone(), reason };
+                if let Some(mismatch) = self.key_schema_mismatch().await {
+                    return Error::TableMismatch { table: self.table.table.clone(), mismatch };
                 }
             }
             _ => {}
@@ -276,31 +317,31 @@ impl DynamoStore {
 
     /// Describes the table and compares its keys with the [`TableRef`]. `None` when they fit
     /// or when the table cannot be described.
-    async fn key_schema_mismatch(&self) -> Option<String> {
+    async fn key_schema_mismatch(&self) -> Option<TableMismatch> {
         let described = self.table.client.describe_table().table_name(&self.table.table).send().await.ok()?;
-        let table = described.table()?;
-        let key_named = |kind: KeyType| {
-            table.key_schema().iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name().to_owned())
+        key_mismatch(&self.table, described.table()?)
+    }
+
+    /// Checks that time to live is enabled (or being enabled) on `attribute`.
+    async fn check_time_to_live(&self, attribute: &str) -> Result<(), Error> {
+        let described = match self.table.client.describe_time_to_live().table_name(&self.table.table).send().await {
+            Ok(described) => described,
+            Err(err) => return Err(self.failure("DescribeTimeToLive", err).await),
         };
-        let hash = key_named(KeyType::Hash);
-        let range = key_named(KeyType::Range);
-        if hash.as_deref() != Some(self.table.partition_key.as_str()) {
-            return Some(format!("its partition key is {hash:?}, not {:?}", self.table.partition_key));
+        let description = described.time_to_live_description();
+        let status = description.and_then(|d| d.time_to_live_status());
+        let enabled = matches!(status, Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling));
+        let enabled_on = description.and_then(|d| d.attribute_name()).filter(|_| enabled);
+        if enabled_on == Some(attribute) {
+            return Ok(());
         }
-        if range != self.table.sort_key {
-            return Some(format!("its sort key is {range:?}, not {:?}", self.table.sort_key));
-        }
-        for key in [hash, range].into_iter().flatten() {
-            let kind = table
-                .attribute_definitions()
-                .iter()
-                .find(|d| d.attribute_name() == key)
-                .map(|d| d.attribute_type().clone());
-            if kind != Some(ScalarAttributeType::S) {
-                return Some(format!("its key {key:?} is not a string"));
-            }
-        }
-        None
+        Err(Error::TableMismatch {
+            table: self.table.table.clone(),
+            mismatch: TableMismatch::TimeToLiveDisabled {
+                attribute: attribute.to_owned(),
+                enabled_on: enabled_on.map(str::to_owned),
+            },
+        })
     }
 
     /// The item that a failed conditional update brought back (ALL_OLD).
@@ -350,6 +391,62 @@ impl LockStore for DynamoStore {
                 },
                 Err(err) => Err(self.failure("GetItem", err).await),
             }
+        })
+    }
+
+    fn check_table(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let described = match self.table.client.describe_table().table_name(&self.table.table).send().await {
+                Ok(described) => described,
+                Err(err) => return Err(self.failure("DescribeTable", err).await),
+            };
+            let Some(description) = described.table() else {
+                return Err(Error::TableNotFound { table: self.table.table.clone() });
+            };
+            if let Some(mismatch) = key_mismatch(&self.table, description) {
+                return Err(Error::TableMismatch { table: self.table.table.clone(), mismatch });
+            }
+            match &self.time_to_live {
+                Some((attribute, _)) => self.check_time_to_live(attribute).await,
+                None => Ok(()),
+            }
+        })
+    }
+
+    fn list<'a>(&'a self, cursor: Option<&'a Cursor>) -> StoreFuture<'a, Page> {
+        Box::pin(async move {
+            let start = match cursor {
+                Some(Cursor::DynamoDb(key)) => Some(key.clone()),
+                _ => None,
+            };
+            // Strongly consistent, so that a listing shows each lock as a read of it would.
+            let answer = self
+                .table
+                .client
+                .scan()
+                .table_name(&self.table.table)
+                .consistent_read(true)
+                .filter_expression("#type = :lock")
+                .expression_attribute_names("#type", TYPE)
+                .expression_attribute_values(":lock", AttributeValue::S(LOCK.to_owned()))
+                .set_exclusive_start_key(start)
+                .send()
+                .await;
+            let output = match answer {
+                Ok(output) => output,
+                Err(err) => return Err(self.failure("Scan", err).await),
+            };
+            let locks = output
+                .items()
+                .iter()
+                .filter_map(|item| {
+                    let name = lock_name(&self.table, item)?;
+                    let view = self.decode_for(&name, item);
+                    Some((name, view))
+                })
+                .collect();
+            let next = output.last_evaluated_key().filter(|key| !key.is_empty()).cloned().map(Cursor::DynamoDb);
+            Ok(Page { locks, next })
         })
     }
 
@@ -535,6 +632,9 @@ pub(crate) fn failure_kind(source: &(dyn StdError + 'static)) -> &'static str {
     kind::<GetItemError>(source)
         .or_else(|| kind::<UpdateItemError>(source))
         .or_else(|| kind::<DeleteItemError>(source))
+        .or_else(|| kind::<ScanError>(source))
+        .or_else(|| kind::<DescribeTableError>(source))
+        .or_else(|| kind::<DescribeTimeToLiveError>(source))
         .unwrap_or("_OTHER")
 }
 

@@ -21,13 +21,14 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row as PgRow};
 
 use super::sql::{self, ColumnInfo, ColumnType, Row, Statements};
-use super::{AcquireOutcome, Expect, Grant, LockStore, LockView, RenewOutcome, StoreFuture};
+use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, RenewOutcome, StoreFuture};
 use crate::clock::Clock;
 use crate::error::Error;
 use crate::lease::Lease;
 use crate::lock_table::LockTable;
 use crate::options::LockTableOptions;
 use crate::table::{Location, StoreKind};
+use crate::table_check::TableMismatch;
 
 /// How many times a statement is sent at most when its connection fails or drops.
 const ATTEMPTS: u32 = 3;
@@ -182,7 +183,7 @@ impl LockTable {
     pub fn postgres(table: PostgresTable, options: LockTableOptions) -> Result<LockTable, Error> {
         sql::check_table_name(&table.table)?;
         let options = options.resolve("name", None)?;
-        let sql = Statements::new(&table.table, "BIGINT", '$', "COALESCE({t}.fence, 0) >= 0");
+        let sql = Statements::new(&table.table, "BIGINT", '$', "COALESCE({t}.fence, 0) >= 0", "TRUE");
         let check_held = format!("{} FOR SHARE", sql.check_held);
         let location = Location { table: table.table.clone(), kind: StoreKind::Postgres { check_held } };
         let store = PostgresStore {
@@ -298,7 +299,7 @@ impl From<Error> for Failed {
 impl Inner {
     fn fail(&self, operation: &'static str, err: tokio_postgres::Error) -> Failed {
         let failed = failure(operation, &self.table, err);
-        if matches!(failed.0, Error::TableNotFound { .. } | Error::KeySchemaMismatch { .. }) {
+        if matches!(failed.0, Error::TableNotFound { .. } | Error::TableMismatch { .. }) {
             self.ensured.store(false, Ordering::Relaxed);
         }
         failed
@@ -361,8 +362,8 @@ impl Inner {
                 ColumnInfo { name: row.get(0), declared, kind, required: row.get(2), primary_key: row.get(3) }
             })
             .collect();
-        if let Some(reason) = sql::schema_mismatch(&columns) {
-            return Err(Error::KeySchemaMismatch { table: self.table.clone(), reason }.into());
+        if let Some(mismatch) = sql::schema_mismatch(&columns) {
+            return Err(Error::TableMismatch { table: self.table.clone(), mismatch }.into());
         }
         self.ensured.store(true, Ordering::Relaxed);
         Ok(())
@@ -374,17 +375,37 @@ impl Inner {
         let Some(row) = row else {
             return Ok(LockView::Absent);
         };
+        self.decode_row(name, &row, 0).map_err(Failed::from)
+    }
+
+    /// The lock of the columns `owner, rvn, fence, lease_ms, holder` of the row of `name`, from
+    /// column `first` of `row` on.
+    fn decode_row(&self, name: &str, row: &PgRow, first: usize) -> Result<LockView, Error> {
         let decoded = (|| {
             Ok::<_, tokio_postgres::Error>(Row {
-                owner: row.try_get(0)?,
-                rvn: row.try_get(1)?,
-                fence: row.try_get(2)?,
-                lease_ms: row.try_get(3)?,
-                holder: row.try_get(4)?,
+                owner: row.try_get(first)?,
+                rvn: row.try_get(first + 1)?,
+                fence: row.try_get(first + 2)?,
+                lease_ms: row.try_get(first + 3)?,
+                holder: row.try_get(first + 4)?,
             })
         })()
-        .map_err(|err| self.fail("read", err))?;
-        Ok(decoded.decode().map_err(|reason| sql::not_a_lock(name, &self.table, reason))?)
+        .map_err(|err| self.fail("read", err).0)?;
+        decoded.decode().map_err(|reason| sql::not_a_lock(name, &self.table, reason))
+    }
+
+    /// One page of the rows whose names come after `after`.
+    async fn list_page(&self, connection: &Connection, after: &str) -> Result<Page, Failed> {
+        let statement = connection.prepare_cached(&self.sql.list).await.map_err(|err| self.fail("list", err))?;
+        let rows = connection.query(&statement, &[&after]).await.map_err(|err| self.fail("list", err))?;
+        let mut locks = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let name: String = row.try_get(0).map_err(|err| self.fail("list", err))?;
+            let view = self.decode_row(&name, row, 1);
+            locks.push((name, view));
+        }
+        let next = (rows.len() == sql::LIST_PAGE_ROWS).then(|| locks.last().map(|(name, _)| name.clone())).flatten();
+        Ok(Page { locks, next: next.map(Cursor::Sql) })
     }
 
     /// Runs a write that returns the new fencing token, if its condition held.
@@ -442,6 +463,20 @@ impl LockStore for PostgresStore {
 
     fn read<'a>(&'a self, name: &'a str) -> StoreFuture<'a, LockView> {
         Box::pin(self.call(move |inner, connection| Box::pin(async move { inner.read_row(&connection, name).await })))
+    }
+
+    fn check_table(&self) -> StoreFuture<'_, ()> {
+        // The first call after this checks the table again, as on first use.
+        self.inner.ensured.store(false, Ordering::Relaxed);
+        Box::pin(self.call(|_, _| Box::pin(async { Ok(()) })))
+    }
+
+    fn list<'a>(&'a self, cursor: Option<&'a Cursor>) -> StoreFuture<'a, Page> {
+        let after = match cursor {
+            Some(Cursor::Sql(name)) => name.as_str(),
+            _ => "",
+        };
+        Box::pin(self.call(move |inner, connection| Box::pin(async move { inner.list_page(&connection, after).await })))
     }
 
     fn acquire<'a>(
@@ -565,7 +600,7 @@ impl LockStore for PostgresStore {
 /// The [`Error`] of a failed statement, and whether to send it again on another connection.
 ///
 /// A missing table is [`Error::TableNotFound`], a column missing or of another type
-/// [`Error::KeySchemaMismatch`]. A connection that failed or dropped, a server shutting down
+/// [`Error::TableMismatch`]. A connection that failed or dropped, a server shutting down
 /// or not accepting connections yet, a serialization failure or a deadlock is transient.
 fn failure(operation: &'static str, table: &str, err: tokio_postgres::Error) -> Failed {
     let Some(db) = err.as_db_error() else {
@@ -579,8 +614,8 @@ fn failure(operation: &'static str, table: &str, err: tokio_postgres::Error) -> 
     match code.as_str() {
         "42P01" => return Failed(Error::TableNotFound { table: table.to_owned() }, false),
         "42703" | "42804" | "42P10" => {
-            let reason = db.message().to_owned();
-            return Failed(Error::KeySchemaMismatch { table: table.to_owned(), reason }, false);
+            let mismatch = TableMismatch::Refused { message: db.message().to_owned() };
+            return Failed(Error::TableMismatch { table: table.to_owned(), mismatch }, false);
         }
         _ => {}
     }

@@ -23,9 +23,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::{Holder, LockView};
 use crate::error::Error;
 use crate::lock_table::{MAX_LEASE, MIN_LEASE};
+use crate::table_check::TableMismatch;
 
 /// The table a SQL store uses when none is named.
 pub(crate) const DEFAULT_TABLE: &str = "dynalease_locks";
+
+/// The rows one page of a listing reads at most.
+pub(crate) const LIST_PAGE_ROWS: usize = 500;
 
 /// The longest table name: PostgreSQL keeps 63 bytes of an identifier.
 const MAX_TABLE_NAME_BYTES: usize = 63;
@@ -77,6 +81,8 @@ pub(crate) fn check_table_name(table: &str) -> Result<(), Error> {
 pub(crate) struct Statements {
     pub(crate) create: String,
     pub(crate) read: String,
+    /// One page of the rows after the name in parameter 1, in the order of their names.
+    pub(crate) list: String,
     pub(crate) acquire_free: String,
     pub(crate) acquire_version: String,
     pub(crate) renew: String,
@@ -95,8 +101,9 @@ impl Statements {
     /// type of the whole-number columns and `placeholder` before each parameter number.
     /// `fence_is_valid` is a condition on `{table}.fence`, with `{t}` for the quoted table,
     /// that an acquire of a free lock requires, so that a row whose fence no lock wrote is
-    /// refused (and then read as not a lock) instead of overwritten.
-    pub(crate) fn new(table: &str, integer: &str, placeholder: char, fence_is_valid: &str) -> Self {
+    /// refused (and then read as not a lock) instead of overwritten. `name_is_text` is a
+    /// condition that a listing puts on the names of the rows it reads.
+    pub(crate) fn new(table: &str, integer: &str, placeholder: char, fence_is_valid: &str, name_is_text: &str) -> Self {
         let t = format!("\"{table}\"");
         let fence_is_valid = fence_is_valid.replace("{t}", &t);
         let p = |sql: String| sql.replace('?', &placeholder.to_string());
@@ -112,6 +119,10 @@ impl Statements {
                  fence {integer}, lease_ms {integer}, holder TEXT, expires_at {integer})"
             ),
             read: p(format!("SELECT owner, rvn, fence, lease_ms, holder FROM {t} WHERE name = ?1")),
+            list: p(format!(
+                "SELECT name, owner, rvn, fence, lease_ms, holder FROM {t} WHERE {name_is_text} AND name > ?1 ORDER BY name \
+                 LIMIT {LIST_PAGE_ROWS}"
+            )),
             // `OR owner = ?2`: a retry of this very write, after its answer was lost, finds its
             // own owner and succeeds again.
             acquire_free: p(format!(
@@ -215,28 +226,25 @@ pub(crate) fn lease_ms(lease: Duration) -> i64 {
 /// Why a table's columns are not those of a lock table, from what the database says of each
 /// column: its name, its type, whether it is in the primary key, and whether it must hold a
 /// value that the locks never write (`NOT NULL` without a default). `None` when they fit.
-pub(crate) fn schema_mismatch(columns: &[ColumnInfo]) -> Option<String> {
-    if columns.is_empty() {
-        return Some(String::from("it has no columns"));
-    }
+pub(crate) fn schema_mismatch(columns: &[ColumnInfo]) -> Option<TableMismatch> {
     for (name, kind) in COLUMNS {
         let Some(column) = columns.iter().find(|c| c.name == name) else {
-            return Some(format!("it has no column {name}"));
+            return Some(TableMismatch::MissingColumn { column: name });
         };
         if column.kind != Some(kind) {
-            let wanted = match kind {
+            let expected = match kind {
                 ColumnType::Text => "text",
                 ColumnType::Integer => "a 64-bit integer",
             };
-            return Some(format!("its column {name} is of type {}, not {wanted}", column.declared));
+            return Some(TableMismatch::ColumnType { column: name, found: column.declared.clone(), expected });
         }
     }
-    let key: Vec<&str> = columns.iter().filter(|c| c.primary_key).map(|c| c.name.as_str()).collect();
+    let key: Vec<String> = columns.iter().filter(|c| c.primary_key).map(|c| c.name.clone()).collect();
     if key != ["name"] {
-        return Some(format!("its primary key is ({}), not (name)", key.join(", ")));
+        return Some(TableMismatch::PrimaryKey { found: key });
     }
     if let Some(column) = columns.iter().find(|c| c.required && !COLUMNS.iter().any(|(name, _)| *name == c.name)) {
-        return Some(format!("its column {} must have a value, and a lock writes none", column.name));
+        return Some(TableMismatch::RequiredColumn { column: column.name.clone() });
     }
     None
 }
@@ -301,9 +309,9 @@ mod tests {
 
     #[test]
     fn placeholders_follow_the_dialect() {
-        let pg = Statements::new("locks", "BIGINT", '$', "{t}.fence >= 0");
+        let pg = Statements::new("locks", "BIGINT", '$', "{t}.fence >= 0", "TRUE");
         assert!(pg.renew.contains("name = $1 AND owner = $2") && !pg.renew.contains('?'), "{}", pg.renew);
-        let lite = Statements::new("locks", "INTEGER", '?', "{t}.fence >= 0");
+        let lite = Statements::new("locks", "INTEGER", '?', "{t}.fence >= 0", "TRUE");
         assert!(lite.acquire_version.contains("rvn = ?7"), "{}", lite.acquire_version);
     }
 }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use dynalease::{Error, LeaderError, LockTable, LockTableOptions, TableRef};
+use dynalease::{Error, LeaderError, LockTable, LockTableOptions, TableMismatch, TableRef};
 use tokio_util::sync::CancellationToken;
 
 use super::pause;
@@ -113,12 +113,18 @@ async fn refusals(ctx: &ProcessCtx, lock: LockId, name: &str) {
 async fn misfits(ctx: &ProcessCtx, name: &str, broken: &mut Vec<&'static str>) {
     let client = ctx.client().clone();
     let misfits = [
-        (TableRef::new(client.clone(), TABLE, "id", Some(SORT_KEY)), "its partition key is Some(\"pk\"), not \"id\""),
+        (
+            TableRef::new(client.clone(), TABLE, "id", Some(SORT_KEY)),
+            TableMismatch::PartitionKey { expected: "id".into(), found: Some(PARTITION_KEY.into()) },
+        ),
         (
             TableRef::new(client.clone(), TABLE, PARTITION_KEY, Some("range")),
-            "its sort key is Some(\"sk\"), not Some(\"range\")",
+            TableMismatch::SortKey { expected: Some("range".into()), found: Some(SORT_KEY.into()) },
         ),
-        (TableRef::new(client, TABLE, PARTITION_KEY, None), "its sort key is Some(\"sk\"), not None"),
+        (
+            TableRef::new(client, TABLE, PARTITION_KEY, None),
+            TableMismatch::SortKey { expected: None, found: Some(SORT_KEY.into()) },
+        ),
     ];
     for (misfit, expected) in misfits {
         let Ok(table) = LockTable::new(misfit, LockTableOptions::default()) else {
@@ -126,8 +132,8 @@ async fn misfits(ctx: &ProcessCtx, name: &str, broken: &mut Vec<&'static str>) {
             continue;
         };
         match table.try_acquire(name, Duration::from_secs(10)).await {
-            Err(Error::KeySchemaMismatch { table, reason, .. }) => {
-                if table != TABLE || reason != expected {
+            Err(Error::TableMismatch { table, mismatch, .. }) => {
+                if table != TABLE || mismatch != expected {
                     broken.push("a key schema mismatch does not name the table and the key that does not fit");
                 }
             }
