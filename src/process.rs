@@ -63,11 +63,14 @@ impl Token {
     }
 }
 
-/// What this process knows of a lock it created or renewed: when its last write was sent.
-#[derive(Clone, Copy, Debug)]
+/// What this instance knows of a lock it created or renewed: its last write that succeeded,
+/// when it was sent, with which duration, and the record version it left. The window of a
+/// renewal is measured from it, and holds only while the lock still has that record version.
+#[derive(Clone, Debug)]
 struct Written {
     sent_at: Duration,
     duration: Duration,
+    rvn: String,
 }
 
 /// Locks by name that a process creates for a duration and then renews or releases through a
@@ -156,12 +159,15 @@ impl ProcessLocks {
         self.written.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Remembers the last write of `owner`, and forgets the locks whose duration has passed.
+    /// Remembers the last write of `owner`, unless a write sent later was remembered already,
+    /// and forgets the locks whose duration has passed.
     fn remember(&self, owner: &str, written: Written) {
         let now = self.locks.shared().clock.monotonic();
         let mut all = self.written();
         all.retain(|_, w| now < w.sent_at + w.duration);
-        all.insert(owner.to_owned(), written);
+        if all.get(owner).is_none_or(|last| last.sent_at <= written.sent_at) {
+            all.insert(owner.to_owned(), written);
+        }
     }
 
     fn forget(&self, owner: &str) {
@@ -211,7 +217,7 @@ impl ProcessLocks {
             }
             return Err(shared.shut_down());
         }
-        self.remember(&won.owner, Written { sent_at: won.sent_at, duration });
+        self.remember(&won.owner, Written { sent_at: won.sent_at, duration, rvn: won.rvn.clone() });
         Ok(Some(Token { name: name.to_owned(), owner: won.owner, fence: won.fence }.encode()))
     }
 
@@ -219,12 +225,16 @@ impl ProcessLocks {
     /// Returns whether the token still holds the lock: `false` once another process has it,
     /// it was released, or its item was deleted.
     ///
-    /// With `min_renew`, it renews only when less than `min_renew` is left of the lock, to
-    /// spare the table a write per call; with more left it sends nothing and returns `true`.
-    /// What is left is measured from this instance's own last write of the lock, so an instance
-    /// that has not written it renews at once. An instance does not see the renewals of
-    /// another: a token that several instances renew in turn is best renewed without a minimum
-    /// window, or never with a shorter duration.
+    /// With `min_renew`, it writes only when less than `min_renew` is left of the lock, to
+    /// spare the table a write per call. What is left is measured from this instance's own last
+    /// write of the lock, so an instance that has not written it renews at once. With more
+    /// left, one strongly consistent read (a GetItem, or a `SELECT` of one row) checks that
+    /// this last write still stands: it returns `true` without a write if the lock still has
+    /// the record version this instance wrote, `false` if the lock was released, taken over or
+    /// deleted since (by any instance), and renews at once if another instance wrote the lock
+    /// since, since this instance cannot tell when that write was sent nor for how long. So a
+    /// token may be renewed by several instances, with or without a window, and a `true`
+    /// always rests on what the table held during the call.
     ///
     /// A renewal is one conditional write on the owner in the token, so it never takes a lock
     /// from another holder. With `duration` `None` it keeps the duration the lock has, whichever
@@ -266,14 +276,6 @@ impl ProcessLocks {
             check(&token.name, duration)?;
         }
         let shared = self.locks.shared();
-        let written = self.written().get(&token.owner).copied();
-        if let (Some(min_renew), Some(written)) = (min_renew, written) {
-            let left = (written.sent_at + written.duration).saturating_sub(shared.clock.monotonic());
-            if left >= min_renew {
-                return Ok(true);
-            }
-        }
-
         let table = shared.table.table.as_str();
         let span = tracing::info_span!(
             "Lock.Renew",
@@ -281,6 +283,27 @@ impl ProcessLocks {
             dynalease.lock.name = %token.name,
             dynalease.lock.fencing_token = token.fence,
         );
+        let written = self.written().get(&token.owner).cloned();
+        if let (Some(min_renew), Some(written)) = (min_renew, written) {
+            let left = (written.sent_at + written.duration).saturating_sub(shared.clock.monotonic());
+            if left >= min_renew {
+                // One read tells whether this instance's last write still stands: not released,
+                // taken over or deleted since, nor written again by another instance.
+                match shared.store.read(&token.name).instrument(span.clone()).await {
+                    Ok(LockView::Held(holder)) if holder.owner == token.owner && holder.rvn == written.rvn => {
+                        return Ok(true);
+                    }
+                    // Another instance renewed it since, perhaps for less: renew now.
+                    Ok(LockView::Held(holder)) if holder.owner == token.owner => {}
+                    Ok(_) | Err(Error::NotALock { .. }) => {
+                        self.forget(&token.owner);
+                        return Ok(false);
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+        }
+
         async {
             let rvn = shared.ids.next_id();
             // Without a duration, the write keeps the one the lock has, whoever wrote it last.
@@ -290,7 +313,7 @@ impl ProcessLocks {
             match shared.store.renew(&token.name, &grant, duration.is_none()).await {
                 Ok(RenewOutcome::Renewed { lease }) => {
                     telemetry::renewal(table, None);
-                    self.remember(&token.owner, Written { sent_at, duration: lease });
+                    self.remember(&token.owner, Written { sent_at, duration: lease, rvn: rvn.clone() });
                     Ok(true)
                 }
                 Ok(RenewOutcome::TakenOver | RenewOutcome::Deleted) => {
