@@ -7,6 +7,8 @@ Run with the virtualenv that .ci/install-python.sh creates:
 import signal
 import unittest
 
+import boto3
+
 from botocore.exceptions import ClientError, ConnectionClosedError
 
 from fake_server import FakeServer, wait_until_active
@@ -111,6 +113,29 @@ class Boto3AgainstTheServer(unittest.TestCase):
         with self.assertRaises(ClientError) as failed:
             self.client.get_item(TableName="Nowhere", Key={"pk": {"S": "x"}})
         self.assertEqual(error_code(failed.exception), "ResourceNotFoundException")
+
+
+    def test_each_account_and_region_of_boto3s_signature_has_tables_of_its_own(self):
+        def client(access_key, region):
+            return boto3.client("dynamodb", endpoint_url=self.server.endpoint, region_name=region,
+                                aws_access_key_id=access_key, aws_secret_access_key="x")
+
+        alice, bob = client("111111111111", "us-east-1"), client("222222222222", "us-east-1")
+        alice_west = client("111111111111", "eu-west-1")
+        for each in (alice, bob, alice_west):
+            create_table(each)
+        alice.put_item(TableName=TABLE, Item={"pk": {"S": "o1"}, "by": {"S": "alice"}})
+        bob.put_item(TableName=TABLE, Item={"pk": {"S": "o1"}, "by": {"S": "bob"}})
+        self.assertEqual(alice.get_item(TableName=TABLE, Key={"pk": {"S": "o1"}})["Item"]["by"], {"S": "alice"})
+        self.assertEqual(bob.get_item(TableName=TABLE, Key={"pk": {"S": "o1"}})["Item"]["by"], {"S": "bob"})
+        self.assertNotIn("Item", alice_west.get_item(TableName=TABLE, Key={"pk": {"S": "o1"}}))
+        self.assertNotIn("Item", self.client.get_item(TableName=TABLE, Key={"pk": {"S": "o1"}}))
+        arn = alice_west.describe_table(TableName=TABLE)["Table"]["TableArn"]
+        self.assertEqual(arn, "arn:aws:dynamodb:eu-west-1:111111111111:table/Orders")
+        self.server.control("POST", "reset?account=111111111111")
+        self.assertEqual(alice.list_tables()["TableNames"], [])
+        self.assertEqual(alice_west.list_tables()["TableNames"], [])
+        self.assertEqual(bob.list_tables()["TableNames"], [TABLE])
 
 
 class Boto3WithFaults(unittest.TestCase):

@@ -23,6 +23,7 @@ use crate::clock::FakeClock;
 use crate::fake::{Call, FakeDynamoDb, Reply};
 use crate::in_process::InProcessOnly;
 use crate::operation::Service;
+use crate::place::{OwnedPlace, Place};
 use crate::signature::Signature;
 
 /// The fake as the SDK's HTTP client. Give it to `aws_sdk_dynamodb::Config::builder().http_client(..)`
@@ -31,11 +32,23 @@ use crate::signature::Signature;
 pub struct FakeHttpClient {
     fake: FakeDynamoDb,
     name: Option<Arc<str>>,
+    /// The account and region of its requests; `None`: the default ones.
+    place: Option<Arc<OwnedPlace>>,
 }
 
 impl FakeHttpClient {
     pub(crate) fn new(fake: FakeDynamoDb, name: Option<String>) -> Self {
-        FakeHttpClient { fake, name: name.map(Arc::from) }
+        FakeHttpClient { fake, name: name.map(Arc::from), place: None }
+    }
+
+    /// The same client, with its requests for `place`.
+    pub(crate) fn for_place(mut self, place: OwnedPlace) -> Self {
+        self.place = Some(Arc::new(place));
+        self
+    }
+
+    fn place(&self) -> Place<'_> {
+        self.place.as_deref().map_or(Place::DEFAULT, OwnedPlace::as_place)
     }
 }
 
@@ -66,14 +79,22 @@ impl HttpConnector for FakeHttpClient {
         let (service, operation) = Service::of_target(target);
         let signed = request.headers().get("authorization").is_some();
         let body = request.body().bytes().unwrap_or_default();
-        let drawn = self.fake.draw_faults(operation, body, self.name.as_deref());
+        let drawn = self.fake.draw_faults(operation, body, self.name.as_deref(), self.place());
         if drawn.latency.is_none() && drawn.response_delay.is_none() {
-            let call =
-                Call { operation, service, body, client: self.name.as_ref(), signed, signature: Signature::Unchecked };
+            let call = Call {
+                operation,
+                service,
+                body,
+                client: self.name.as_ref(),
+                signed,
+                signature: Signature::Unchecked,
+                place: self.place(),
+            };
             return HttpConnectorFuture::ready(http_response(self.fake.answer(&call, &drawn)));
         }
         let fake = self.fake.clone();
         let name = self.name.clone();
+        let place = self.place.clone();
         let (operation, body) = (operation.to_owned(), body.to_vec());
         HttpConnectorFuture::new(async move {
             if let Some(latency) = drawn.latency {
@@ -86,6 +107,7 @@ impl HttpConnector for FakeHttpClient {
                 client: name.as_ref(),
                 signed,
                 signature: Signature::Unchecked,
+                place: place.as_deref().map_or(Place::DEFAULT, OwnedPlace::as_place),
             };
             let reply = fake.answer(&call, &drawn);
             if let Some(delay) = drawn.response_delay {
@@ -181,9 +203,10 @@ pub(crate) fn client_config(
     clock: Arc<dyn FakeClock>,
     seed: u64,
 ) -> aws_sdk_dynamodb::config::Builder {
+    let region = Region::new(http.place().region.to_owned());
     let mut builder = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
+        .region(region)
         .auth_scheme_resolver(NoAuth)
         .endpoint_resolver(FakeEndpoint)
         .http_client(http)
@@ -210,9 +233,10 @@ pub(crate) fn streams_client_config(
     seed: u64,
 ) -> aws_sdk_dynamodbstreams::config::Builder {
     use aws_sdk_dynamodbstreams::config as streams;
+    let region = streams::Region::new(http.place().region.to_owned());
     let mut builder = aws_sdk_dynamodbstreams::Config::builder()
         .behavior_version(streams::BehaviorVersion::latest())
-        .region(streams::Region::new("us-east-1"))
+        .region(region)
         .auth_scheme_resolver(StreamsNoAuth)
         .endpoint_resolver(FakeEndpoint)
         .http_client(http)

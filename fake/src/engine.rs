@@ -1,5 +1,6 @@
-//! The engine: every table, and the dispatch of each operation to its handler. The engine is
-//! synchronous and knows nothing of HTTP, clocks or faults; `FakeDynamoDb` wraps it.
+//! The engine: every table of one account in one region, and the dispatch of each operation to
+//! its handler. The engine is synchronous and knows nothing of HTTP, clocks or faults;
+//! `FakeDynamoDb` holds one per account and region (`accounts::Accounts`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
@@ -9,6 +10,7 @@ use crate::json::{Answer, Body, Json};
 use crate::error::DynamoError;
 use crate::operation::Operation;
 use crate::ops;
+use crate::place::Place;
 use crate::stream::{Observer, Stream};
 use crate::table::Table;
 use crate::validate;
@@ -22,7 +24,7 @@ pub(crate) struct TokenEntry {
     pub(crate) at: SystemTime,
 }
 
-/// All state of one fake DynamoDB.
+/// All state of one account in one region of a fake DynamoDB.
 #[derive(Debug)]
 pub(crate) struct Engine {
     pub(crate) tables: BTreeMap<String, Table>,
@@ -54,8 +56,8 @@ impl Engine {
     pub(crate) fn new(seed: u64) -> Self {
         Engine {
             tables: BTreeMap::new(),
-            region: crate::table::REGION.into(),
-            account: crate::table::ACCOUNT.into(),
+            region: crate::place::DEFAULT_REGION.into(),
+            account: crate::place::DEFAULT_ACCOUNT.into(),
             tokens: BTreeMap::new(),
             next_table_id: 0,
             seed,
@@ -129,11 +131,23 @@ impl Engine {
         }
     }
 
+    /// The name of the table a request names: its ARN stands for it when the ARN is of this
+    /// engine's region and account; anything else is taken as a name (and an ARN of elsewhere
+    /// names no table).
+    pub(crate) fn plain_name<'n>(&self, given: &'n str) -> &'n str {
+        crate::table::plain_name(given, self.place())
+    }
+
+    /// The account and region of this engine's tables.
+    pub(crate) fn place(&self) -> Place<'_> {
+        Place { account: &self.account, region: &self.region }
+    }
+
     /// The table of this name, or DynamoDB's ResourceNotFoundException, which a table that is
     /// still being created gets too.
     pub(crate) fn table(&self, name: &str) -> Result<&Table, DynamoError> {
         self.tables
-            .get(crate::table::plain_name(name))
+            .get(self.plain_name(name))
             .filter(|t| !t.is_creating(self.now))
             .ok_or_else(DynamoError::resource_not_found)
     }
@@ -158,27 +172,24 @@ impl Engine {
     /// The table of this name, mutable.
     pub(crate) fn table_mut(&mut self, name: &str) -> Result<&mut Table, DynamoError> {
         let now = self.now;
-        self.tables
-            .get_mut(crate::table::plain_name(name))
-            .filter(|t| !t.is_creating(now))
-            .ok_or_else(DynamoError::resource_not_found)
+        let name = crate::table::plain_name(name, Place { account: &self.account, region: &self.region });
+        self.tables.get_mut(name).filter(|t| !t.is_creating(now)).ok_or_else(DynamoError::resource_not_found)
     }
 }
 
-/// The table a request names, for the request log and fault rules.
-pub(crate) fn table_of<'a>(operation: Option<Operation>, body: &Json<'a>) -> Option<&'a str> {
+/// The table a request for `place` names, for the request log and fault rules.
+pub(crate) fn table_of<'a>(operation: Option<Operation>, body: &Json<'a>, place: Place<'_>) -> Option<&'a str> {
+    let plain_name = |name| crate::table::plain_name(name, place);
     if let Some(name) = body.get("TableName").and_then(Json::as_str) {
-        return Some(crate::table::plain_name(name));
+        return Some(plain_name(name));
     }
     match operation {
-        Some(Operation::BatchGetItem | Operation::BatchWriteItem) => body
-            .get("RequestItems")
-            .and_then(Json::as_object)
-            .and_then(|m| m.keys().next())
-            .map(crate::table::plain_name),
+        Some(Operation::BatchGetItem | Operation::BatchWriteItem) => {
+            body.get("RequestItems").and_then(Json::as_object).and_then(|m| m.keys().next()).map(plain_name)
+        }
         Some(Operation::TransactWriteItems | Operation::TransactGetItems) => {
             let first = body.get("TransactItems")?.as_array()?.first()?.as_object()?;
-            first.values().find_map(|action| action.get("TableName")?.as_str()).map(crate::table::plain_name)
+            first.values().find_map(|action| action.get("TableName")?.as_str()).map(plain_name)
         }
         Some(Operation::DescribeStream | Operation::GetShardIterator) => {
             body.get("StreamArn").and_then(Json::as_str).and_then(crate::stream::table_in)

@@ -7,17 +7,18 @@ use std::time::{Duration, SystemTime};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use crate::accounts::{Accounts, EngineSettings};
 use crate::clock::{FakeClock, TokioClock};
 use crate::connector::{FakeHttpClient, client_config};
-use crate::engine::{Engine, table_of};
+use crate::engine::table_of;
 use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
 use crate::log::{Entry, RequestRecord};
 use crate::operation::{Operation, Service};
+use crate::place::{Place, PlaceFilter, is_account_id, is_region};
 use crate::request_id::RequestId;
 use crate::signature::Signature;
 use crate::stream::{ItemChange, Observer};
-use crate::ttl::{SweepSchedule, sweep};
 use crate::validate::parse_body;
 
 /// An in-memory DynamoDB. Cheap to clone: clones share the same tables, log and faults.
@@ -42,12 +43,12 @@ pub struct FakeDynamoDb {
 
 #[derive(Debug)]
 pub(crate) struct Shared {
-    engine: Mutex<Engine>,
+    /// Every account, with an engine per region, and their time-to-live sweeps.
+    accounts: Mutex<Accounts>,
     pub(crate) clock: Arc<dyn FakeClock>,
     log: Mutex<std::collections::VecDeque<Entry>>,
     log_limit: Option<usize>,
     faults: Mutex<FaultSet>,
-    sweeps: Mutex<SweepSchedule>,
     request_ids: Mutex<SplitMix>,
     pub(crate) seed: u64,
     clients: AtomicU64,
@@ -145,18 +146,20 @@ impl FakeDynamoDbBuilder {
         let interval = self.ttl_sweep_interval.unwrap_or(Duration::from_secs(600));
         let fake = FakeDynamoDb {
             shared: Arc::new(Shared {
-                engine: Mutex::new({
-                    let mut engine = Engine::new(self.seed);
-                    engine.item_on_condition_failure = self.item_on_condition_failure.unwrap_or(true);
-                    engine.table_creation = self.table_creation_time.unwrap_or_default();
-                    engine.stream_transition = self.stream_status_change_time.unwrap_or_default();
-                    engine
-                }),
+                accounts: Mutex::new(Accounts::new(
+                    EngineSettings {
+                        seed: self.seed,
+                        item_on_condition_failure: self.item_on_condition_failure.unwrap_or(true),
+                        table_creation: self.table_creation_time.unwrap_or_default(),
+                        stream_transition: self.stream_status_change_time.unwrap_or_default(),
+                    },
+                    now,
+                    interval,
+                )),
                 clock,
                 log: Mutex::new(std::collections::VecDeque::new()),
                 log_limit: self.request_log_limit,
                 faults: Mutex::new(FaultSet::new(self.seed)),
-                sweeps: Mutex::new(SweepSchedule::new(now, interval)),
                 request_ids: Mutex::new(SplitMix::new(self.seed ^ 0x05EE_D1D5)),
                 seed: self.seed,
                 clients: AtomicU64::new(0),
@@ -190,6 +193,9 @@ pub(crate) struct Call<'a> {
     pub(crate) signed: bool,
     /// What the transport saw of its signature, checked before the body is read.
     pub(crate) signature: Signature<'a>,
+    /// The account and region it is for: from its signature's scope over HTTP, from the client
+    /// that sent it in-process.
+    pub(crate) place: Place<'a>,
 }
 
 /// What the fake answers one request with.
@@ -235,7 +241,8 @@ impl FakeDynamoDb {
         let now = self.now();
         let (text, arena) = (body.to_string(), crate::json::Arena::new());
         let body = crate::json::from_slice(text.as_bytes(), &arena).unwrap_or_default();
-        let mut engine = lock(&self.shared.engine);
+        let mut accounts = lock(&self.shared.accounts);
+        let engine = accounts.engine_at(Place::DEFAULT, now);
         if let Err(error) = engine.handle(Operation::CreateTable, &body, now) {
             panic!("create_table({name:?}) failed: {error}");
         }
@@ -247,8 +254,10 @@ impl FakeDynamoDb {
     /// Deletes a table and its items; does nothing if there is none. Its stream, if it has one,
     /// is disabled and stays readable for 24 hours, as after DeleteTable.
     pub fn delete_table(&self, name: &str) {
-        let mut engine = lock(&self.shared.engine);
-        engine.now = self.now();
+        let now = self.now();
+        let mut accounts = lock(&self.shared.accounts);
+        let engine = accounts.engine_at(Place::DEFAULT, now);
+        engine.now = now;
         engine.retire_stream(name);
         engine.tables.remove(name);
     }
@@ -263,7 +272,8 @@ impl FakeDynamoDb {
     /// the fake. A table with no observer and no stream pays nothing for this.
     pub fn observe_item_changes(&self, table: &str, observer: impl Fn(&ItemChange) + Send + Sync + 'static) {
         let observer = Observer(Arc::new(observer));
-        let mut engine = lock(&self.shared.engine);
+        let mut accounts = lock(&self.shared.accounts);
+        let engine = accounts.default_engine();
         if let Some(table) = engine.tables.get_mut(table) {
             table.add_observer(observer.clone());
         }
@@ -298,6 +308,53 @@ impl FakeDynamoDb {
     /// ```
     pub fn client_config(&self) -> aws_sdk_dynamodb::config::Builder {
         client_config(self.http_client(), self.shared.clock.clone(), self.next_client_seed())
+    }
+
+    /// An SDK client for the account `account` in the region `region`, wired to this fake as
+    /// [`client`](Self::client) is (whose requests are for the account `000000000000` in
+    /// `us-east-1`). Each account and region has tables, streams and tags of its own: a table
+    /// made by one client is not seen by a client of another account or region, as in DynamoDB,
+    /// and its ARN names its account and region. Over HTTP, a request is for the region of its
+    /// signature and for the account of its access key id when the id is twelve digits.
+    ///
+    /// Panics if `account` is not twelve digits or `region` is not a region's name (lowercase
+    /// letters, digits and hyphens): this is test setup, where a mistake should stop the test.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// fake.create_table("Shop", "pk", None); // in the default account and region
+    /// let other = fake.client_for("111122223333", "eu-west-1");
+    /// let err = other.get_item().table_name("Shop").key("pk", AttributeValue::S("a".into()))
+    ///     .send().await.unwrap_err();
+    /// assert!(err.into_service_error().is_resource_not_found_exception());
+    /// # }
+    /// ```
+    pub fn client_for(&self, account: &str, region: &str) -> aws_sdk_dynamodb::Client {
+        aws_sdk_dynamodb::Client::from_conf(self.client_config_for(account, region).build())
+    }
+
+    /// The configuration [`client_for`](Self::client_for) builds from, to change before building.
+    pub fn client_config_for(&self, account: &str, region: &str) -> aws_sdk_dynamodb::config::Builder {
+        client_config(self.http_client_for(account, region), self.shared.clock.clone(), self.next_client_seed())
+    }
+
+    /// An `aws_sdk_dynamodbstreams` client for the account `account` in the region `region`, as
+    /// [`client_for`](Self::client_for) is a DynamoDB client for them: it reads the streams of
+    /// that account and region. Panics as `client_for` does.
+    pub fn streams_client_for(&self, account: &str, region: &str) -> aws_sdk_dynamodbstreams::Client {
+        let http = self.http_client_for(account, region);
+        let config = crate::connector::streams_client_config(http, self.shared.clock.clone(), self.next_client_seed());
+        aws_sdk_dynamodbstreams::Client::from_conf(config.build())
+    }
+
+    /// The fake as an HTTP client whose requests are for the account `account` in the region
+    /// `region`. Panics as [`client_for`](Self::client_for) does.
+    pub fn http_client_for(&self, account: &str, region: &str) -> FakeHttpClient {
+        assert!(is_account_id(account), "an account id is twelve digits, not {account:?}");
+        assert!(is_region(region), "{region:?} is not a region's name, such as eu-west-1");
+        self.http_client().for_place(Place { account, region }.to_owned())
     }
 
     /// An `aws_sdk_dynamodbstreams` client wired to this fake, as [`client`](Self::client) is:
@@ -392,10 +449,19 @@ impl FakeDynamoDb {
         lock(&self.shared.faults).slots()
     }
 
-    /// The latest `limit` records of the request log, oldest first.
-    pub(crate) fn latest_requests(&self, limit: usize) -> Vec<RequestRecord> {
+    /// The latest `limit` records of the request log of the places `places` covers, oldest
+    /// first.
+    pub(crate) fn latest_requests(&self, limit: usize, places: &PlaceFilter) -> Vec<RequestRecord> {
         let log = lock(&self.shared.log);
-        log.iter().skip(log.len().saturating_sub(limit)).map(Entry::to_record).collect()
+        let mut latest: Vec<RequestRecord> =
+            log.iter().rev().filter(|entry| places.covers(entry.place())).take(limit).map(Entry::to_record).collect();
+        latest.reverse();
+        latest
+    }
+
+    /// Forgets the requests of the places `places` covers.
+    pub(crate) fn forget_requests(&self, places: &PlaceFilter) {
+        lock(&self.shared.log).retain(|entry| !places.covers(entry.place()));
     }
 
     /// Removes every fault rule.
@@ -407,7 +473,7 @@ impl FakeDynamoDb {
     /// Returns how many items it deleted.
     pub fn sweep_ttl(&self) -> usize {
         let now = self.now();
-        sweep(&mut lock(&self.shared.engine), now)
+        lock(&self.shared.accounts).accounts_mut().map(|account| account.sweep(now)).sum()
     }
 
     /// The item at `key` of the table `table` as the fake holds it at this instant (`None` when
@@ -446,8 +512,9 @@ impl FakeDynamoDb {
         look: impl FnOnce(&crate::value::Item) -> R,
     ) -> Option<R> {
         let key = crate::stream::from_sdk_key(key)?;
-        let engine = self.engine_at(self.now());
-        let table = engine.tables.get(table)?;
+        let now = self.now();
+        let mut accounts = lock(&self.shared.accounts);
+        let table = accounts.engine_at(Place::DEFAULT, now).tables.get(table)?;
         table.items.get(&table.primary_key(&key).ok()?).map(look)
     }
 
@@ -462,6 +529,7 @@ impl FakeDynamoDb {
                 client: None,
                 signed: false,
                 signature: Signature::Unchecked,
+                place: Place::DEFAULT,
             },
             &Drawn::default(),
         ) {
@@ -470,33 +538,33 @@ impl FakeDynamoDb {
         }
     }
 
-    /// The faults a request meets.
-    pub(crate) fn draw_faults(&self, operation: &str, body: &[u8], client: Option<&str>) -> Drawn {
+    /// The faults a request for `place` meets.
+    pub(crate) fn draw_faults(&self, operation: &str, body: &[u8], client: Option<&str>, place: Place<'_>) -> Drawn {
         let mut faults = lock(&self.shared.faults);
         if faults.is_empty() {
             return Drawn::default();
         }
         let table = if faults.wants_table() {
             crate::json::from_slice(body, &crate::json::Arena::new())
-                .and_then(|json| table_of(Operation::from_name(operation), &json).map(str::to_owned))
+                .and_then(|json| table_of(Operation::from_name(operation), &json, place).map(str::to_owned))
         } else {
             None
         };
-        faults.draw(operation, table.as_deref(), client)
+        faults.draw(operation, table.as_deref(), client, place)
     }
 
     /// Answers a request whose latency (if any) has already been waited out.
     pub(crate) fn answer(&self, call: &Call<'_>, drawn: &Drawn) -> Reply {
-        let Call { operation, service, body, client, signed, signature } = *call;
+        let Call { operation, service, client, signed, place, .. } = *call;
         let now = self.now();
         let request_id = self.request_id();
         let fault = (drawn.failure.as_ref().map(Fault::name))
             .or_else(|| drawn.latency.map(|_| "Latency"))
             .or_else(|| drawn.response_delay.map(|_| "SlowResponse"));
         let served = Operation::from_name(operation).filter(|&op| service.is_some_and(|service| service.serves(op)));
-        let mut record = Entry::new(served, operation, client, fault, now);
+        let mut record = Entry::new(served, operation, client, fault, now, place);
         record.signed = signed;
-        let result = self.run(served, body, signature, now, drawn.failure.as_ref(), &mut record);
+        let result = self.run(served, call, now, drawn.failure.as_ref(), &mut record);
         let reply = match (result, &drawn.failure) {
             (_, Some(Fault::LostResponse)) => Reply::Lost,
             (Ok(json), _) => Reply::Http { status: 200, body: json.into_bytes(), request_id },
@@ -522,12 +590,12 @@ impl FakeDynamoDb {
     fn run(
         &self,
         operation: Option<Operation>,
-        body: &[u8],
-        signature: Signature<'_>,
+        call: &Call<'_>,
         now: SystemTime,
         failure: Option<&Fault>,
         record: &mut Entry,
     ) -> Result<crate::json::Body, DynamoError> {
+        let Call { body, signature, place, .. } = *call;
         // The request document lives in the thread's arena until the answer is written.
         crate::json::with_arena(|arena| {
             // DynamoDB reports a body it cannot read before an unknown target, then a missing or
@@ -545,7 +613,7 @@ impl FakeDynamoDb {
                     return Err(error);
                 }
             };
-            record.table = table_of(Some(operation), &json).map(crate::log::table_name);
+            record.table = table_of(Some(operation), &json, place).map(crate::log::table_name);
             record.consistent_read = json.get("ConsistentRead").and_then(crate::validate::as_bool).unwrap_or(false);
             let injected = match failure {
                 Some(Fault::Throttle) => Some(DynamoError::provisioned_throughput_exceeded()),
@@ -559,14 +627,15 @@ impl FakeDynamoDb {
                 record.error = Some(error.code().to_owned());
                 return Err(error);
             }
-            let mut engine = self.engine_at(now);
+            let mut accounts = lock(&self.shared.accounts);
+            let engine = accounts.engine_at(place, now);
             engine.batch_budget = match failure {
                 Some(Fault::Unprocessed(processed)) => Some(*processed),
                 _ => None,
             };
             let result = engine.handle(operation, &json, now);
             engine.batch_budget = None;
-            drop(engine);
+            drop(accounts);
             if let Err(error) = &result {
                 record.error = Some(error.code().to_owned());
             }
@@ -574,24 +643,9 @@ impl FakeDynamoDb {
         })
     }
 
-    /// The engine, locked.
-    pub(crate) fn lock_engine(&self) -> MutexGuard<'_, Engine> {
-        lock(&self.shared.engine)
-    }
-
-    /// The schedule of time-to-live sweeps, locked (after the engine, never before).
-    pub(crate) fn lock_sweeps(&self) -> MutexGuard<'_, SweepSchedule> {
-        lock(&self.shared.sweeps)
-    }
-
-    /// The engine, locked, with the time-to-live deletions due at `now` made: the table as a
-    /// request arriving at `now` finds it.
-    pub(crate) fn engine_at(&self, now: SystemTime) -> MutexGuard<'_, Engine> {
-        let mut engine = lock(&self.shared.engine);
-        if let Some(cutoff) = lock(&self.shared.sweeps).due(now) {
-            sweep(&mut engine, cutoff);
-        }
-        engine
+    /// Every account and its engines, locked.
+    pub(crate) fn lock_accounts(&self) -> MutexGuard<'_, Accounts> {
+        lock(&self.shared.accounts)
     }
 
     /// A new request id, shaped like DynamoDB's.

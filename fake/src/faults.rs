@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::place::Place;
+
 /// What goes wrong with a request a rule matches.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -78,6 +80,8 @@ pub struct FaultRule {
     pub(crate) operation: Option<String>,
     pub(crate) table: Option<String>,
     pub(crate) client: Option<String>,
+    pub(crate) account: Option<String>,
+    pub(crate) region: Option<String>,
     pub(crate) remaining: Option<u64>,
     pub(crate) skip: u64,
     /// Probability in millionths, so that the decision needs no floating point.
@@ -92,6 +96,8 @@ impl FaultRule {
             operation: None,
             table: None,
             client: None,
+            account: None,
+            region: None,
             remaining: None,
             skip: 0,
             per_million: 1_000_000,
@@ -113,6 +119,20 @@ impl FaultRule {
     /// Only requests from the client of this name (see `FakeDynamoDb::client_named`).
     pub fn client(mut self, client: impl Into<String>) -> Self {
         self.client = Some(client.into());
+        self
+    }
+
+    /// Only requests for this account (see [`FakeDynamoDb::client_for`](crate::FakeDynamoDb::client_for);
+    /// over HTTP, the access key id of the request's signature).
+    pub fn account(mut self, account: impl Into<String>) -> Self {
+        self.account = Some(account.into());
+        self
+    }
+
+    /// Only requests for this region (see [`FakeDynamoDb::client_for`](crate::FakeDynamoDb::client_for);
+    /// over HTTP, the region of the request's signature).
+    pub fn region(mut self, region: impl Into<String>) -> Self {
+        self.region = Some(region.into());
         self
     }
 
@@ -140,7 +160,7 @@ impl FaultRule {
         &self.fault
     }
 
-    pub(crate) fn matches(&self, operation: &str, table: Option<&str>, client: Option<&str>) -> bool {
+    pub(crate) fn matches(&self, operation: &str, table: Option<&str>, client: Option<&str>, place: Place<'_>) -> bool {
         if self.remaining == Some(0) {
             return false;
         }
@@ -157,7 +177,10 @@ impl FaultRule {
         {
             return false;
         }
-        true
+        if self.account.as_deref().is_some_and(|account| account != place.account) {
+            return false;
+        }
+        self.region.as_deref().is_none_or(|region| region == place.region)
     }
 }
 
@@ -260,11 +283,17 @@ impl FaultSet {
     }
 
     /// The faults this request meets: at most one latency before it, one delay after it, one failure.
-    pub(crate) fn draw(&mut self, operation: &str, table: Option<&str>, client: Option<&str>) -> Drawn {
+    pub(crate) fn draw(
+        &mut self,
+        operation: &str,
+        table: Option<&str>,
+        client: Option<&str>,
+        place: Place<'_>,
+    ) -> Drawn {
         let mut drawn = Drawn::default();
         for slot in &mut self.rules {
             let rule = &mut slot.rule;
-            if !rule.matches(operation, table, client) {
+            if !rule.matches(operation, table, client, place) {
                 continue;
             }
             slot.seen += 1;

@@ -34,6 +34,7 @@
 //! ```
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
+mod accounts;
 #[cfg(feature = "mimalloc")]
 mod allocator;
 mod clock;
@@ -55,6 +56,7 @@ mod operation;
 mod ops;
 mod partiql;
 mod partition;
+mod place;
 mod request;
 mod request_id;
 mod server;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::operation::Operation;
+use crate::place::{OwnedPlace, Place};
 
 /// One request the fake received, and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,12 @@ pub struct RequestRecord {
     pub consistent_read: bool,
     /// Whether the request was signed (it carried an `Authorization` header).
     pub signed: bool,
+    /// The account it was for: that of its access key id when the id is twelve digits, that of
+    /// [`FakeDynamoDb::client_for`](crate::FakeDynamoDb::client_for), else `000000000000`.
+    pub account: String,
+    /// The region it was for: that of its signature's scope, that of
+    /// [`FakeDynamoDb::client_for`](crate::FakeDynamoDb::client_for), else `us-east-1`.
+    pub region: String,
 }
 
 /// A request as the log keeps it until a test reads the log: the names it shares with the fake
@@ -41,6 +48,8 @@ pub(crate) struct Entry {
     pub(crate) at: SystemTime,
     pub(crate) consistent_read: bool,
     pub(crate) signed: bool,
+    /// The account and region, unless they are the default ones (most requests of most tests).
+    pub(crate) place: Option<Arc<OwnedPlace>>,
 }
 
 impl Entry {
@@ -52,6 +61,7 @@ impl Entry {
         client: Option<&Arc<str>>,
         fault: Option<&'static str>,
         at: SystemTime,
+        place: Place<'_>,
     ) -> Entry {
         let operation = match operation {
             Some(operation) => Cow::Borrowed(operation.name()),
@@ -66,7 +76,13 @@ impl Entry {
             at,
             consistent_read: false,
             signed: false,
+            place: (place != Place::DEFAULT).then(|| Arc::new(place.to_owned())),
         }
+    }
+
+    /// The account and region of this request.
+    pub(crate) fn place(&self) -> Place<'_> {
+        self.place.as_deref().map_or(Place::DEFAULT, OwnedPlace::as_place)
     }
 
     /// The public record of this request.
@@ -80,6 +96,8 @@ impl Entry {
             at: self.at,
             consistent_read: self.consistent_read,
             signed: self.signed,
+            account: self.place().account.to_owned(),
+            region: self.place().region.to_owned(),
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::json::Json;
 
 use crate::error::DynamoError;
 use crate::expr::context::ExprContext;
+use crate::place::Place;
 use crate::value::{Item, Value, ValueChecks, item_from_json};
 
 /// A string member, if present.
@@ -17,9 +18,9 @@ pub(crate) fn flag(body: &Json<'_>, key: &str) -> bool {
     body.get(key).and_then(crate::validate::as_bool).unwrap_or(false)
 }
 
-/// The `TableName` member.
-pub(crate) fn table_name<'b>(body: &'b Json<'_>) -> Result<&'b str, DynamoError> {
-    string(body, "TableName").map(crate::table::plain_name).ok_or_else(|| {
+/// The `TableName` member of a request for `place` (a table's ARN there stands for its name).
+pub(crate) fn table_name<'b>(body: &'b Json<'_>, place: Place<'_>) -> Result<&'b str, DynamoError> {
+    string(body, "TableName").map(|name| crate::table::plain_name(name, place)).ok_or_else(|| {
         DynamoError::validation(
             "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null",
         )

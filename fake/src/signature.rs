@@ -1,9 +1,14 @@
 //! The checks DynamoDB makes of a request's signature before it reads the request: that there is
 //! one, in the `Authorization` header or in the query string (a presigned request) but not both,
-//! that the header names SigV4, and that it has the parts a signature needs. The signature itself
-//! is never verified: any credentials are welcome.
+//! that the header names SigV4, that it has the parts a signature needs, and that its credential
+//! is scoped to a region. The signature itself is never verified: any credentials are welcome.
+//! Its credential names the request's [`Place`]: the region of its scope, and the account of its
+//! access key id.
+
+use std::borrow::Cow;
 
 use crate::error::DynamoError;
+use crate::place::{Place, is_region};
 
 /// What a transport saw of a request's signature.
 #[derive(Debug, Clone, Copy)]
@@ -19,7 +24,7 @@ pub(crate) enum Signature<'a> {
 const QUERY_PARAMETERS: [&str; 5] =
     ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-SignedHeaders", "X-Amz-Date"];
 
-impl Signature<'_> {
+impl<'a> Signature<'a> {
     /// `MissingAuthenticationTokenException` for a request with no SigV4 header or query,
     /// `InvalidSignatureException` for one with both, `IncompleteSignatureException` for one
     /// that lacks a part.
@@ -68,11 +73,61 @@ impl Signature<'_> {
                 ));
             }
         }
-        if missing.is_empty() {
-            return Ok(());
+        if !missing.is_empty() {
+            return Err(DynamoError::custom(400, "IncompleteSignatureException", &missing));
         }
-        Err(DynamoError::custom(400, "IncompleteSignatureException", &missing))
+        match self.credential() {
+            Some(credential) => check_credential(&credential),
+            None => Ok(()),
+        }
     }
+
+    /// The credential the request was signed with: the `Credential` of its `Authorization`
+    /// header, or the `X-Amz-Credential` of its presigned query (percent-decoded). `None` for an
+    /// unchecked signature, or one without a credential.
+    pub(crate) fn credential(self) -> Option<Cow<'a, str>> {
+        let Signature::Header { authorization, query, .. } = self else { return None };
+        if let Some(authorization) = authorization {
+            return header_parameter(authorization, "Credential").map(Cow::Borrowed);
+        }
+        let encoded = query_parameter(query, "X-Amz-Credential")?;
+        Some(percent_encoding::percent_decode_str(encoded).decode_utf8_lossy())
+    }
+}
+
+/// The parts of a credential, `<access key id>/<date>/<region>/<service>/aws4_request`, if it
+/// has five.
+fn credential_parts(credential: &str) -> Option<[&str; 5]> {
+    let mut parts = credential.split('/');
+    let all = [parts.next()?, parts.next()?, parts.next()?, parts.next()?, parts.next()?];
+    parts.next().is_none().then_some(all)
+}
+
+/// The account and region a credential names, if it has five parts and a region the fake holds.
+pub(crate) fn place_of(credential: &str) -> Option<Place<'_>> {
+    let [access_key, _, region, _, _] = credential_parts(credential)?;
+    is_region(region).then(|| Place::of_credential(access_key, region))
+}
+
+/// DynamoDB's refusal of a credential without five parts, or scoped to no region.
+fn check_credential(credential: &str) -> Result<(), DynamoError> {
+    let Some([_, _, region, _, _]) = credential_parts(credential) else {
+        return Err(DynamoError::custom(
+            400,
+            "IncompleteSignatureException",
+            &format!(
+                "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '{credential}'"
+            ),
+        ));
+    };
+    if !is_region(region) {
+        return Err(DynamoError::custom(
+            400,
+            "InvalidSignatureException",
+            &format!("Credential should be scoped to a valid region, not '{region}'. "),
+        ));
+    }
+    Ok(())
 }
 
 /// The value of `name=value` among the parameters after the algorithm of an `Authorization`
@@ -127,13 +182,13 @@ mod tests {
         let header = "AWS4-HMAC-SHA256 Credential=anyone/20240101/us-east-1/dynamodb/aws4_request, \
                       SignedHeaders=host;x-amz-date, Signature=00";
         assert_eq!(answer(Some(header), true), Ok(()));
-        assert_eq!(answer(Some("AWS4- Signature=b Credential=a,SignedHeaders=c"), true), Ok(()));
+        assert_eq!(answer(Some("AWS4- Signature=b Credential=a/b/c/d/e,SignedHeaders=c"), true), Ok(()));
         assert_eq!(Signature::Unchecked.check(), Ok(()));
     }
 
     #[test]
     fn a_presigned_query_needs_every_parameter_and_no_header_beside_it() {
-        let query = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a&X-Amz-Signature=b\
+        let query = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a%2Fb%2Fus-east-1%2Fd%2Fe&X-Amz-Signature=b\
                      &X-Amz-SignedHeaders=host&X-Amz-Date=20240101T000000Z";
         assert_eq!(presigned(None, false, query), Ok(()));
         let (code, message) = presigned(None, false, "X-Amz-Algorithm=a&X-Amz-Credential=b&X-Amz-Date=d").unwrap_err();
@@ -148,6 +203,52 @@ mod tests {
         assert_eq!(code, "InvalidSignatureException");
         let (code, _) = presigned(None, true, "X-Amz-Credential=a&X-Amz-Signature=b").unwrap_err();
         assert_eq!(code, "MissingAuthenticationTokenException");
+    }
+
+    #[test]
+    fn the_credential_names_the_region_and_an_account_id_names_the_account() {
+        let header = "AWS4-HMAC-SHA256 Credential=111122223333/20240101/eu-west-1/dynamodb/aws4_request, \
+                      SignedHeaders=host;x-amz-date, Signature=00";
+        let signature = Signature::Header { authorization: Some(header), dated: true, query: "" };
+        assert_eq!(signature.check(), Ok(()));
+        let credential = signature.credential().unwrap();
+        assert_eq!(place_of(&credential), Some(Place { account: "111122223333", region: "eu-west-1" }));
+        assert_eq!(
+            place_of("AKIDEXAMPLE/20240101/ap-south-1/dynamodb/aws4_request"),
+            Some(Place { account: crate::place::DEFAULT_ACCOUNT, region: "ap-south-1" })
+        );
+        let query = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=222233334444%2F20240101%2Fus-west-2%2Fdynamodb%2Faws4_request\
+                     &X-Amz-Signature=b&X-Amz-SignedHeaders=host&X-Amz-Date=20240101T000000Z";
+        let presigned = Signature::Header { authorization: None, dated: false, query };
+        assert_eq!(presigned.check(), Ok(()));
+        let credential = presigned.credential().unwrap();
+        assert_eq!(place_of(&credential), Some(Place { account: "222233334444", region: "us-west-2" }));
+    }
+
+    #[test]
+    fn a_credential_without_five_parts_or_a_region_is_refused_as_dynamodb_refuses_it() {
+        let signed = |credential: &str| {
+            let header = format!("AWS4-HMAC-SHA256 Credential={credential}, SignedHeaders=host, Signature=00");
+            answer(Some(&header), true)
+        };
+        let (code, message) = signed("AKID/20240101/dynamodb/aws4_request").unwrap_err();
+        assert_eq!(code, "IncompleteSignatureException");
+        assert_eq!(
+            message,
+            "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, \
+             got 'AKID/20240101/dynamodb/aws4_request'"
+        );
+        let (code, message) = signed("AKID/20240101//dynamodb/aws4_request").unwrap_err();
+        assert_eq!(code, "InvalidSignatureException");
+        assert_eq!(message, "Credential should be scoped to a valid region, not ''. ");
+        let (code, message) = signed("AKID/20240101/US_EAST_1/dynamodb/aws4_request").unwrap_err();
+        assert_eq!(code, "InvalidSignatureException");
+        assert_eq!(message, "Credential should be scoped to a valid region, not 'US_EAST_1'. ");
+        assert_eq!(place_of("AKID/20240101//dynamodb/aws4_request"), None);
+        let query = "X-Amz-Algorithm=A&X-Amz-Credential=AKID%2F20240101&X-Amz-Signature=b\
+                     &X-Amz-SignedHeaders=host&X-Amz-Date=20240101T000000Z";
+        let (code, _) = presigned(None, false, query).unwrap_err();
+        assert_eq!(code, "IncompleteSignatureException");
     }
 
     #[test]

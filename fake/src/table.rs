@@ -12,13 +12,9 @@ use crate::clock::epoch_timestamp;
 use crate::error::DynamoError;
 use crate::index::{Index, IndexKind};
 use crate::partition::Placements;
+use crate::place::Place;
 use crate::stream::{Changes, Origin};
 use crate::value::{Item, Value, item_size};
-
-/// The region every table of the fake lives in.
-pub(crate) const REGION: &str = "us-east-1";
-/// The account every table of the fake belongs to.
-pub(crate) const ACCOUNT: &str = "000000000000";
 
 /// The table name inside a table's ARN (`arn:<partition>:dynamodb:<region>:<account>:table/<name>`),
 /// if `text` is one; DynamoDB takes a table's ARN wherever it takes its name.
@@ -37,15 +33,15 @@ pub(crate) fn is_name(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-/// The name of the table a request names: its ARN stands for it when the ARN is of the fake's
-/// region and account; anything else is taken as a name (and an ARN of elsewhere names no table).
-pub(crate) fn plain_name(given: &str) -> &str {
+/// The name of the table a request names: its ARN stands for it when the ARN is of `region` and
+/// `account`; anything else is taken as a name (and an ARN of elsewhere names no table).
+pub(crate) fn plain_name<'n>(given: &'n str, place: Place<'_>) -> &'n str {
     let Some(name) = name_in_arn(given) else { return given };
     let ours = given
         .strip_prefix("arn:aws:dynamodb:")
-        .and_then(|rest| rest.strip_prefix(REGION))
+        .and_then(|rest| rest.strip_prefix(place.region))
         .and_then(|rest| rest.strip_prefix(':'))
-        .and_then(|rest| rest.strip_prefix(ACCOUNT))
+        .and_then(|rest| rest.strip_prefix(place.account))
         .and_then(|rest| rest.strip_prefix(":table/"));
     if ours == Some(name) { name } else { given }
 }

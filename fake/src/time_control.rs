@@ -3,10 +3,10 @@
 
 use std::time::{Duration, SystemTime};
 
+use crate::accounts::Account;
 use crate::clock::{ClockError, ControlledClock, epoch_secs};
 use crate::engine::Engine;
 use crate::fake::FakeDynamoDb;
-use crate::ttl::{SweepSchedule, sweep};
 use crate::value::Value;
 
 /// Where the fake's clock stands, as the time-steering methods answer.
@@ -65,11 +65,11 @@ impl FakeDynamoDb {
     /// ```
     pub fn advance_clock(&self, by: Duration) -> Result<ClockReading, ClockError> {
         let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
-        // The engine is held while the clock moves, so that no request lands between the move
+        // The engines are held while the clock moves, so that no request lands between the move
         // and the deletions it makes due.
-        let mut engine = self.lock_engine();
+        let mut accounts = self.lock_accounts();
         let now = clock.advance(by);
-        catch_up(&mut engine, &mut self.lock_sweeps(), now);
+        accounts.accounts_mut().for_each(|account| catch_up(account, now));
         Ok(ClockReading { now, frozen: clock.is_frozen() })
     }
 
@@ -77,21 +77,25 @@ impl FakeDynamoDb {
     /// in between as [`advance_clock`](Self::advance_clock) does.
     pub fn set_clock(&self, to: SystemTime) -> Result<ClockReading, ClockError> {
         let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
-        let mut engine = self.lock_engine();
+        let mut accounts = self.lock_accounts();
         let now = clock.set(to)?;
-        catch_up(&mut engine, &mut self.lock_sweeps(), now);
+        accounts.accounts_mut().for_each(|account| catch_up(account, now));
         Ok(ClockReading { now, frozen: clock.is_frozen() })
     }
 }
 
-/// Runs, in order, every sweep of `schedule` due by `now` that deletes an item, then moves the
-/// schedule past `now`.
-fn catch_up(engine: &mut Engine, schedule: &mut SweepSchedule, now: SystemTime) {
+/// Runs, in order, every sweep of `account` due by `now` that deletes an item (in any of its
+/// regions), then moves its schedule past `now`.
+fn catch_up(account: &mut Account, now: SystemTime) {
+    let schedule = &account.sweeps;
     if schedule.interval.is_zero() {
         return;
     }
     let now_secs = epoch_secs(now);
-    let mut slots: Vec<SystemTime> = expiries(engine)
+    let mut slots: Vec<SystemTime> = account
+        .regions
+        .values()
+        .flat_map(expiries)
         .filter(|&at| at <= now_secs)
         .map(|at| {
             let expiry = SystemTime::UNIX_EPOCH + Duration::from_secs(at);
@@ -104,12 +108,10 @@ fn catch_up(engine: &mut Engine, schedule: &mut SweepSchedule, now: SystemTime) 
     slots.sort_unstable();
     slots.dedup();
     for slot in slots {
-        sweep(engine, slot);
-        schedule.next = slot + schedule.interval;
+        account.sweep(slot);
+        account.sweeps.next = slot + account.sweeps.interval;
     }
-    if let Some(cutoff) = schedule.due(now) {
-        sweep(engine, cutoff);
-    }
+    account.sweep_due(now);
 }
 
 /// The expiry times, in whole epoch seconds (rounded up), of the items of every table with time

@@ -1,8 +1,8 @@
 //! Fault rules over HTTP: `POST faults` adds one, `GET faults` lists them with how often each
 //! fired, `DELETE faults/ID` removes one and `DELETE faults` all.
 //!
-//! A rule: `{"Fault": "Throttle", "Operation": "UpdateItem", "Table": "Shop", "Probability": 0.5,
-//! "Times": 1, "After": 2}`. The kinds: `Throttle`, `ThrottlingException`,
+//! A rule: `{"Fault": "Throttle", "Operation": "UpdateItem", "Table": "Shop", "Account":
+//! "111122223333", "Region": "eu-west-1", "Probability": 0.5, "Times": 1, "After": 2}`. The kinds: `Throttle`, `ThrottlingException`,
 //! `InternalServerError`, `LostResponse`, `ResourceNotFound`, `Latency` and `SlowResponse` (with
 //! `DelayMs`), `Error` (with `Code`, and `Message` and `Status`, 400 by default) and
 //! `Unprocessed` (with `Processed`).
@@ -16,6 +16,7 @@ use super::{Answer, Refusal};
 use crate::fake::FakeDynamoDb;
 use crate::faults::{Fault, FaultRule, Slot};
 use crate::operation::Operation;
+use crate::place::{PlaceFilter, is_account_id, is_region};
 
 /// The kinds of fault, as a rule names them.
 const KINDS: &str = "Throttle, ThrottlingException, InternalServerError, LostResponse, ResourceNotFound, \
@@ -28,6 +29,8 @@ pub(super) struct Rule {
     fault: String,
     operation: Option<String>,
     table: Option<String>,
+    account: Option<String>,
+    region: Option<String>,
     probability: Option<f64>,
     times: Option<u64>,
     after: Option<u64>,
@@ -97,6 +100,18 @@ impl Rule {
         if let Some(table) = &self.table {
             rule = rule.table(table.as_str());
         }
+        if let Some(account) = &self.account {
+            if !is_account_id(account) {
+                return Err(Refusal::bad(format!("Account `{account}` is not an account id of twelve digits")));
+            }
+            rule = rule.account(account.as_str());
+        }
+        if let Some(region) = &self.region {
+            if !is_region(region) {
+                return Err(Refusal::bad(format!("Region `{region}` is not a region's name, such as eu-west-1")));
+            }
+            rule = rule.region(region.as_str());
+        }
         if let Some(probability) = self.probability {
             if !(0.0..=1.0).contains(&probability) {
                 return Err(Refusal::bad(format!("Probability {probability} is not from 0.0 to 1.0")));
@@ -139,6 +154,12 @@ fn shown(slot: &Slot) -> Value {
     if let Some(table) = &rule.table {
         out.insert("Table".into(), json!(table));
     }
+    if let Some(account) = &rule.account {
+        out.insert("Account".into(), json!(account));
+    }
+    if let Some(region) = &rule.region {
+        out.insert("Region".into(), json!(region));
+    }
     out.insert("Probability".into(), json!(f64::from(rule.per_million) / 1_000_000.0));
     if let Some(remaining) = rule.remaining {
         out.insert("Times".into(), json!(slot.fired + remaining));
@@ -150,9 +171,17 @@ fn shown(slot: &Slot) -> Value {
     Value::Object(out)
 }
 
-/// `GET faults`.
-pub(super) fn list(fake: &FakeDynamoDb) -> Value {
-    let rules: Vec<Value> = fake.fault_slots().iter().map(shown).collect();
+/// Whether a rule is one of those `places` names: with `account=ID`, the rules for that account
+/// (`Account`); with `region=NAME`, those for that region.
+fn named(slot: &Slot, places: &PlaceFilter) -> bool {
+    let rule = &slot.rule;
+    places.account.as_ref().is_none_or(|account| rule.account.as_ref() == Some(account))
+        && places.region.as_ref().is_none_or(|region| rule.region.as_ref() == Some(region))
+}
+
+/// `GET faults`: every rule, or those for the account and region named.
+pub(super) fn list(fake: &FakeDynamoDb, places: &PlaceFilter) -> Value {
+    let rules: Vec<Value> = fake.fault_slots().iter().filter(|slot| named(slot, places)).map(shown).collect();
     json!({ "Rules": rules })
 }
 
@@ -173,9 +202,11 @@ pub(super) fn remove(fake: &FakeDynamoDb, id: &str) -> Answer {
     }
 }
 
-/// `DELETE faults`.
-pub(super) fn remove_all(fake: &FakeDynamoDb) -> Value {
-    let ids: Vec<u64> = fake.fault_slots().iter().map(|slot| slot.id).collect();
-    fake.clear_faults();
+/// `DELETE faults`: every rule, or those for the account and region named.
+pub(super) fn remove_all(fake: &FakeDynamoDb, places: &PlaceFilter) -> Value {
+    let ids: Vec<u64> = fake.fault_slots().iter().filter(|slot| named(slot, places)).map(|slot| slot.id).collect();
+    for id in &ids {
+        fake.remove_fault(*id);
+    }
     json!({ "Removed": ids })
 }

@@ -6,11 +6,15 @@
 //! - `state`: reset, snapshot, load, save to the data file.
 //! - `requests`: the request log.
 //!
+//! - `query`: the query string: `account` and `region`, which narrow the fault rules, the reset,
+//!   the snapshot and the request log to the places they name, and `limit`.
+//!
 //! Every request is checked whole before anything changes: a malformed one gets a 400 with a
 //! message that says what is wrong, and changes nothing.
 
 mod clock;
 mod faults;
+mod query;
 mod requests;
 mod state;
 
@@ -20,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::fake::FakeDynamoDb;
+use query::Takes;
 
 /// The path prefix of the control API.
 pub(crate) const PREFIX: &str = "/_dynalease";
@@ -111,6 +116,11 @@ impl Control {
                 message: format!("{} {path} is not a control endpoint; {path} takes {}", method, names.join(" or ")),
             })
         };
+        let endpoint = path.trim_start_matches('/');
+        let query = |takes| query::parse(query, endpoint, takes);
+        if path.starts_with("/clock") || path.starts_with("/faults/") || path == "/save" {
+            query(Takes::Nothing)?;
+        }
         match path {
             "/clock" => allowed(&["GET"]).map(|()| clock::read(fake)),
             "/clock/freeze" => allowed(&["POST"]).and_then(|()| no_parameters(body)).and_then(|()| clock::freeze(fake)),
@@ -118,23 +128,31 @@ impl Control {
             "/clock/set" => allowed(&["POST"]).and_then(|()| clock::set(fake, parameters(body)?)),
             "/clock/advance" => allowed(&["POST"]).and_then(|()| clock::advance(fake, parameters(body)?)),
             "/faults" => match method {
-                "GET" => Ok(faults::list(fake)),
-                "POST" => faults::add(fake, parameters(body)?),
-                "DELETE" => no_parameters(body).map(|()| faults::remove_all(fake)),
+                "GET" => Ok(faults::list(fake, &query(Takes::Places)?.places)),
+                "POST" => query(Takes::Nothing).and_then(|_| faults::add(fake, parameters(body)?)),
+                "DELETE" => {
+                    let places = query(Takes::Places)?.places;
+                    no_parameters(body).map(|()| faults::remove_all(fake, &places))
+                }
                 _ => allowed(&["GET", "POST", "DELETE"]).map(|()| Value::Null),
             },
-            "/reset" => allowed(&["POST"]).and_then(|()| state::reset(fake, parameters(body)?)),
+            "/reset" => allowed(&["POST"])
+                .and_then(|()| query(Takes::Places))
+                .and_then(|query| state::reset(fake, &query.places, parameters(body)?)),
             "/snapshot" => match method {
-                "GET" => Ok(state::snapshot(fake)),
-                "PUT" => state::load(fake, body),
+                "GET" => Ok(state::snapshot(fake, &query(Takes::Places)?.places)),
+                "PUT" => state::load(fake, &query(Takes::Places)?.places, body),
                 _ => allowed(&["GET", "PUT"]).map(|()| Value::Null),
             },
             "/save" => allowed(&["POST"])
                 .and_then(|()| no_parameters(body))
                 .and_then(|()| state::save(fake, self.data.as_deref())),
             "/requests" => match method {
-                "GET" => requests::list(fake, query),
-                "DELETE" => no_parameters(body).map(|()| requests::clear(fake)),
+                "GET" => requests::list(fake, &query(Takes::PlacesAndLimit)?),
+                "DELETE" => {
+                    let places = query(Takes::Places)?.places;
+                    no_parameters(body).map(|()| requests::clear(fake, &places))
+                }
                 _ => allowed(&["GET", "DELETE"]).map(|()| Value::Null),
             },
             other => match other.strip_prefix("/faults/") {

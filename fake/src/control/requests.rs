@@ -1,25 +1,18 @@
 //! The request log over HTTP: `GET requests?limit=N` (the latest N, oldest first; all the log
-//! keeps without `limit`) and `DELETE requests`.
+//! keeps without `limit`) and `DELETE requests`, each narrowed to the requests of an account or
+//! a region by `account=ID` and `region=NAME`.
 
 use serde_json::{Map, Value, json};
 
-use super::{Answer, Refusal, time_text};
+use super::query::Query;
+use super::{Answer, time_text};
 use crate::fake::FakeDynamoDb;
+use crate::place::PlaceFilter;
 
 /// `GET requests`.
-pub(super) fn list(fake: &FakeDynamoDb, query: Option<&str>) -> Answer {
-    let mut limit = usize::MAX;
-    for pair in query.unwrap_or("").split('&').filter(|pair| !pair.is_empty()) {
-        match pair.split_once('=') {
-            Some(("limit", value)) => {
-                limit =
-                    value.parse().map_err(|_| Refusal::bad(format!("limit `{value}` is not a number of requests")))?;
-            }
-            _ => return Err(Refusal::bad(format!("`{pair}` is not a parameter of requests; it takes limit=N"))),
-        }
-    }
+pub(super) fn list(fake: &FakeDynamoDb, query: &Query) -> Answer {
     let requests: Vec<Value> = fake
-        .latest_requests(limit)
+        .latest_requests(query.limit.unwrap_or(usize::MAX), &query.places)
         .into_iter()
         .map(|record| {
             let mut out = Map::new();
@@ -28,6 +21,8 @@ pub(super) fn list(fake: &FakeDynamoDb, query: Option<&str>) -> Answer {
             if let Some(table) = record.table {
                 out.insert("Table".into(), json!(table));
             }
+            out.insert("Account".into(), json!(record.account));
+            out.insert("Region".into(), json!(record.region));
             out.insert("Outcome".into(), json!(record.error.as_deref().unwrap_or("OK")));
             if let Some(fault) = record.fault {
                 out.insert("Fault".into(), json!(fault));
@@ -38,8 +33,9 @@ pub(super) fn list(fake: &FakeDynamoDb, query: Option<&str>) -> Answer {
     Ok(json!({ "Requests": requests }))
 }
 
-/// `DELETE requests`.
-pub(super) fn clear(fake: &FakeDynamoDb) -> Value {
-    fake.clear_request_log();
+/// `DELETE requests`: the requests of the places named forgotten (all without `account` or
+/// `region`).
+pub(super) fn clear(fake: &FakeDynamoDb, places: &PlaceFilter) -> Value {
+    fake.forget_requests(places);
     json!({ "Requests": [] })
 }

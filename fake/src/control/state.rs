@@ -7,30 +7,41 @@ use serde_json::{Value, json};
 
 use super::{Answer, Refusal, clock};
 use crate::fake::FakeDynamoDb;
+use crate::place::PlaceFilter;
 use crate::snapshot::Snapshot;
 
-/// `POST reset`: every table gone; with `Time` or `EpochSeconds`, the clock put there too,
-/// earlier or later than its time (with no table left, nothing that fell due is left to undo).
-pub(super) fn reset(fake: &FakeDynamoDb, at: clock::Set) -> Answer {
+/// `POST reset`: every table of the places named gone (of every place without `account` or
+/// `region`); with `Time` or `EpochSeconds`, the clock put there too, earlier or later than its
+/// time (with no table left, nothing that fell due is left to undo).
+pub(super) fn reset(fake: &FakeDynamoDb, places: &PlaceFilter, at: clock::Set) -> Answer {
     if at.is_empty() {
-        fake.reset();
+        fake.reset_places(places);
         return Ok(json!({ "Tables": [] }));
+    }
+    if !places.is_everything() {
+        return Err(Refusal::bad(
+            "reset with a time resets every account and region: the clock is the server's; give no account or region",
+        ));
     }
     let reading = fake.reset_to(at.time("reset")?).map_err(clock::refused)?;
     Ok(json!({ "Tables": [], "Clock": clock::reading(reading) }))
 }
 
-/// `GET snapshot`.
-pub(super) fn snapshot(fake: &FakeDynamoDb) -> Value {
-    fake.snapshot().document
+/// `GET snapshot`: the tables of the places named (of every place without `account` or
+/// `region`).
+pub(super) fn snapshot(fake: &FakeDynamoDb, places: &PlaceFilter) -> Value {
+    fake.snapshot_of(places).document
 }
 
-/// `PUT snapshot`: the tables of the body, in place of every table, or nothing changed.
-pub(super) fn load(fake: &FakeDynamoDb, body: &[u8]) -> Answer {
+/// `PUT snapshot`: the tables of the body, in place of every table of the places named, or
+/// nothing changed. Its `Tables` go to the account and region named (the default ones for what
+/// is not named).
+pub(super) fn load(fake: &FakeDynamoDb, places: &PlaceFilter, body: &[u8]) -> Answer {
     let text = std::str::from_utf8(body).map_err(|_| Refusal::bad("the snapshot is not UTF-8 text"))?;
     let snapshot =
         Snapshot::from_json(text).map_err(|error| Refusal::bad(format!("the snapshot cannot be loaded: {error}")))?;
-    fake.restore(&snapshot);
+    fake.restore_into(&snapshot, places)
+        .map_err(|error| Refusal::bad(format!("the snapshot cannot be loaded: {error}")))?;
     Ok(json!({ "Tables": snapshot.table_names() }))
 }
 

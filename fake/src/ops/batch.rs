@@ -241,13 +241,13 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
             }
             processed += 1;
             let outcome = plan.execute(engine)?;
-            if metrics_asked && let Some(table) = engine.tables.get(crate::table::plain_name(name)) {
+            if metrics_asked && let Some(table) = engine.tables.get(engine.plain_name(name)) {
                 metrics.add(name, table, &plan.key);
             }
             let size = outcome.new_size.max(outcome.old.as_ref().map_or(0, item_size));
             units = units.plus(Halves::write(size));
             if detail.is_some()
-                && let Some(table) = engine.tables.get(crate::table::plain_name(name))
+                && let Some(table) = engine.tables.get(engine.plain_name(name))
                 && !table.indexes().is_empty()
             {
                 let paid = index_write_units(table, outcome.old.as_ref(), table.items.get(&plan.key));
@@ -260,7 +260,7 @@ pub(crate) fn batch_write_item(engine: &mut Engine, body: &Json<'_>) -> Result<A
         }
         if let Some(detail) = detail {
             let mut consumed = Consumed::table(name, units);
-            if let Some(table) = engine.tables.get(crate::table::plain_name(name)) {
+            if let Some(table) = engine.tables.get(engine.plain_name(name)) {
                 for (index, &units) in table.indexes().iter().zip(&index_units) {
                     if units > 0 {
                         consumed.index(&index.name, index.is_global(), Halves(2 * units));

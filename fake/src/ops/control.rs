@@ -87,7 +87,7 @@ pub(crate) fn build_index(
 
 /// CreateTable.
 pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime) -> Result<Answer, DynamoError> {
-    let name = table_name(body)?.to_owned();
+    let name = table_name(body, engine.place())?.to_owned();
     let mut definitions = Vec::new();
     for def in body.get("AttributeDefinitions").and_then(Json::as_array).into_iter().flatten() {
         let attr = string(def, "AttributeName").unwrap_or_default().to_owned();
@@ -204,7 +204,7 @@ fn sse<'b>(body: &'b Json<'_>) -> Option<(bool, Option<&'b str>)> {
 
 /// DeleteTable.
 pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let name = table_name(body)?;
+    let name = table_name(body, engine.place())?;
     let table = engine.tables.get(name).ok_or_else(|| table_not_found(name))?;
     if table.is_creating(engine.now) {
         return Err(being_created(name));
@@ -232,7 +232,7 @@ pub(crate) fn delete_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
 
 /// DescribeTable.
 pub(crate) fn describe_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let name = table_name(body)?;
+    let name = table_name(body, engine.place())?;
     let table = engine.tables.get(name).ok_or_else(|| table_not_found(name))?;
     let status = if table.is_creating(engine.now) { "CREATING" } else { "ACTIVE" };
     Ok(json!({ "Table": table.describe(status) }))
@@ -277,7 +277,7 @@ enum IndexChange {
 /// created (and filled from the items already there), deleted, or given new throughput.
 /// Every change is checked before any is applied: a refused request changes nothing.
 pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let name = table_name(body)?;
+    let name = table_name(body, engine.place())?;
     let now = engine.now;
     if engine.tables.get(name).is_some_and(|t| t.is_creating(now)) {
         return Err(being_created(name));
@@ -532,7 +532,7 @@ fn check_throughput_change(table: &crate::table::Table, body: &Json<'_>) -> Resu
 
 /// UpdateTimeToLive.
 pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let name = table_name(body)?;
+    let name = table_name(body, engine.place())?;
     let spec = body.get("TimeToLiveSpecification").cloned().unwrap_or(Json::Null);
     let enabled = spec.get("Enabled").and_then(crate::validate::as_bool).unwrap_or(false);
     let attribute = string(&spec, "AttributeName").unwrap_or_default().to_owned();
@@ -555,7 +555,7 @@ pub(crate) fn update_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Resul
 
 /// DescribeTimeToLive.
 pub(crate) fn describe_time_to_live(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let name = table_name(body)?;
+    let name = table_name(body, engine.place())?;
     let table = engine.table(name).map_err(|_| table_not_found(name))?;
     let description = match (&table.ttl.attribute, table.ttl.enabled) {
         (Some(attr), true) => json!({"TimeToLiveStatus": "ENABLED", "AttributeName": attr}),

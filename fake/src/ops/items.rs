@@ -41,7 +41,7 @@ fn collection_metrics(engine: &Engine, body: &Json<'_>, plan: &WritePlan<'_>) ->
     if !super::collection_metrics::asked(body) {
         return None;
     }
-    let table = engine.tables.get(crate::table::plain_name(plan.table))?;
+    let table = engine.tables.get(engine.plain_name(plan.table))?;
     super::collection_metrics::of_key(table, &plan.key)
 }
 
@@ -173,7 +173,7 @@ pub(crate) fn index_write_units<'t>(
 
 /// GetItem.
 pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, DynamoError> {
-    let name = table_name(body)?;
+    let name = table_name(body, engine.place())?;
     let key_item = item(body, "Key")?;
     crate::validate::check_after_values(crate::operation::Operation::GetItem, body)?;
     crate::validate::check_expression_names(body)?;

@@ -35,7 +35,7 @@ pub(crate) fn flag_or(body: &Json<'_>, key: &str, default: bool) -> bool {
 
 /// Query.
 pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let name = table_name(body)?;
+    let name = table_name(body, engine.place())?;
     let query_filter = legacy::read_filter(body.get("QueryFilter"))?;
     legacy::check_conditional_operator(body, query_filter.as_deref())?;
     validate::check_after_values(crate::operation::Operation::Query, body)?;

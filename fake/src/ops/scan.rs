@@ -27,7 +27,7 @@ use crate::validate;
 
 /// Scan.
 pub(crate) fn scan(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
-    let name = table_name(body)?;
+    let name = table_name(body, engine.place())?;
     let scan_filter = legacy::read_filter(body.get("ScanFilter"))?;
     legacy::check_conditional_operator(body, scan_filter.as_deref())?;
     let start = read_start_key(body)?;

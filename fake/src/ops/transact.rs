@@ -123,7 +123,7 @@ fn write(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, DynamoError> {
         let outcome = plan.apply(engine, staged);
         if metrics_asked
             && checked.is_none()
-            && let Some(table) = engine.tables.get(crate::table::plain_name(plan.table))
+            && let Some(table) = engine.tables.get(engine.plain_name(plan.table))
         {
             metrics.add(plan.table, table, &plan.key);
         }
@@ -231,7 +231,7 @@ pub(crate) fn transact_get_items(engine: &mut Engine, body: &Json<'_>) -> Result
     let mut prepared = Vec::with_capacity(actions.len());
     for action in actions {
         let get = action.get("Get").cloned().unwrap_or(Json::Null);
-        let name = table_name(&get)?.to_owned();
+        let name = table_name(&get, engine.place())?.to_owned();
         let key_item = item(&get, "Key")?;
         crate::validate::check_expression_names(&get)?;
         let mut ctx = names_context(&get)?;

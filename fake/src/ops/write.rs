@@ -102,7 +102,7 @@ impl<'r> WritePlan<'r> {
         body: &'r Json<'_>,
         legacy: bool,
     ) -> Result<WritePlan<'r>, DynamoError> {
-        let table_name = crate::request::table_name(body)?;
+        let table_name = crate::request::table_name(body, engine.place())?;
         let put_item = if kind_name == "Put" { Some(item(body, "Item")?) } else { None };
         let put_size = put_item.as_ref().map_or(0, item_size);
         if let Some(put) = &put_item {

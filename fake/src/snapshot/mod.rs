@@ -26,7 +26,13 @@
 //!
 //! A table is CreateTable's input (any of its members), with `TimeToLiveSpecification` and
 //! `Items` (DynamoDB's JSON); a snapshot the fake takes adds `TableId`, `CreationDateTime` and
-//! `LatestStreamLabel`, so that the table describes itself as before.
+//! `LatestStreamLabel`, so that the table describes itself as before. `Tables` are those of the
+//! default account (`000000000000`) in `us-east-1`; the tables of any other account and region
+//! are in `Regions`:
+//!
+//! ```json
+//! "Regions": [{"Account": "111122223333", "Region": "eu-west-1", "Tables": [...]}]
+//! ```
 
 mod file;
 mod read;
@@ -38,8 +44,8 @@ use std::time::SystemTime;
 
 use crate::clock::ClockError;
 use crate::fake::FakeDynamoDb;
+use crate::place::PlaceFilter;
 use crate::time_control::ClockReading;
-use crate::ttl::SweepSchedule;
 
 /// The version of the document this fake writes and reads.
 pub(crate) const VERSION: u64 = 1;
@@ -100,9 +106,19 @@ impl Snapshot {
         file::write_atomically(path.as_ref(), self.to_json().as_bytes())
     }
 
-    /// The names of its tables, in order.
+    /// The names of its tables, in order: those of the default account and region, then those of
+    /// each other account and region it holds.
     pub fn table_names(&self) -> Vec<String> {
+        let others = read::regions(&self.document).flat_map(|(_, _, group)| {
+            group
+                .get("Tables")
+                .and_then(serde_json::Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.as_object())
+        });
         read::tables(&self.document)
+            .chain(others)
             .filter_map(|table| table.get("TableName").and_then(serde_json::Value::as_str).map(str::to_owned))
             .collect()
     }
@@ -155,30 +171,64 @@ impl fmt::Display for SnapshotError {
 impl std::error::Error for SnapshotError {}
 
 impl FakeDynamoDb {
-    /// Every table, with its indexes, time-to-live setting, stream setting and items, as a
-    /// [`Snapshot`], taken at one instant (after the time-to-live deletions due).
+    /// Every table of every account and region, with its indexes, time-to-live setting, stream
+    /// setting and items, as a [`Snapshot`], taken at one instant (after the time-to-live
+    /// deletions due).
     pub fn snapshot(&self) -> Snapshot {
-        let now = self.now();
-        let engine = self.engine_at(now);
-        Snapshot { document: write::document(&engine, now) }
+        self.snapshot_of(&PlaceFilter::default())
     }
 
-    /// Replaces every table with those of `snapshot`, at once: a request sees the tables as
-    /// they were or as the snapshot has them, never a mix. Disabled streams and idempotency
-    /// tokens are forgotten; fault rules, the clock and the request log are kept.
+    /// The tables of the places `filter` covers, as a [`Snapshot`].
+    pub(crate) fn snapshot_of(&self, filter: &PlaceFilter) -> Snapshot {
+        let now = self.now();
+        let mut accounts = self.lock_accounts();
+        for account in accounts.accounts_mut() {
+            account.sweep_due(now);
+        }
+        Snapshot { document: write::document(&accounts, filter, now) }
+    }
+
+    /// Replaces every table of every account and region with those of `snapshot`, at once: a
+    /// request sees the tables as they were or as the snapshot has them, never a mix. Disabled
+    /// streams and idempotency tokens are forgotten; fault rules, the clock and the request log
+    /// are kept.
     pub fn restore(&self, snapshot: &Snapshot) {
-        let now = self.now();
-        let mut engine = self.lock_engine();
-        let built = read::build(&snapshot.document, &engine, now)
+        self.restore_into(snapshot, &PlaceFilter::default())
             .unwrap_or_else(|error| panic!("a snapshot is checked when it is read, yet: {error}"));
-        read::install(&mut engine, built);
     }
 
-    /// Deletes every table, and forgets disabled streams and idempotency tokens, as a fake
-    /// starts; fault rules, the clock and the request log are kept.
+    /// Replaces the tables of the places `filter` covers with those of `snapshot`: its `Tables`
+    /// go to the filter's [target](PlaceFilter::target), and each member of its `Regions` to its
+    /// own account and region, which the filter must cover (else nothing changes).
+    pub(crate) fn restore_into(&self, snapshot: &Snapshot, filter: &PlaceFilter) -> Result<(), String> {
+        let now = self.now();
+        let mut accounts = self.lock_accounts();
+        let built = read::build(&snapshot.document, &accounts, filter, now)?;
+        for (place, engine) in accounts.engines_mut() {
+            if filter.covers(place) {
+                read::install(engine, read::Built::default());
+            }
+        }
+        for (place, tables) in built {
+            read::install(accounts.engine_at(place.as_place(), now), tables);
+        }
+        Ok(())
+    }
+
+    /// Deletes every table of every account and region, and forgets disabled streams and
+    /// idempotency tokens, as a fake starts; fault rules, the clock and the request log are kept.
     pub fn reset(&self) {
-        let mut engine = self.lock_engine();
-        read::install(&mut engine, Default::default());
+        self.reset_places(&PlaceFilter::default());
+    }
+
+    /// Resets the places `filter` covers as [`reset`](Self::reset) resets all.
+    pub(crate) fn reset_places(&self, filter: &PlaceFilter) {
+        let mut accounts = self.lock_accounts();
+        for (place, engine) in accounts.engines_mut() {
+            if filter.covers(place) {
+                read::install(engine, read::Built::default());
+            }
+        }
     }
 
     /// Resets the fake as [`reset`](Self::reset) does and puts its clock at `to`, which may be
@@ -186,11 +236,12 @@ impl FakeDynamoDb {
     /// sweeps run every interval from `to`.
     pub(crate) fn reset_to(&self, to: SystemTime) -> Result<ClockReading, ClockError> {
         let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
-        let mut engine = self.lock_engine();
-        read::install(&mut engine, Default::default());
+        let mut accounts = self.lock_accounts();
+        for (_, engine) in accounts.engines_mut() {
+            read::install(engine, read::Built::default());
+        }
         clock.restart_at(to);
-        let mut schedule = self.lock_sweeps();
-        *schedule = SweepSchedule::new(to, schedule.interval);
+        accounts.restart_sweeps(to);
         Ok(ClockReading { now: to, frozen: clock.is_frozen() })
     }
 }

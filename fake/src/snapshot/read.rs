@@ -1,6 +1,8 @@
 //! A snapshot document read into tables: each table through the engine's own CreateTable and
 //! each item through its PutItem, so that a fixture meets DynamoDB's checks and messages; then
 //! what a snapshot adds (ids, times, the time-to-live setting, the stream's ARN) laid on top.
+//! The tables of `Tables` go to one place (the default account and region, or the place a load
+//! names); each member of `Regions` holds the tables of the account and region it names.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -10,8 +12,10 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::{Map, Value};
 
 use super::{Snapshot, SnapshotError, VERSION};
+use crate::accounts::Accounts;
 use crate::engine::Engine;
 use crate::operation::Operation;
+use crate::place::{OwnedPlace, Place, PlaceFilter, is_account_id, is_region};
 use crate::stream::Stream;
 use crate::table::{Table, TtlSetting};
 
@@ -67,15 +71,24 @@ pub(super) fn tables(document: &Value) -> impl Iterator<Item = &Map<String, Valu
     document.get("Tables").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
 }
 
-/// The top of a document: `Version`, `Time` and `Tables`, each table built in a scratch engine
-/// as it is read, so that an error points at the table (or the member) it is about.
+/// The account and region each member of a document's `Regions` names, in order.
+pub(super) fn regions(document: &Value) -> impl Iterator<Item = (&str, &str, &Map<String, Value>)> {
+    document.get("Regions").and_then(Value::as_array).into_iter().flatten().filter_map(|group| {
+        let account = group.get("Account")?.as_str()?;
+        let region = group.get("Region")?.as_str()?;
+        Some((account, region, group.as_object()?))
+    })
+}
+
+/// The top of a document: `Version`, `Time`, `Tables` and `Regions`, each table built in a
+/// scratch engine as it is read, so that an error points at the table (or the member) it is about.
 struct DocumentVisitor;
 
 impl<'de> Visitor<'de> for DocumentVisitor {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a snapshot: an object with Tables")
+        f.write_str("a snapshot: an object with Tables, and Regions")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
@@ -100,9 +113,10 @@ impl<'de> Visitor<'de> for DocumentVisitor {
                     Value::String(time)
                 }
                 "Tables" => Value::Array(map.next_value_seed(TablesSeed { engine: &mut scratch })?),
+                "Regions" => Value::Array(map.next_value_seed(RegionsSeed)?),
                 other => {
                     return Err(de::Error::custom(format!(
-                        "unknown member `{other}`: a snapshot has Version, Time and Tables"
+                        "unknown member `{other}`: a snapshot has Version, Time, Tables and Regions"
                     )));
                 }
             };
@@ -145,6 +159,108 @@ impl<'de> Visitor<'de> for TablesSeed<'_> {
     }
 }
 
+/// `Regions`: a list of `{"Account": ..., "Region": ..., "Tables": [...]}`, each account and
+/// region once, their tables built in a scratch engine of their own.
+struct RegionsSeed;
+
+impl<'de> DeserializeSeed<'de> for RegionsSeed {
+    type Value = Vec<Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<Value>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RegionsSeed {
+    type Value = Vec<Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of regions, each {\"Account\": ..., \"Region\": ..., \"Tables\": [...]}")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Value>, A::Error> {
+        let mut groups: Vec<Value> = Vec::new();
+        while let Some(group) = seq.next_element_seed(RegionSeed { at: groups.len() + 1 })? {
+            let place = |group: &Value| (group["Account"].clone(), group["Region"].clone());
+            if groups.iter().any(|seen| place(seen) == place(&group)) {
+                return Err(de::Error::custom(format!(
+                    "region {} of Regions: account {} in {} is given twice",
+                    groups.len() + 1,
+                    group["Account"],
+                    group["Region"]
+                )));
+            }
+            groups.push(group);
+        }
+        Ok(groups)
+    }
+}
+
+/// One member of `Regions`.
+struct RegionSeed {
+    /// Its position, from 1, for messages.
+    at: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for RegionSeed {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RegionSeed {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a region: {\"Account\": ..., \"Region\": ..., \"Tables\": [...]}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let at = self.at;
+        let mut out = Map::new();
+        let mut scratch = Engine::new(0);
+        while let Some(key) = map.next_key::<String>()? {
+            let value = match key.as_str() {
+                "Account" => {
+                    let account: String = map.next_value()?;
+                    if !is_account_id(&account) {
+                        return Err(de::Error::custom(format!(
+                            "region {at} of Regions: Account `{account}` is not an account id of twelve digits"
+                        )));
+                    }
+                    Value::String(account)
+                }
+                "Region" => {
+                    let region: String = map.next_value()?;
+                    if !is_region(&region) {
+                        return Err(de::Error::custom(format!(
+                            "region {at} of Regions: Region `{region}` is not a region's name, such as eu-west-1"
+                        )));
+                    }
+                    Value::String(region)
+                }
+                "Tables" => Value::Array(map.next_value_seed(TablesSeed { engine: &mut scratch })?),
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "region {at} of Regions: unknown member `{other}`: a region has Account, Region and Tables"
+                    )));
+                }
+            };
+            if out.insert(key.clone(), value).is_some() {
+                return Err(de::Error::custom(format!("region {at} of Regions: `{key}` is given twice")));
+            }
+        }
+        for member in ["Account", "Region"] {
+            if !out.contains_key(member) {
+                return Err(de::Error::custom(format!("region {at} of Regions needs {member}")));
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 /// Tables built from a document, ready to replace a fake's.
 #[derive(Debug, Default)]
 pub(super) struct Built {
@@ -152,16 +268,40 @@ pub(super) struct Built {
     next_table_id: Option<u64>,
 }
 
-/// Builds the tables of a checked document for the fake whose engine is `like` (its seed and
-/// stream timing), at `now`.
-pub(super) fn build(document: &Value, like: &Engine, now: SystemTime) -> Result<Built, String> {
-    let mut scratch = Engine::new(like.seed);
-    scratch.stream_transition = like.stream_transition;
-    scratch.next_table_id = like.next_table_id;
-    for table in tables(document) {
-        build_table(&mut scratch, table, now)?;
+/// Builds the tables of a checked document for the places of `accounts` that `filter` covers,
+/// at `now`: those of `Tables` for the filter's [target](PlaceFilter::target), those of each
+/// member of `Regions` for its account and region, which the filter must cover.
+pub(super) fn build(
+    document: &Value,
+    accounts: &Accounts,
+    filter: &PlaceFilter,
+    now: SystemTime,
+) -> Result<Vec<(OwnedPlace, Built)>, String> {
+    let groups = regions(document).map(|(account, region, group)| (Place { account, region }, group.get("Tables")));
+    let mut built: Vec<(OwnedPlace, Built)> = Vec::new();
+    for (place, tables) in std::iter::once((filter.target(), document.get("Tables"))).chain(groups) {
+        if built.iter().any(|(seen, _)| seen.as_place() == place) {
+            return Err(format!(
+                "the snapshot's Regions name account {} in {}, whose tables this load takes from Tables",
+                place.account, place.region
+            ));
+        }
+        if !filter.covers(place) {
+            return Err(format!(
+                "the snapshot has tables of account {} in {}, which this load is not for",
+                place.account, place.region
+            ));
+        }
+        let mut scratch = accounts.settings.engine(place);
+        if let Some(engine) = accounts.engine(place) {
+            scratch.next_table_id = engine.next_table_id;
+        }
+        for table in tables.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object) {
+            build_table(&mut scratch, table, now)?;
+        }
+        built.push((place.to_owned(), Built { tables: scratch.tables, next_table_id: Some(scratch.next_table_id) }));
     }
-    Ok(Built { tables: scratch.tables, next_table_id: Some(scratch.next_table_id) })
+    Ok(built)
 }
 
 /// Puts `built` in place of every table of `engine`, and forgets its disabled streams and

@@ -1,25 +1,41 @@
 //! A fake's tables as a snapshot document: each table as the CreateTable input that makes it as
-//! it is now, with its time-to-live setting, what identifies it, and its items.
+//! it is now, with its time-to-live setting, what identifies it, and its items; the tables of the
+//! default account and region in `Tables`, those of every other account and region that has any
+//! in `Regions`.
 
 use std::time::SystemTime;
 
 use serde_json::{Map, Value, json};
 
 use super::VERSION;
+use crate::accounts::Accounts;
 use crate::clock::epoch_timestamp;
-use crate::engine::Engine;
 use crate::index::{Index, IndexKind, Projection};
+use crate::place::{Place, PlaceFilter};
 use crate::table::{Billing, Table};
 use crate::warm::Warm;
 
-/// The document of every table of `engine`, taken at `now`.
-pub(super) fn document(engine: &Engine, now: SystemTime) -> Value {
-    let tables: Vec<Value> = engine.tables.values().map(table).collect();
-    json!({
+/// The document of every table of the places of `accounts` that `filter` covers, taken at `now`.
+pub(super) fn document(accounts: &Accounts, filter: &PlaceFilter, now: SystemTime) -> Value {
+    let mut tables = Vec::new();
+    let mut regions = Vec::new();
+    for (place, engine) in accounts.engines().filter(|(place, _)| filter.covers(*place)) {
+        if place == Place::DEFAULT {
+            tables = engine.tables.values().map(table).collect();
+        } else if !engine.tables.is_empty() {
+            let tables: Vec<Value> = engine.tables.values().map(table).collect();
+            regions.push(json!({"Account": place.account, "Region": place.region, "Tables": tables}));
+        }
+    }
+    let mut out = json!({
         "Version": VERSION,
         "Time": humantime::format_rfc3339_millis(now).to_string(),
         "Tables": tables,
-    })
+    });
+    if !regions.is_empty() {
+        out["Regions"] = Value::Array(regions);
+    }
+    out
 }
 
 /// One table.
