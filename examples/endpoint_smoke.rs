@@ -22,7 +22,7 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, Put, ScalarAttributeType, TableStatus,
     TransactWriteItem,
 };
-use dynalease::{HeldCheck, LockTable, LockTableOptions, ProcessLocks, TableRef, TransactWriteExt};
+use dynalease::{HeldCheck, LockTable, LockTableOptions, ProcessLocks, RenewOptions, TableRef, TransactWriteExt};
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -203,7 +203,7 @@ async fn run(client: &Client, table: &str) -> bool {
     let shape = async {
         let token = processes.create("import", LEASE).await?.ok_or("create: the lock was not free")?;
         ensure(processes.create("import", LEASE).await?.is_none(), "a second create succeeded")?;
-        ensure(processes.renew(&token, Some(LEASE), None).await?, "renew answered false")?;
+        ensure(processes.renew(&token, RenewOptions::new().duration(LEASE)).await?, "renew answered false")?;
         ensure(processes.exists("import").await?, "exists answered false while held")?;
         ensure(processes.release(&token).await?, "release answered false")?;
         ensure(!processes.exists("import").await?, "exists answered true after release")?;

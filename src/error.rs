@@ -110,13 +110,6 @@ pub enum Error {
     /// [`LockTable::run_as_leader`](crate::LockTable::run_as_leader), or runs in a task that
     /// the work spawned. Pass the lease to [`is_held`](crate::TransactWriteExt::is_held).
     NoCurrentLease,
-    /// A token of [`ProcessLocks`](crate::ProcessLocks) that is not one: not made by
-    /// [`ProcessLocks::create`](crate::ProcessLocks::create), cut short or edited.
-    #[non_exhaustive]
-    InvalidToken {
-        /// What is wrong with it.
-        reason: String,
-    },
     /// A fencing check in a caller's SQL transaction found that the lease no longer holds its
     /// lock: another owner, another fencing token, or no row. Roll the transaction back.
     #[non_exhaustive]
@@ -196,7 +189,6 @@ impl Error {
             | Error::InvalidMargin { .. }
             | Error::InvalidLockName { .. }
             | Error::InvalidOptions { .. }
-            | Error::InvalidToken { .. }
             | Error::NoCurrentLease => "invalid_argument",
         }
     }
@@ -230,7 +222,6 @@ impl fmt::Display for Error {
             Error::NoCurrentLease => f.write_str(
                 "no lease is current: pass the lease to is_held, or run this code inside the work of LockTable::run_as_leader",
             ),
-            Error::InvalidToken { reason } => write!(f, "invalid lock token: {reason}"),
             Error::NotHeld { lock, table, fencing_token } => write!(
                 f,
                 "the lease on lock {lock:?} in table {table:?} with fencing token {fencing_token} no longer holds it"

@@ -15,8 +15,8 @@
 //!   one term per lease.
 //! - [`LockTable::shutdown`] and [`ShutdownReport`]: the end of a table, with every lease it
 //!   holds released.
-//! - [`ProcessLocks`] and [`ProcessLockScope`]: the shape of a simple process lock, held
-//!   through a token string, over the same leases.
+//! - [`ProcessLocks`], [`ProcessLockToken`], [`RenewOptions`] and [`ProcessLockScope`]: the
+//!   shape of a simple process lock, held through a token, over the same leases.
 //! - With the features `sqlite` and `postgres`: `SqliteTable` and `PostgresTable`, the same
 //!   locks as rows of a SQL table (`LockTable::sqlite`, `LockTable::postgres`), and
 //!   `Lease::check_held_sqlite` / `Lease::check_held_postgres`, the fencing check in a caller's
@@ -46,6 +46,7 @@ mod table_check;
 mod telemetry;
 #[cfg(feature = "testing")]
 mod testing;
+mod token;
 
 pub use clock::{Clock, Sleep, TokioClock};
 pub use describe::{LockDescription, LockStatus, LockStream};
@@ -56,7 +57,7 @@ pub use leader::LeaderError;
 pub use lease::{Lease, LossReason};
 pub use lock_table::LockTable;
 pub use options::LockTableOptions;
-pub use process::{ProcessLockScope, ProcessLocks};
+pub use process::{ProcessLockScope, ProcessLocks, RenewOptions};
 /// The SQLite driver the `sqlite` feature builds on, at the version
 /// [`Lease::check_held_sqlite`] takes.
 #[cfg(feature = "sqlite")]
@@ -70,6 +71,7 @@ pub use table::TableRef;
 pub use table_check::TableMismatch;
 #[cfg(feature = "testing")]
 pub use testing::LockState;
+pub use token::{ParseTokenError, ProcessLockToken};
 /// The PostgreSQL client and pool the `postgres` feature builds on, at the versions
 /// [`PostgresTable`] takes.
 #[cfg(feature = "postgres")]
@@ -94,6 +96,8 @@ mod tests {
         shareable::<crate::LockTableOptions>();
         shareable::<crate::ProcessLocks>();
         shareable::<crate::ProcessLockScope>();
+        shareable::<crate::ProcessLockToken>();
+        shareable::<crate::ParseTokenError>();
         movable::<crate::LockStream>();
         shareable::<crate::LeaderError<std::io::Error>>();
     }

@@ -7,7 +7,7 @@ mod support;
 
 use std::time::Duration;
 
-use dynalease::{LockStatus, ProcessLocks};
+use dynalease::{LockStatus, ProcessLocks, RenewOptions};
 use support::{advance, fake, locks, requests};
 
 const DURATION: Duration = Duration::from_secs(15);
@@ -19,7 +19,7 @@ store_contract! {
         let token = locks.create("import", DURATION).await.unwrap().expect("free");
         assert!(locks.release(&token).await.unwrap());
 
-        assert!(!locks.renew(&token, None, Some(WINDOW)).await.unwrap(), "12 s of 15 would be left");
+        assert!(!locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "12 s of 15 would be left");
         let described = locks.lock_table().describe("import").await.unwrap().unwrap();
         assert_eq!(described.status, LockStatus::Free, "the renewal wrote nothing");
     }
@@ -29,8 +29,8 @@ store_contract! {
         let token = first.create("import", DURATION).await.unwrap().expect("free");
         assert!(second.release(&token).await.unwrap(), "handed over, and released there");
 
-        assert!(!first.renew(&token, None, Some(WINDOW)).await.unwrap());
-        assert!(!first.renew(&token, None, Some(WINDOW)).await.unwrap(), "and forgotten since");
+        assert!(!first.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap());
+        assert!(!first.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "and forgotten since");
         let next = second.create("import", DURATION).await.unwrap();
         assert!(next.is_some(), "the lock stayed free");
     }
@@ -40,9 +40,9 @@ store_contract! {
         let token = locks.create("import", DURATION).await.unwrap().expect("free");
         contender.simulate_holder("import", DURATION, "another-pod").await.unwrap();
 
-        assert!(!locks.renew(&token, None, Some(WINDOW)).await.unwrap(), "the read finds another owner");
-        assert!(!locks.renew(&token, None, None).await.unwrap());
-        assert!(!locks.renew(&token, None, Some(WINDOW)).await.unwrap(), "after a renewal that found it taken");
+        assert!(!locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "the read finds another owner");
+        assert!(!locks.renew(&token, RenewOptions::new()).await.unwrap());
+        assert!(!locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "after a renewal that found it taken");
         let described = contender.describe("import").await.unwrap().unwrap();
         assert_eq!(described.holder_label.as_deref(), Some("another-pod"), "left to its new holder");
     }
@@ -51,12 +51,12 @@ store_contract! {
         let (locks, other) = (ProcessLocks::new(store.locks()), ProcessLocks::new(store.locks()));
         let token = locks.create("import", DURATION).await.unwrap().expect("free");
         locks.lock_table().simulate_delete("import").await.unwrap();
-        assert!(!locks.renew(&token, None, None).await.unwrap(), "a renewal finds it deleted");
+        assert!(!locks.renew(&token, RenewOptions::new()).await.unwrap(), "a renewal finds it deleted");
 
         let again = other.create("import", DURATION).await.unwrap().expect("free after the deletion");
-        assert_eq!(ProcessLocks::fencing_token(&again).unwrap(), 1, "the same fencing token as the old one");
-        assert!(!locks.renew(&token, None, Some(WINDOW)).await.unwrap(), "another owner, whatever the fence");
-        assert!(other.renew(&again, None, Some(WINDOW)).await.unwrap());
+        assert_eq!(again.fencing_token(), 1, "the same fencing token as the old one");
+        assert!(!locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "another owner, whatever the fence");
+        assert!(other.renew(&again, RenewOptions::new().only_within(WINDOW)).await.unwrap());
     }
 
     async fn a_renewal_by_another_instance_makes_the_first_renew_at_once_rather_than_trust_its_window(store) {
@@ -66,18 +66,18 @@ store_contract! {
         advance(Duration::from_secs(1)).await;
         // The second instance renews for less than the first wrote: the lock now lasts until
         // 5 s, and the first instance's own write would say 15 s.
-        assert!(second.renew(&token, Some(Duration::from_secs(4)), None).await.unwrap());
+        assert!(second.renew(&token, RenewOptions::new().duration(Duration::from_secs(4))).await.unwrap());
         watcher.describe("import").await.unwrap();
         advance(Duration::from_secs(2)).await;
 
-        assert!(first.renew(&token, None, Some(WINDOW)).await.unwrap());
+        assert!(first.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap());
 
         let described = watcher.describe("import").await.unwrap().unwrap();
         assert_eq!(described.unchanged_for, Some(Duration::ZERO), "the first instance wrote a new record version");
         assert_eq!(described.lease_duration, Some(Duration::from_secs(4)), "keeping the duration the lock has");
         // Its window is measured from that write, with the 4 s it learned.
         advance(Duration::from_secs(2)).await;
-        assert!(first.renew(&token, None, Some(Duration::from_secs(1))).await.unwrap());
+        assert!(first.renew(&token, RenewOptions::new().only_within(Duration::from_secs(1))).await.unwrap());
         assert_eq!(watcher.describe("import").await.unwrap().unwrap().unchanged_for, Some(Duration::from_secs(2)), "2 s are left: nothing written");
     }
 
@@ -86,15 +86,15 @@ store_contract! {
         let watcher = store.locks();
         let token = first.create("import", DURATION).await.unwrap().expect("free");
         advance(Duration::from_secs(9)).await;
-        assert!(second.renew(&token, None, Some(WINDOW)).await.unwrap(), "the second has not written it: at once");
+        assert!(second.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "the second has not written it: at once");
         watcher.describe("import").await.unwrap();
 
         advance(Duration::from_secs(1)).await;
-        assert!(second.renew(&token, None, Some(WINDOW)).await.unwrap(), "14 s of its own write are left");
+        assert!(second.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "14 s of its own write are left");
         let described = watcher.describe("import").await.unwrap().unwrap();
         assert_eq!(described.unchanged_for, Some(Duration::from_secs(1)), "the second wrote nothing");
 
-        assert!(first.renew(&token, None, Some(WINDOW)).await.unwrap(), "5 s of the first's own write are left");
+        assert!(first.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "5 s of the first's own write are left");
         let described = watcher.describe("import").await.unwrap().unwrap();
         assert_eq!(described.unchanged_for, Some(Duration::ZERO), "the first wrote");
     }
@@ -107,7 +107,7 @@ store_contract! {
         // 200 ms a step, 150 steps: 30 s, twice the duration, renewing each step, the answer ignored.
         for step in 0..150 {
             advance(Duration::from_millis(200)).await;
-            let _ = locks.renew(&token, Some(DURATION), Some(WINDOW)).await;
+            let _ = locks.renew(&token, RenewOptions::new().duration(DURATION).only_within(WINDOW)).await;
             if step % 25 == 0 {
                 assert_eq!(contender.create("import", DURATION).await.unwrap(), None, "step {step}");
             }
@@ -125,7 +125,7 @@ async fn within_its_window_a_renewal_reads_once_and_writes_nothing() {
     let token = locks.create("import", DURATION).await.unwrap().expect("free");
     fake.clear_request_log();
 
-    assert!(locks.renew(&token, None, Some(WINDOW)).await.unwrap());
+    assert!(locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap());
 
     assert_eq!(requests(&fake), ["GetItem"]);
     assert!(fake.request_log()[0].consistent_read);
@@ -140,7 +140,7 @@ async fn the_seeds_loop_writes_once_per_window_and_reads_otherwise() {
 
     for _ in 0..150 {
         advance(Duration::from_millis(200)).await;
-        let _ = locks.renew(&token, Some(DURATION), Some(WINDOW)).await;
+        let _ = locks.renew(&token, RenewOptions::new().duration(DURATION).only_within(WINDOW)).await;
     }
 
     let all = requests(&fake);

@@ -22,7 +22,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
-use dynalease::{HeldCheck, Lease, LockTable, ProcessLocks, TransactWriteExt};
+use dynalease::{HeldCheck, Lease, LockTable, ProcessLockToken, ProcessLocks, TransactWriteExt};
 use tokio::task::AbortHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -142,12 +142,12 @@ pub(crate) struct Incarnation {
     pub(crate) healed: Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// A token that one process hands another: the token string of [`ProcessLocks`], with what the
+/// A token that one process hands another: the token of [`ProcessLocks`], with what the
 /// receiver needs to know of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handoff {
     /// The token.
-    pub token: String,
+    pub token: ProcessLockToken,
     /// Its fencing token.
     pub fence: u64,
     /// The duration its lock was last written with.
