@@ -99,7 +99,7 @@ fn data_item(table: &str, lease: &dynalease::Lease) -> Result<TransactWriteItem,
 async fn run(client: &Client, table: &str) -> bool {
     let locks = |label: &str| {
         LockTable::new(
-            TableRef::new(client.clone(), table, "pk", Some("sk")),
+            TableRef::builder(client.clone(), table).partition_key("pk").sort_key("sk").build()?,
             LockTableOptions::default().holder_label(label),
         )
     };

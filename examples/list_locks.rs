@@ -58,7 +58,7 @@ fn fake_client(fake: &dynalease_fake::FakeDynamoDb) -> Client {
 /// Three processes of the fake's world: one holds `nightly-report` and renews it, one released
 /// `cache-refresh`, and one crashed holding `order-sweeper`. Returns the leases to keep held.
 async fn pretend_processes(client: &Client) -> Result<Vec<dynalease::Lease>, dynalease::Error> {
-    let table = TableRef::new(client.clone(), "Shop", "pk", Some("sk"));
+    let table = TableRef::builder(client.clone(), "Shop").partition_key("pk").sort_key("sk").build()?;
     let reporter = LockTable::new(table.clone(), LockTableOptions::default().holder_label("report-runner"))?;
     let report = reporter.acquire("nightly-report", LEASE).await?;
     let refresher = LockTable::new(table.clone(), LockTableOptions::default().holder_label("cache-pod-2"))?;
@@ -130,7 +130,8 @@ async fn main() -> ExitCode {
     };
 
     // The operator's own lock table: it remembers each holder it saw, and since when.
-    let locks = match LockTable::new(TableRef::new(client, "Shop", "pk", Some("sk")), LockTableOptions::default()) {
+    let table = TableRef::builder(client, "Shop").partition_key("pk").sort_key("sk").build();
+    let locks = match table.and_then(|table| LockTable::new(table, LockTableOptions::default())) {
         Ok(locks) => locks,
         Err(err) => {
             eprintln!("{err}");

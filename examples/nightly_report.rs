@@ -16,7 +16,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     fake.create_table("Shop", "pk", Some("sk"));
     let client = fake.client();
     let locks = LockTable::new(
-        TableRef::new(client.clone(), "Shop", "pk", Some("sk")),
+        TableRef::builder(client.clone(), "Shop").partition_key("pk").sort_key("sk").build()?,
         LockTableOptions::default().holder_label("report-runner"),
     )?;
 

@@ -95,7 +95,7 @@ impl fmt::Display for LockStatus {
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
 /// let worker = LockTable::new(table.clone(), LockTableOptions::default().holder_label("pod-7"))?;
 /// let operator = LockTable::new(table, LockTableOptions::default())?;
 ///
@@ -155,7 +155,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// assert_eq!(locks.describe("nightly-report").await?, None, "no item yet");
     /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
@@ -201,7 +202,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     /// let _report = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
     /// let _sweeper = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
     ///
@@ -277,7 +279,8 @@ enum Listing {
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 ///
 /// let mut held = Vec::new();
 /// let mut listing = locks.locks();

@@ -19,18 +19,16 @@ pub(crate) type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// use dynalease::{Error, LockTable, LockTableOptions, TableRef};
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
+/// # async fn main() -> Result<(), Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(
-///     TableRef::new(fake.client(), "Shop", "pk", Some("sk")),
-///     LockTableOptions::default(),
-/// )
-/// .unwrap();
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 ///
 /// let err = locks.try_acquire("job", Duration::from_millis(10)).await.unwrap_err();
 /// assert!(matches!(err, Error::InvalidLeaseDuration { .. }));
 /// assert!(!err.is_transient());
+/// # Ok(())
 /// # }
 /// ```
 #[derive(Debug)]

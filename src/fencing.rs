@@ -38,7 +38,8 @@ use crate::store::dynamodb::{FENCE, OWNER, lock_key};
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
 /// let client = fake.client();
-/// let locks = LockTable::new(TableRef::new(client.clone(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(client.clone(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 /// let lease = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
 ///
 /// let put = TransactWriteItem::builder()
@@ -115,7 +116,8 @@ pub trait TransactWriteExt: Sized {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
     /// let client = fake.client();
-    /// let locks = LockTable::new(TableRef::new(client.clone(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(client.clone(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// assert!(ship(&client, "1").await.is_err(), "no lease is current outside a term");
     /// let stop = CancellationToken::new();

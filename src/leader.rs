@@ -43,7 +43,8 @@ tokio::task_local! {
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 ///
 /// let stop = CancellationToken::new();
 /// let ended = locks
@@ -202,7 +203,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let stop = CancellationToken::new();
     /// let election = locks.run_as_leader("order-sweeper", Duration::from_secs(30), stop.clone(), |lease, token| async move {
@@ -468,7 +470,8 @@ impl Lease {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// assert!(Lease::current().is_none());
     /// let token = locks

@@ -32,7 +32,8 @@ const FIRST_RETRY: Duration = Duration::from_millis(100);
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
 ///
 /// fake.delete_table("Shop");
@@ -440,7 +441,8 @@ pub(crate) fn log_release_failure(name: &str, table: &str, err: Option<&Error>) 
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 ///
 /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
 /// assert_eq!(lease.name(), "nightly-report");
@@ -632,10 +634,12 @@ impl Lease {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// # // Every renewal fails from now on, as in an outage.
-    /// # fake.inject(dynalease_fake::FaultRule::new(dynalease_fake::Fault::InternalServerError).operation("UpdateItem").after(1));
+    /// # use dynalease_fake::{Fault, FaultRule};
+    /// # fake.inject(FaultRule::new(Fault::InternalServerError).operation("UpdateItem").after(1));
     /// let stop = CancellationToken::new();
     /// let ended = locks
     ///     .run_as_leader("order-sweeper", Duration::from_secs(30), stop, |lease, token| async move {
@@ -682,7 +686,8 @@ impl Lease {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
     ///
     /// if lease.renew().await? {
@@ -713,7 +718,8 @@ impl Lease {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
     /// lease.release().await?;

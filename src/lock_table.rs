@@ -259,7 +259,7 @@ pub(crate) fn record_error(span: &tracing::Span, err: &Error) {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
 /// let locks = LockTable::new(
-///     TableRef::new(fake.client(), "Shop", "pk", Some("sk")),
+///     TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?,
 ///     LockTableOptions::default().holder_label("pod-7"),
 /// )?;
 ///
@@ -301,10 +301,9 @@ impl LockTable {
 
     /// The locks in `table`, with `options`.
     ///
-    /// Sends nothing. Fails with [`Error::InvalidOptions`] when the table reference or the
-    /// options cannot work: an empty table or key name, a holder label outside 1 to 256
-    /// characters, a time-to-live attribute that is a key or a lock attribute, a retention
-    /// shorter than a day.
+    /// Sends nothing. Fails with [`Error::InvalidOptions`] when the options cannot work with
+    /// the table: a holder label outside 1 to 256 characters, a time-to-live attribute that is
+    /// a key or a lock attribute, a retention shorter than a day.
     ///
     /// # Examples
     ///
@@ -312,29 +311,16 @@ impl LockTable {
     /// use dynalease::{Error, LockTable, LockTableOptions, TableRef};
     ///
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
+    /// # async fn main() -> Result<(), Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
-    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
     /// let too_long = "x".repeat(257);
     /// let err = LockTable::new(table, LockTableOptions::default().holder_label(too_long)).unwrap_err();
     /// assert!(matches!(err, Error::InvalidOptions { .. }));
+    /// # Ok(())
     /// # }
     /// ```
     pub fn new(table: TableRef, options: LockTableOptions) -> Result<LockTable, Error> {
-        let invalid = |reason: &str| Err(Error::InvalidOptions { reason: reason.to_owned() });
-        if table.table.is_empty() {
-            return invalid("the table name is empty");
-        }
-        if table.partition_key.is_empty() {
-            return invalid("the partition key name is empty");
-        }
-        match table.sort_key.as_deref() {
-            Some("") => return invalid("the sort key name is empty"),
-            Some(sort_key) if sort_key == table.partition_key => {
-                return invalid("the sort key is the partition key");
-            }
-            _ => {}
-        }
         let options = options.resolve(&table.partition_key, table.sort_key.as_deref())?;
         let store = DynamoStore::new(table.clone(), options.time_to_live.clone(), options.clock.clone());
         Ok(LockTable::over(Box::new(store), Location::dynamodb(table), options))
@@ -359,27 +345,6 @@ impl LockTable {
                 serials: AtomicU64::new(0),
                 releases: TaskTracker::new(),
             }),
-        }
-    }
-
-    /// The DynamoDB table the locks live in.
-    ///
-    /// # Panics
-    ///
-    /// For a `LockTable` over a SQL table, which has none: use
-    /// [`table_name`](Self::table_name) or [`dynamodb_table`](Self::dynamodb_table) there.
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// # fn f(locks: dynalease::LockTable) {
-    /// println!("locks in {}", locks.table().table_name());
-    /// # }
-    /// ```
-    pub fn table(&self) -> &TableRef {
-        match self.shared.table.dynamodb_table() {
-            Some(table) => table,
-            None => panic!("LockTable::table: the locks of {:?} are not in DynamoDB", self.shared.table.table),
         }
     }
 
@@ -433,7 +398,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let Some(lease) = locks.try_acquire("cache-refresh", Duration::from_secs(30)).await? else {
     ///     return Ok(()); // another process holds it; try again next round
@@ -503,7 +469,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let lease = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
     /// // ... the work, stopping when lease.ended() is cancelled ...
@@ -547,7 +514,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let lease = Duration::from_secs(30);
     /// let Some(lease) = locks.try_acquire_for("nightly-report", lease, lease + Duration::from_secs(10)).await? else {

@@ -26,7 +26,8 @@ use crate::store::dynamodb as item;
 /// let options = LockTableOptions::default()
 ///     .holder_label("pod-7")
 ///     .time_to_live("expiresAt", Duration::from_secs(7 * 24 * 3600));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), options)?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, options)?;
 /// # Ok(())
 /// # }
 /// ```

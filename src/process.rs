@@ -117,7 +117,7 @@ impl RenewOptions {
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
 /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default())?);
 ///
 /// let Some(token) = locks.create("my-process", Duration::from_secs(15)).await? else {
@@ -157,7 +157,7 @@ impl ProcessLocks {
     ///
     /// # fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
-    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
     /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default().holder_label("worker-2"))?);
     /// # Ok(())
     /// # }
@@ -172,7 +172,7 @@ impl ProcessLocks {
     ///
     /// ```no_run
     /// # fn f(locks: dynalease::ProcessLocks) {
-    /// println!("locks in {}", locks.lock_table().table().table_name());
+    /// println!("locks in {}", locks.lock_table().table_name());
     /// # }
     /// ```
     pub fn lock_table(&self) -> &LockTable {
@@ -219,7 +219,7 @@ impl ProcessLocks {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
     /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default())?);
     ///
     /// let token = locks.create("import", Duration::from_secs(15)).await?;
@@ -281,7 +281,7 @@ impl ProcessLocks {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
     /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default())?);
     ///
     /// let token = locks.create("import", Duration::from_secs(15)).await?.expect("free");
@@ -375,7 +375,7 @@ impl ProcessLocks {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
     /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default())?);
     ///
     /// let token = locks.create("import", Duration::from_secs(15)).await?.expect("free");
@@ -418,7 +418,7 @@ impl ProcessLocks {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
     /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default())?);
     ///
     /// assert!(!locks.exists("import").await?);
@@ -455,7 +455,7 @@ impl ProcessLocks {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
     /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default())?);
     ///
     /// {
@@ -489,7 +489,7 @@ impl ProcessLocks {
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
 /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default())?);
 ///
 /// let first = locks.scope("my-process", Duration::from_secs(15)).await?;

@@ -19,7 +19,8 @@ use crate::lock_table::LockTable;
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 /// let _lease = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
 ///
 /// let report = locks.shutdown(Duration::from_secs(5)).await;
@@ -106,7 +107,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     /// let lease = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
     ///
     /// // ... the service runs until Ctrl-C ...
@@ -115,7 +117,8 @@ impl LockTable {
     ///     eprintln!("some locks stay held until their leases run out: {report:?}");
     /// }
     /// assert!(lease.ended().is_cancelled());
-    /// assert!(matches!(locks.try_acquire("order-sweeper", Duration::from_secs(30)).await, Err(Error::ShutDown { .. })));
+    /// let refused = locks.try_acquire("order-sweeper", Duration::from_secs(30)).await;
+    /// assert!(matches!(refused, Err(Error::ShutDown { .. })));
     /// # Ok(())
     /// # }
     /// ```

@@ -152,10 +152,12 @@ impl LockTable {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
     ///
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     /// locks.check_table().await?;
     ///
-    /// let misnamed = LockTable::new(TableRef::new(fake.client(), "Shop", "id", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("id").sort_key("sk").build()?;
+    /// let misnamed = LockTable::new(table, LockTableOptions::default())?;
     /// let err = misnamed.check_table().await.unwrap_err();
     /// assert!(matches!(
     ///     err,

@@ -30,7 +30,7 @@ const TOKEN_PREFIX: &str = "dl1";
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
 /// let locks = ProcessLocks::new(LockTable::new(table, LockTableOptions::default())?);
 ///
 /// let token = locks.create("import", Duration::from_secs(15)).await?.expect("free");

@@ -42,7 +42,8 @@ store_contract! {
         };
 
         let watch = Stopwatch::start();
-        let (got, ()) = tokio::join!(contender.try_acquire_for("nightly-report", LEASE, Duration::from_secs(40)), releasing);
+        let waiting = contender.try_acquire_for("nightly-report", LEASE, Duration::from_secs(40));
+        let (got, ()) = tokio::join!(waiting, releasing);
 
         assert_eq!(got.unwrap().expect("free at the next poll").fencing_token(), 2);
         assert_eq!(watch.elapsed(), LEASE / 3, "the next poll comes a third of the holder's lease after the first try");

@@ -124,8 +124,11 @@ async fn a_lock_item_whose_attributes_went_bad_is_an_error_when_read() {
 #[tokio::test(start_paused = true)]
 async fn a_missing_table_is_table_not_found() {
     let fake = fake();
-    let locks =
-        LockTable::new(TableRef::new(fake.client(), "Nowhere", "pk", Some("sk")), LockTableOptions::default()).unwrap();
+    let locks = LockTable::new(
+        TableRef::builder(fake.client(), "Nowhere").partition_key("pk").sort_key("sk").build().unwrap(),
+        LockTableOptions::default(),
+    )
+    .unwrap();
 
     let err = locks.acquire("job", LEASE).await.unwrap_err();
 
@@ -147,8 +150,11 @@ async fn a_table_whose_keys_are_not_strings_is_a_table_mismatch_naming_the_key()
         .send()
         .await
         .unwrap();
-    let locks =
-        LockTable::new(TableRef::new(fake.client(), "Numbers", "id", None), LockTableOptions::default()).unwrap();
+    let locks = LockTable::new(
+        TableRef::builder(fake.client(), "Numbers").partition_key("id").build().unwrap(),
+        LockTableOptions::default(),
+    )
+    .unwrap();
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
@@ -162,8 +168,11 @@ async fn a_table_whose_keys_are_not_strings_is_a_table_mismatch_naming_the_key()
 async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_table_mismatch() {
     let fake = dynalease_fake::FakeDynamoDb::new();
     fake.create_table("Locks", "id", None);
-    let locks =
-        LockTable::new(TableRef::new(fake.client(), "Locks", "id", Some("sk")), LockTableOptions::default()).unwrap();
+    let locks = LockTable::new(
+        TableRef::builder(fake.client(), "Locks").partition_key("id").sort_key("sk").build().unwrap(),
+        LockTableOptions::default(),
+    )
+    .unwrap();
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
@@ -176,9 +185,14 @@ fn a_table_ref_without_names_is_refused() {
     let fake = fake();
     for (table, pk, sk) in [("", "pk", None), ("Shop", "", None), ("Shop", "pk", Some("")), ("Shop", "pk", Some("pk"))]
     {
-        let result = LockTable::new(TableRef::new(fake.client(), table, pk, sk), LockTableOptions::default());
-        assert!(matches!(result, Err(Error::InvalidOptions { .. })), "{table:?} {pk:?} {sk:?}");
+        let mut builder = TableRef::builder(fake.client(), table).partition_key(pk);
+        if let Some(sk) = sk {
+            builder = builder.sort_key(sk);
+        }
+        assert!(matches!(builder.build(), Err(Error::InvalidOptions { .. })), "{table:?} {pk:?} {sk:?}");
     }
+    let without_partition_key = TableRef::builder(fake.client(), "Shop").sort_key("sk").build();
+    assert!(matches!(without_partition_key, Err(Error::InvalidOptions { .. })));
 }
 
 #[tokio::test(start_paused = true)]

@@ -99,7 +99,7 @@ store_contract! {
         all.sort_by(|a, b| a.name.cmp(&b.name));
         let summary: Vec<_> = all
             .iter()
-            .map(|lock| (lock.name.as_str(), lock.status, lock.holder_label.as_deref(), lock.fencing_token, lock.lease_duration))
+            .map(|l| (l.name.as_str(), l.status, l.holder_label.as_deref(), l.fencing_token, l.lease_duration))
             .collect();
         assert_eq!(
             summary,

@@ -13,13 +13,18 @@ use support::{advance, fake, locks, requests};
 const DURATION: Duration = Duration::from_secs(15);
 const WINDOW: Duration = Duration::from_secs(7);
 
+/// A renewal that writes only once less than `WINDOW` is left.
+fn within() -> RenewOptions {
+    RenewOptions::new().only_within(WINDOW)
+}
+
 store_contract! {
     async fn a_token_released_by_its_own_instance_is_not_renewed_within_its_window(store) {
         let locks = ProcessLocks::new(store.locks());
         let token = locks.create("import", DURATION).await.unwrap().expect("free");
         assert!(locks.release(&token).await.unwrap());
 
-        assert!(!locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "12 s of 15 would be left");
+        assert!(!locks.renew(&token, within()).await.unwrap(), "12 s of 15 would be left");
         let described = locks.lock_table().describe("import").await.unwrap().unwrap();
         assert_eq!(described.status, LockStatus::Free, "the renewal wrote nothing");
     }
@@ -29,8 +34,8 @@ store_contract! {
         let token = first.create("import", DURATION).await.unwrap().expect("free");
         assert!(second.release(&token).await.unwrap(), "handed over, and released there");
 
-        assert!(!first.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap());
-        assert!(!first.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "and forgotten since");
+        assert!(!first.renew(&token, within()).await.unwrap());
+        assert!(!first.renew(&token, within()).await.unwrap(), "and forgotten since");
         let next = second.create("import", DURATION).await.unwrap();
         assert!(next.is_some(), "the lock stayed free");
     }
@@ -40,9 +45,9 @@ store_contract! {
         let token = locks.create("import", DURATION).await.unwrap().expect("free");
         contender.simulate_holder("import", DURATION, "another-pod").await.unwrap();
 
-        assert!(!locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "the read finds another owner");
+        assert!(!locks.renew(&token, within()).await.unwrap(), "the read finds another owner");
         assert!(!locks.renew(&token, RenewOptions::new()).await.unwrap());
-        assert!(!locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "after a renewal that found it taken");
+        assert!(!locks.renew(&token, within()).await.unwrap(), "after a renewal that found it taken");
         let described = contender.describe("import").await.unwrap().unwrap();
         assert_eq!(described.holder_label.as_deref(), Some("another-pod"), "left to its new holder");
     }
@@ -55,8 +60,8 @@ store_contract! {
 
         let again = other.create("import", DURATION).await.unwrap().expect("free after the deletion");
         assert_eq!(again.fencing_token(), 1, "the same fencing token as the old one");
-        assert!(!locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "another owner, whatever the fence");
-        assert!(other.renew(&again, RenewOptions::new().only_within(WINDOW)).await.unwrap());
+        assert!(!locks.renew(&token, within()).await.unwrap(), "another owner, whatever the fence");
+        assert!(other.renew(&again, within()).await.unwrap());
     }
 
     async fn a_renewal_by_another_instance_makes_the_first_renew_at_once_rather_than_trust_its_window(store) {
@@ -70,7 +75,7 @@ store_contract! {
         watcher.describe("import").await.unwrap();
         advance(Duration::from_secs(2)).await;
 
-        assert!(first.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap());
+        assert!(first.renew(&token, within()).await.unwrap());
 
         let described = watcher.describe("import").await.unwrap().unwrap();
         assert_eq!(described.unchanged_for, Some(Duration::ZERO), "the first instance wrote a new record version");
@@ -78,7 +83,8 @@ store_contract! {
         // Its window is measured from that write, with the 4 s it learned.
         advance(Duration::from_secs(2)).await;
         assert!(first.renew(&token, RenewOptions::new().only_within(Duration::from_secs(1))).await.unwrap());
-        assert_eq!(watcher.describe("import").await.unwrap().unwrap().unchanged_for, Some(Duration::from_secs(2)), "2 s are left: nothing written");
+        let described = watcher.describe("import").await.unwrap().unwrap();
+        assert_eq!(described.unchanged_for, Some(Duration::from_secs(2)), "2 s are left: nothing written");
     }
 
     async fn each_instance_measures_its_window_from_its_own_last_write(store) {
@@ -86,15 +92,15 @@ store_contract! {
         let watcher = store.locks();
         let token = first.create("import", DURATION).await.unwrap().expect("free");
         advance(Duration::from_secs(9)).await;
-        assert!(second.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "the second has not written it: at once");
+        assert!(second.renew(&token, within()).await.unwrap(), "the second has not written it: at once");
         watcher.describe("import").await.unwrap();
 
         advance(Duration::from_secs(1)).await;
-        assert!(second.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "14 s of its own write are left");
+        assert!(second.renew(&token, within()).await.unwrap(), "14 s of its own write are left");
         let described = watcher.describe("import").await.unwrap().unwrap();
         assert_eq!(described.unchanged_for, Some(Duration::from_secs(1)), "the second wrote nothing");
 
-        assert!(first.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap(), "5 s of the first's own write are left");
+        assert!(first.renew(&token, within()).await.unwrap(), "5 s of the first's own write are left");
         let described = watcher.describe("import").await.unwrap().unwrap();
         assert_eq!(described.unchanged_for, Some(Duration::ZERO), "the first wrote");
     }
@@ -125,7 +131,7 @@ async fn within_its_window_a_renewal_reads_once_and_writes_nothing() {
     let token = locks.create("import", DURATION).await.unwrap().expect("free");
     fake.clear_request_log();
 
-    assert!(locks.renew(&token, RenewOptions::new().only_within(WINDOW)).await.unwrap());
+    assert!(locks.renew(&token, within()).await.unwrap());
 
     assert_eq!(requests(&fake), ["GetItem"]);
     assert!(fake.request_log()[0].consistent_read);

@@ -23,7 +23,11 @@ fn mismatch(err: &Error) -> &TableMismatch {
 }
 
 fn locks_on(fake: &FakeDynamoDb, table: &str, pk: &str, sk: Option<&str>, options: LockTableOptions) -> LockTable {
-    LockTable::new(TableRef::new(fake.client(), table, pk, sk), options).expect("valid options")
+    let mut builder = TableRef::builder(fake.client(), table).partition_key(pk);
+    if let Some(sk) = sk {
+        builder = builder.sort_key(sk);
+    }
+    LockTable::new(builder.build().expect("names"), options).expect("valid options")
 }
 
 /// Creates `table` with a partition key `id` of type `kind` and no sort key.

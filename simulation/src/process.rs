@@ -122,8 +122,15 @@ impl Process {
         let (options, item_options) =
             incarnation_options(&mut SimRng::derive(shared.seed, &path(STREAM_OPTIONS)), process);
         let options = options.clock(Arc::new(clock.clone())).id_source(ids.clone());
-        let lock_table = LockTable::new(TableRef::new(client.clone(), TABLE, PARTITION_KEY, Some(SORT_KEY)), options)
-            .expect("the options of a simulated process are valid");
+        let lock_table = LockTable::new(
+            TableRef::builder(client.clone(), TABLE)
+                .partition_key(PARTITION_KEY)
+                .sort_key(SORT_KEY)
+                .build()
+                .expect("a table of names"),
+            options,
+        )
+        .expect("the options of a simulated process are valid");
         let locks = match shared.lock {
             LockKind::Library => {
                 shared.truth.writes_with(process, item_options);

@@ -120,8 +120,8 @@ impl Statements {
             ),
             read: p(format!("SELECT owner, rvn, fence, lease_ms, holder FROM {t} WHERE name = ?1")),
             list: p(format!(
-                "SELECT name, owner, rvn, fence, lease_ms, holder FROM {t} WHERE {name_is_text} AND name > ?1 ORDER BY name \
-                 LIMIT {LIST_PAGE_ROWS}"
+                "SELECT name, owner, rvn, fence, lease_ms, holder FROM {t} \
+                 WHERE {name_is_text} AND name > ?1 ORDER BY name LIMIT {LIST_PAGE_ROWS}"
             )),
             // `OR owner = ?2`: a retry of this very write, after its answer was lost, finds its
             // own owner and succeeds again.

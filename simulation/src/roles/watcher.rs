@@ -72,13 +72,13 @@ async fn refusals(ctx: &ProcessCtx, lock: LockId, name: &str) {
     }
     let client = ctx.client().clone();
     let bad_tables = [
-        TableRef::new(client.clone(), "", PARTITION_KEY, Some(SORT_KEY)),
-        TableRef::new(client.clone(), TABLE, "", Some(SORT_KEY)),
-        TableRef::new(client.clone(), TABLE, PARTITION_KEY, Some("")),
-        TableRef::new(client, TABLE, PARTITION_KEY, Some(PARTITION_KEY)),
+        TableRef::builder(client.clone(), "").partition_key(PARTITION_KEY).sort_key(SORT_KEY).build(),
+        TableRef::builder(client.clone(), TABLE).partition_key("").sort_key(SORT_KEY).build(),
+        TableRef::builder(client.clone(), TABLE).partition_key(PARTITION_KEY).sort_key("").build(),
+        TableRef::builder(client, TABLE).partition_key(PARTITION_KEY).sort_key(PARTITION_KEY).build(),
     ];
     for bad in bad_tables {
-        if !matches!(LockTable::new(bad, LockTableOptions::default()), Err(Error::InvalidOptions { .. })) {
+        if !matches!(bad, Err(Error::InvalidOptions { .. })) {
             broken.push("a table reference without a name or with the sort key as its partition key is accepted");
         }
     }
@@ -90,7 +90,11 @@ async fn refusals(ctx: &ProcessCtx, lock: LockId, name: &str) {
         LockTableOptions::default().time_to_live("expiresAt", LockTableOptions::MIN_RETENTION / 2),
     ];
     for bad in bad_options {
-        let table = TableRef::new(ctx.client().clone(), TABLE, PARTITION_KEY, Some(SORT_KEY));
+        let table = TableRef::builder(ctx.client().clone(), TABLE)
+            .partition_key(PARTITION_KEY)
+            .sort_key(SORT_KEY)
+            .build()
+            .expect("a table of names");
         if !matches!(LockTable::new(table, bad), Err(Error::InvalidOptions { .. })) {
             broken.push("a holder label or an expiry the options refuse is accepted");
         }
@@ -98,7 +102,6 @@ async fn refusals(ctx: &ProcessCtx, lock: LockId, name: &str) {
     misfits(ctx, name, &mut broken).await;
     if table.table_name() != TABLE
         || table.dynamodb_table().map(TableRef::table_name) != Some(TABLE)
-        || table.table().table_name() != TABLE
         || table.dynamodb_table().map(|t| (t.partition_key(), t.sort_key())) != Some((PARTITION_KEY, Some(SORT_KEY)))
     {
         broken.push("the lock table does not name the table and the keys it was made for");
@@ -114,15 +117,23 @@ async fn misfits(ctx: &ProcessCtx, name: &str, broken: &mut Vec<&'static str>) {
     let client = ctx.client().clone();
     let misfits = [
         (
-            TableRef::new(client.clone(), TABLE, "id", Some(SORT_KEY)),
+            TableRef::builder(client.clone(), TABLE)
+                .partition_key("id")
+                .sort_key(SORT_KEY)
+                .build()
+                .expect("a table of names"),
             TableMismatch::PartitionKey { expected: "id".into(), found: Some(PARTITION_KEY.into()) },
         ),
         (
-            TableRef::new(client.clone(), TABLE, PARTITION_KEY, Some("range")),
+            TableRef::builder(client.clone(), TABLE)
+                .partition_key(PARTITION_KEY)
+                .sort_key("range")
+                .build()
+                .expect("a table of names"),
             TableMismatch::SortKey { expected: Some("range".into()), found: Some(SORT_KEY.into()) },
         ),
         (
-            TableRef::new(client, TABLE, PARTITION_KEY, None),
+            TableRef::builder(client, TABLE).partition_key(PARTITION_KEY).build().expect("a table of names"),
             TableMismatch::SortKey { expected: None, found: Some(SORT_KEY.into()) },
         ),
     ];
