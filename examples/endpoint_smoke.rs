@@ -132,7 +132,7 @@ async fn run(client: &Client, table: &str) -> bool {
     let written = match data_item(table, &first) {
         Ok(item) => client
             .transact_write_items()
-            .is_held_marked(&first, &mut held)
+            .fenced_by_marked(&first, &mut held)
             .transact_items(item)
             .send()
             .await
@@ -190,7 +190,7 @@ async fn run(client: &Client, table: &str) -> bool {
         b.simulate_holder("fenced", LEASE, Some("usurper")).await?;
         let mut held = HeldCheck::default();
         let item = data_item(table, &lease)?;
-        match client.transact_write_items().is_held_marked(&lease, &mut held).transact_items(item).send().await {
+        match client.transact_write_items().fenced_by_marked(&lease, &mut held).transact_items(item).send().await {
             Ok(_) => Err("the write committed".into()),
             Err(err) => ensure(held.lost_lease(&err), format!("refused, but not for the lease: {err:?}"))
                 .map(|()| String::new()),

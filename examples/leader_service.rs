@@ -103,10 +103,10 @@ impl Sweeper {
                 .item("status", AttributeValue::S("shipped".into()))
                 .item("fence", AttributeValue::N(lease.fencing_token().to_string()))
                 .build()?;
-            // `is_held_current`: the write commits only while this term's lease holds the lock.
+            // `fenced_by_current`: the write commits only while this term's lease holds the lock.
             self.client
                 .transact_write_items()
-                .is_held_current()?
+                .fenced_by_current()?
                 .transact_items(TransactWriteItem::builder().put(put).build())
                 .send()
                 .await?;

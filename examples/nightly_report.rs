@@ -42,7 +42,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut held = HeldCheck::default();
         let written = client
             .transact_write_items()
-            .is_held_marked(&lease, &mut held)
+            .fenced_by_marked(&lease, &mut held)
             .transact_items(TransactWriteItem::builder().put(put).build())
             .send()
             .await;

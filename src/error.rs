@@ -103,10 +103,10 @@ pub enum Error {
         /// The table.
         table: String,
     },
-    /// [`TransactWriteExt::is_held_current`](crate::TransactWriteExt::is_held_current) found no
+    /// [`TransactWriteExt::fenced_by_current`](crate::TransactWriteExt::fenced_by_current) found no
     /// current lease: the code does not run inside the work of
     /// [`LockTable::run_as_leader`](crate::LockTable::run_as_leader), or runs in a task that
-    /// the work spawned. Pass the lease to [`is_held`](crate::TransactWriteExt::is_held).
+    /// the work spawned. Pass the lease to [`fenced_by`](crate::TransactWriteExt::fenced_by).
     NoCurrentLease,
     /// A fencing check in a caller's SQL transaction found that the lease no longer holds its
     /// lock: another owner, another fencing token, or no row. Roll the transaction back.
@@ -218,7 +218,7 @@ impl fmt::Display for Error {
                 write!(f, "the lock table of {table:?} was shut down: it acquires no more locks")
             }
             Error::NoCurrentLease => f.write_str(
-                "no lease is current: pass the lease to is_held, or run this code inside the work of LockTable::run_as_leader",
+                "no lease is current: pass the lease to fenced_by, or run this code inside the work of LockTable::run_as_leader",
             ),
             Error::NotHeld { lock, table, fencing_token } => write!(
                 f,

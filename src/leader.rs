@@ -187,7 +187,7 @@ impl LockTable {
     ///
     /// Work that ignores its token runs on after the lease is lost, when another process may
     /// lead at the same time: writes that must not happen then go through
-    /// [`is_held`](crate::TransactWriteExt::is_held) or carry the fencing token. Cancelling
+    /// [`fenced_by`](crate::TransactWriteExt::fenced_by) or carry the fencing token. Cancelling
     /// `stop` while an acquire is under way may leave a lock that nobody holds until its lease
     /// runs out. The lease duration is also how long the work of a leader that crashed stays
     /// undone.
@@ -210,7 +210,7 @@ impl LockTable {
     /// let election = locks.run_as_leader("order-sweeper", Duration::from_secs(30), stop.clone(), |lease, token| async move {
     ///     println!("leading with fencing token {}", lease.fencing_token());
     ///     while !token.is_cancelled() {
-    ///         // one round of sweeping, each write under is_held(&lease)
+    ///         // one round of sweeping, each write under fenced_by(&lease)
     ///         tokio::select! {
     ///             biased;
     ///             () = token.cancelled() => {}
@@ -456,7 +456,7 @@ impl Lease {
     /// A lease from [`LockTable::acquire`] or [`LockTable::try_acquire`] is never current. In
     /// an election inside the work of another, the inner lease is current; pass the outer one
     /// explicitly. A clone kept past its term is a lease that has ended, so a transaction under
-    /// [`is_held`](crate::TransactWriteExt::is_held) with it fails at DynamoDB, which is the
+    /// [`fenced_by`](crate::TransactWriteExt::fenced_by) with it fails at DynamoDB, which is the
     /// fencing it is there for.
     ///
     /// # Examples

@@ -428,7 +428,7 @@ pub(crate) fn log_release_failure(name: &str, table: &str, err: Option<&Error>) 
 /// releases the lease when the term ends, whatever clones the work kept.
 ///
 /// A lease can run out while its process is paused without knowing it. Writes that must not
-/// happen then go through [`TransactWriteExt::is_held`](crate::TransactWriteExt::is_held), or
+/// happen then go through [`TransactWriteExt::fenced_by`](crate::TransactWriteExt::fenced_by), or
 /// carry the [`fencing_token`](Self::fencing_token) to a system that checks it.
 ///
 /// # Examples

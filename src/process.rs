@@ -523,7 +523,7 @@ impl ProcessLockScope {
     }
 
     /// The lease of the scope, if it got the lock: for its fencing token, its
-    /// [`ended`](Lease::ended) token and [`is_held`](crate::TransactWriteExt::is_held).
+    /// [`ended`](Lease::ended) token and [`fenced_by`](crate::TransactWriteExt::fenced_by).
     ///
     /// # Examples
     ///

@@ -207,7 +207,7 @@ pub(crate) struct Location {
 /// The store of a [`Location`], with what a fencing check needs of it.
 #[derive(Clone, Debug)]
 pub(crate) enum StoreKind {
-    /// A DynamoDB table: `is_held` adds a condition check on its lock item.
+    /// A DynamoDB table: `fenced_by` adds a condition check on its lock item.
     DynamoDb(TableRef),
     /// A SQLite table, with the statement that checks a lease in a caller's transaction.
     #[cfg(feature = "sqlite")]

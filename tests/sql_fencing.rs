@@ -212,7 +212,7 @@ async fn a_sql_lease_never_holds_a_dynamodb_transaction() {
     let sent = fake
         .client()
         .transact_write_items()
-        .is_held(&lease)
+        .fenced_by(&lease)
         .transact_items(TransactWriteItem::builder().put(put).build())
         .send()
         .await;

@@ -2,7 +2,7 @@
 //!
 //! A service keeps a counter in DynamoDB, and only the process that leads the lock "counter"
 //! may bump it. The workload below does that with the library directly (`run_as_leader`, and
-//! `is_held` on its writes), and records what it does in the history through the `ProcessCtx`,
+//! `fenced_by` on its writes), and records what it does in the history through the `ProcessCtx`,
 //! so the checker holds it to the same invariants as the built-in workloads: its fenced writes
 //! must carry the highest token DynamoDB granted, crashes and pauses included.
 //!
@@ -85,7 +85,7 @@ async fn bump(ctx: &ProcessCtx, lease: &dynalease::Lease, token: u64) {
         .client()
         .transact_write_items()
         .transact_items(aws_sdk_dynamodb::types::TransactWriteItem::builder().update(update).build())
-        .is_held(lease)
+        .fenced_by(lease)
         .customize()
         .mutate_request(move |request| {
             request.headers_mut().insert(OP_HEADER, op.0.to_string());

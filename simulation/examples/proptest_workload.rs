@@ -13,7 +13,7 @@
 //! ([`World::run_then`]) and checks the rule. The simulation's own checker must pass as well.
 //!
 //! ```sh
-//! # The service as it should be: its transaction carries `is_held`, so a leader that lost
+//! # The service as it should be: its transaction carries `fenced_by`, so a leader that lost
 //! # its lease while it worked (a pause, a suspension) cannot write. The property holds.
 //! cargo run --release -p dynalease-sim --example proptest_workload
 //!
@@ -45,7 +45,7 @@ const LOCK: &str = "dispatcher";
 /// Leads the lock "dispatcher" and, while it leads, dispatches one order after the other.
 #[derive(Debug)]
 struct Dispatcher {
-    /// Whether its writes carry `is_held` (the service as it should be).
+    /// Whether its writes carry `fenced_by` (the service as it should be).
     fenced: bool,
 }
 
@@ -94,7 +94,7 @@ impl Workload for Dispatcher {
 }
 
 /// Reads the next order's number, works on it for 2 s, and writes it as dispatched with the
-/// counter moved on, in one transaction (with `is_held` if `fenced`).
+/// counter moved on, in one transaction (with `fenced_by` if `fenced`).
 async fn dispatch_next(ctx: &ProcessCtx, lease: &dynalease::Lease, fenced: bool) {
     let client = ctx.client();
     let read = client
@@ -133,7 +133,7 @@ async fn dispatch_next(ctx: &ProcessCtx, lease: &dynalease::Lease, fenced: bool)
         .transact_write_items()
         .transact_items(TransactWriteItem::builder().update(order).build())
         .transact_items(TransactWriteItem::builder().update(counter).build());
-    let sent = if fenced { write.is_held(lease).send().await } else { write.send().await };
+    let sent = if fenced { write.fenced_by(lease).send().await } else { write.send().await };
     match sent {
         Ok(_) => ctx.complete(op, Outcome::Ok, Value::None),
         Err(err) if err.as_service_error().is_some_and(|e| e.is_transaction_canceled_exception()) => {
@@ -236,7 +236,7 @@ fn main() {
                 "A scenario in which the order dispatcher{} breaks its rule:\n{why}\n\
                  Replay it with the dispatcher in every process:\n  \
                  cargo run --release -p dynalease-sim --example proptest_workload -- replay {out}{}",
-                if fenced { "" } else { " without is_held" },
+                if fenced { "" } else { " without fenced_by" },
                 if fenced { "" } else { " --unfenced" }
             );
             match std::fs::write(&out, minimal.to_toml(&comment)) {

@@ -203,7 +203,7 @@ impl LockTable {
 impl Lease {
     /// Checks, inside the caller's own PostgreSQL transaction on the same database, that this
     /// lease still holds its lock, with its owner and its fencing token: the SQL counterpart of
-    /// [`is_held`](crate::TransactWriteExt::is_held).
+    /// [`fenced_by`](crate::TransactWriteExt::fenced_by).
     ///
     /// It reads the lock's row with `SELECT ... FOR SHARE`, which keeps any other transaction
     /// from changing the row until this one ends: a takeover, or a renewal, waits for the

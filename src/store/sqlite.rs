@@ -193,7 +193,7 @@ impl LockTable {
 impl Lease {
     /// Checks, inside the caller's own SQLite transaction on the same database file, that this
     /// lease still holds its lock, with its owner and its fencing token: the SQL counterpart of
-    /// [`is_held`](crate::TransactWriteExt::is_held).
+    /// [`fenced_by`](crate::TransactWriteExt::fenced_by).
     ///
     /// Begin the transaction with `BEGIN IMMEDIATE` (rusqlite's
     /// `TransactionBehavior::Immediate`), check first, then write: SQLite then lets no other
