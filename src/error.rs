@@ -56,15 +56,28 @@ pub enum Error {
         /// The name given.
         name: String,
         /// Why it was refused.
-        reason: &'static str,
+        reason: crate::InvalidName,
     },
-    /// A [`TableRef`](crate::TableRef) or [`LockTableOptions`](crate::LockTableOptions) that
-    /// cannot work, such as a holder label of 300 characters.
+    /// A [`TableRef`](crate::TableRef), a SQL table or
+    /// [`LockTableOptions`](crate::LockTableOptions) that cannot work, such as a holder label
+    /// of 300 characters.
     #[non_exhaustive]
     InvalidOptions {
         /// What is wrong with them.
-        reason: String,
+        reason: crate::InvalidOption,
     },
+    /// A fencing check in a caller's SQL transaction for a lease whose locks are not in that
+    /// database (`Lease::check_held_sqlite` for a lease of DynamoDB or PostgreSQL, say).
+    #[non_exhaustive]
+    WrongStore {
+        /// The table of the lease's locks.
+        table: String,
+        /// The store the check is for: `SQLite` or `PostgreSQL`.
+        expected: &'static str,
+    },
+    /// `Lease::check_held_sqlite` with a connection outside a transaction: the check would
+    /// hold for nothing. Begin the transaction first.
+    NotInTransaction,
     /// The item at the key of the lock is not a lock item, for instance an entity whose key
     /// happens to be `LOCK#` and the name, or in a SQL table a row at the lock's name whose
     /// columns no lock would write (an owner without a lease, a lease out of range, a value
@@ -187,6 +200,8 @@ impl Error {
             | Error::InvalidMargin { .. }
             | Error::InvalidLockName { .. }
             | Error::InvalidOptions { .. }
+            | Error::WrongStore { .. }
+            | Error::NotInTransaction
             | Error::NoCurrentLease => "invalid_argument",
         }
     }
@@ -206,6 +221,10 @@ impl fmt::Display for Error {
                 write!(f, "invalid lock name {name:?}: {reason}")
             }
             Error::InvalidOptions { reason } => write!(f, "invalid lock table options: {reason}"),
+            Error::WrongStore { table, expected } => write!(f, "the locks of table {table:?} are not in {expected}"),
+            Error::NotInTransaction => {
+                f.write_str("the fencing check needs a connection inside a transaction: begin it first")
+            }
             Error::NotALock { lock, table, reason } => write!(
                 f,
                 "the item at the key of lock {lock:?} in table {table:?} is not a lock ({reason}); give the lock another name"

@@ -26,7 +26,7 @@
 //! - With the feature `testing`: `LockTable::simulate_holder` and the other helpers that act
 //!   as another process, and `LockState`.
 //! - [`Error`]: what a call can fail with; [`Error::is_transient`] tells what is worth another
-//!   try.
+//!   try; [`InvalidOption`], [`InvalidName`], [`TableMismatch`]: why, where a caller branches.
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
 mod clock;
@@ -34,6 +34,7 @@ mod describe;
 mod error;
 mod fencing;
 mod ids;
+mod invalid;
 mod leader;
 mod lease;
 mod lock_table;
@@ -53,6 +54,7 @@ pub use describe::{LockDescription, LockStatus, LockStream};
 pub use error::Error;
 pub use fencing::{HeldCheck, TransactWriteExt};
 pub use ids::{IdSource, RandomIds, SeededIds};
+pub use invalid::{InvalidName, InvalidOption};
 pub use leader::LeaderError;
 pub use lease::{Lease, LossReason};
 pub use lock_table::LockTable;

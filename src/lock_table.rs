@@ -21,6 +21,7 @@ use tracing::Instrument;
 use crate::clock::Clock;
 use crate::error::Error;
 use crate::ids::IdSource;
+use crate::invalid::InvalidName;
 use crate::lease::{Lease, LeaseInner};
 use crate::options::{LockTableOptions, Resolved};
 use crate::store::dynamodb::DynamoStore;
@@ -682,12 +683,12 @@ impl LockTable {
 /// Checks the name and the lease duration of an acquire.
 pub(crate) fn check(name: &str, lease: Duration) -> Result<(), Error> {
     if name.is_empty() {
-        return Err(Error::InvalidLockName { name: name.to_owned(), reason: "a lock name must not be empty" });
+        return Err(Error::InvalidLockName { name: name.to_owned(), reason: InvalidName::Empty });
     }
     if name.len() > MAX_NAME_BYTES {
         return Err(Error::InvalidLockName {
             name: name.to_owned(),
-            reason: "a lock name must not be longer than 1024 bytes",
+            reason: InvalidName::TooLong { bytes: name.len() },
         });
     }
     if !(MIN_LEASE..=MAX_LEASE).contains(&lease) {

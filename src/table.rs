@@ -3,6 +3,7 @@
 use aws_sdk_dynamodb::Client;
 
 use crate::error::Error;
+use crate::invalid::InvalidOption;
 
 /// A DynamoDB table as the locks see it: a client, the table's name and the names of its
 /// string key attributes, built by name with [`TableRef::builder`].
@@ -100,21 +101,19 @@ impl TableRefBuilder {
     /// assert!(matches!(no_key, Err(Error::InvalidOptions { .. })));
     /// ```
     pub fn build(self) -> Result<TableRef, Error> {
-        let invalid = |reason: &str| Err(Error::InvalidOptions { reason: reason.to_owned() });
+        let invalid = |reason: InvalidOption| Err(Error::InvalidOptions { reason });
         if self.table.is_empty() {
-            return invalid("the table name is empty");
+            return invalid(InvalidOption::EmptyTableName);
         }
         let Some(partition_key) = self.partition_key else {
-            return invalid("the table has no partition key");
+            return invalid(InvalidOption::NoPartitionKey);
         };
         if partition_key.is_empty() {
-            return invalid("the partition key name is empty");
+            return invalid(InvalidOption::EmptyPartitionKey);
         }
         match self.sort_key.as_deref() {
-            Some("") => return invalid("the sort key name is empty"),
-            Some(sort_key) if sort_key == partition_key => {
-                return invalid("the sort key is the partition key");
-            }
+            Some("") => return invalid(InvalidOption::EmptySortKey),
+            Some(sort_key) if sort_key == partition_key => return invalid(InvalidOption::SortKeyIsPartitionKey),
             _ => {}
         }
         Ok(TableRef { client: self.client, table: self.table, partition_key, sort_key: self.sort_key })

@@ -7,7 +7,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
 };
-use dynalease::{Error, LockTable, LockTableOptions, TableMismatch, TableRef};
+use dynalease::{Error, InvalidOption, LockTable, LockTableOptions, TableMismatch, TableRef};
 use support::{LEASE, fake, locks, raw_item, requests, s};
 
 async fn put_entity(fake: &dynalease_fake::FakeDynamoDb, attributes: &[(&str, &str)]) {
@@ -183,16 +183,25 @@ async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_table_mismatch() {
 #[test]
 fn a_table_ref_without_names_is_refused() {
     let fake = fake();
-    for (table, pk, sk) in [("", "pk", None), ("Shop", "", None), ("Shop", "pk", Some("")), ("Shop", "pk", Some("pk"))]
-    {
+    let cases = [
+        ("", "pk", None, InvalidOption::EmptyTableName),
+        ("Shop", "", None, InvalidOption::EmptyPartitionKey),
+        ("Shop", "pk", Some(""), InvalidOption::EmptySortKey),
+        ("Shop", "pk", Some("pk"), InvalidOption::SortKeyIsPartitionKey),
+    ];
+    for (table, pk, sk, expected) in cases {
         let mut builder = TableRef::builder(fake.client(), table).partition_key(pk);
         if let Some(sk) = sk {
             builder = builder.sort_key(sk);
         }
-        assert!(matches!(builder.build(), Err(Error::InvalidOptions { .. })), "{table:?} {pk:?} {sk:?}");
+        let err = builder.build().unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidOptions { reason, .. } if *reason == expected),
+            "{table:?} {pk:?} {sk:?}: {err:?}"
+        );
     }
     let without_partition_key = TableRef::builder(fake.client(), "Shop").sort_key("sk").build();
-    assert!(matches!(without_partition_key, Err(Error::InvalidOptions { .. })));
+    assert!(matches!(without_partition_key, Err(Error::InvalidOptions { reason: InvalidOption::NoPartitionKey, .. })));
 }
 
 #[tokio::test(start_paused = true)]

@@ -24,6 +24,7 @@ use super::sql::{self, ColumnInfo, ColumnType, Row, Statements};
 use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, RenewOutcome, StoreFuture};
 use crate::clock::Clock;
 use crate::error::Error;
+use crate::invalid::InvalidOption;
 use crate::lease::Lease;
 use crate::lock_table::LockTable;
 use crate::options::LockTableOptions;
@@ -108,14 +109,14 @@ impl PostgresTable {
     /// assert!(dynalease::PostgresTable::connect("postgresql://[").is_err());
     /// ```
     pub fn connect(url: &str) -> Result<Self, Error> {
-        let invalid = |reason: String| Error::InvalidOptions { reason };
-        let config = tokio_postgres::Config::from_str(url)
-            .map_err(|err| invalid(format!("the PostgreSQL connection URL cannot be read: {err}")))?;
+        let invalid = |message: String| Error::InvalidOptions { reason: InvalidOption::Connection { message } };
+        let config =
+            tokio_postgres::Config::from_str(url).map_err(|err| invalid(format!("the URL cannot be read: {err}")))?;
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
             .build()
-            .map_err(|err| invalid(format!("the PostgreSQL pool cannot be built: {err}")))?;
+            .map_err(|err| invalid(format!("the pool cannot be built: {err}")))?;
         Ok(Self::new(pool))
     }
 
@@ -214,7 +215,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`Error::NotHeld`] when another owner or another fencing token holds the lock, or its
-    /// row is gone: roll back. [`Error::InvalidOptions`] for a lease whose locks are not in
+    /// row is gone: roll back. [`Error::WrongStore`] for a lease whose locks are not in
     /// PostgreSQL, and [`Error::Sql`] for a statement that failed.
     ///
     /// # Examples
@@ -240,9 +241,7 @@ impl Lease {
     pub async fn check_held_postgres(&self, transaction: &tokio_postgres::Transaction<'_>) -> Result<(), Error> {
         let location = &self.table().table;
         let StoreKind::Postgres { check_held } = &location.kind else {
-            return Err(Error::InvalidOptions {
-                reason: format!("the locks of table {:?} are not in PostgreSQL", location.table),
-            });
+            return Err(Error::WrongStore { table: location.table.clone(), expected: "PostgreSQL" });
         };
         let fence = i64::try_from(self.fencing_token()).unwrap_or(i64::MAX);
         let params: [&(dyn ToSql + Sync); 3] = [&self.name(), &self.owner(), &fence];

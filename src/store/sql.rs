@@ -22,6 +22,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{Holder, LockView};
 use crate::error::Error;
+use crate::invalid::InvalidOption;
 use crate::lock_table::{MAX_LEASE, MIN_LEASE};
 use crate::table_check::TableMismatch;
 
@@ -56,20 +57,13 @@ pub(crate) const COLUMNS: [(&str, ColumnType); 7] = [
 /// Checks a table name: a plain SQL identifier, so that it needs no escaping beyond quotes and
 /// means the same table to every process.
 pub(crate) fn check_table_name(table: &str) -> Result<(), Error> {
-    let invalid = |reason: String| Err(Error::InvalidOptions { reason });
     let mut chars = table.chars();
-    match chars.next() {
-        None => return invalid(String::from("the table name is empty")),
-        Some(first) if !(first.is_ascii_alphabetic() || first == '_') => {
-            return invalid(format!("the table name {table:?} must start with a letter or an underscore"));
-        }
-        Some(_) => {}
-    }
-    if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return invalid(format!("the table name {table:?} may hold only ASCII letters, digits and underscores"));
-    }
-    if table.len() > MAX_TABLE_NAME_BYTES {
-        return invalid(format!("the table name {table:?} is longer than {MAX_TABLE_NAME_BYTES} bytes"));
+    let plain = match chars.next() {
+        None => return Err(Error::InvalidOptions { reason: InvalidOption::EmptyTableName }),
+        Some(first) => first.is_ascii_alphabetic() || first == '_',
+    };
+    if !plain || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') || table.len() > MAX_TABLE_NAME_BYTES {
+        return Err(Error::InvalidOptions { reason: InvalidOption::TableName { name: table.to_owned() } });
     }
     Ok(())
 }

@@ -204,9 +204,9 @@ impl Lease {
     /// # Errors
     ///
     /// [`Error::NotHeld`] when another owner or another fencing token holds the lock, or its
-    /// row is gone: roll back. [`Error::InvalidOptions`] for a connection outside a
-    /// transaction, or a lease whose locks are not in SQLite, and [`Error::Sql`] for a
-    /// statement that failed.
+    /// row is gone: roll back. [`Error::NotInTransaction`] for a connection outside a
+    /// transaction, [`Error::WrongStore`] for a lease whose locks are not in SQLite, and
+    /// [`Error::Sql`] for a statement that failed.
     ///
     /// # Examples
     ///
@@ -236,14 +236,10 @@ impl Lease {
     pub fn check_held_sqlite(&self, transaction: &Connection) -> Result<(), Error> {
         let location = &self.table().table;
         let StoreKind::Sqlite { check_held } = &location.kind else {
-            return Err(Error::InvalidOptions {
-                reason: format!("the locks of table {:?} are not in SQLite", location.table),
-            });
+            return Err(Error::WrongStore { table: location.table.clone(), expected: "SQLite" });
         };
         if transaction.is_autocommit() {
-            return Err(Error::InvalidOptions {
-                reason: String::from("check_held_sqlite needs a connection inside a transaction"),
-            });
+            return Err(Error::NotInTransaction);
         }
         let fence = i64::try_from(self.fencing_token()).unwrap_or(i64::MAX);
         let held = transaction
