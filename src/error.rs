@@ -89,7 +89,7 @@ pub enum Error {
         /// The table that holds the item.
         table: String,
         /// Which attribute is missing or malformed.
-        reason: String,
+        reason: crate::ItemMismatch,
     },
     /// DynamoDB answered that the table does not exist (ResourceNotFoundException), or a SQL
     /// table that the store had created was dropped since (the next call creates it again).

@@ -26,7 +26,7 @@
 //! - With the feature `testing`: `LockTable::simulate_holder` and the other helpers that act
 //!   as another process, and `LockState`.
 //! - [`Error`]: what a call can fail with; [`Error::is_transient`] tells what is worth another
-//!   try; [`InvalidOption`], [`InvalidName`], [`TableMismatch`]: why, where a caller branches.
+//!   try; [`InvalidOption`], [`InvalidName`], [`TableMismatch`], [`ItemMismatch`]: why.
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
 mod clock;
@@ -35,6 +35,7 @@ mod error;
 mod fencing;
 mod ids;
 mod invalid;
+mod item_mismatch;
 mod leader;
 mod lease;
 mod lock_table;
@@ -55,6 +56,7 @@ pub use error::Error;
 pub use fencing::{HeldCheck, TransactWriteExt};
 pub use ids::{IdSource, RandomIds, SeededIds};
 pub use invalid::{InvalidName, InvalidOption};
+pub use item_mismatch::ItemMismatch;
 pub use leader::LeaderError;
 pub use lease::{Lease, LossReason};
 pub use lock_table::LockTable;

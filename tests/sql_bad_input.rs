@@ -16,9 +16,10 @@ async fn insert<S: support::stores::SqlStore>(store: &S, columns: &str, values: 
     store.execute(&format!("INSERT INTO \"{}\" ({columns}) VALUES ({values})", store.table())).await;
 }
 
-fn not_a_lock(err: &Error) -> (&str, &str, &str) {
+/// The lock, the table and the reason (as its text) of a `NotALock`.
+fn not_a_lock(err: &Error) -> (&str, &str, String) {
     match err {
-        Error::NotALock { lock, table, reason, .. } => (lock, table, reason),
+        Error::NotALock { lock, table, reason, .. } => (lock, table, reason.to_string()),
         other => panic!("expected NotALock, got {other:?}"),
     }
 }
@@ -130,7 +131,7 @@ async fn a_sqlite_row_whose_fence_is_text_is_not_a_lock() {
 
     let err = store.locks().try_acquire("widget", LEASE).await.unwrap_err();
 
-    assert_eq!(not_a_lock(&err), ("widget", "locks", "its fence is not a whole number"));
+    assert_eq!(not_a_lock(&err), ("widget", "locks", String::from("its fence is not a whole number")));
     assert_eq!(store.column("widget", "fence").await, Some(Some(String::from("seven"))));
 }
 

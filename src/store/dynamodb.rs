@@ -27,6 +27,7 @@ use aws_sdk_dynamodb::types::{
 use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, RenewOutcome, StoreFuture};
 use crate::clock::Clock;
 use crate::error::Error;
+use crate::item_mismatch::ItemMismatch;
 use crate::lock_table::{MAX_LEASE, MIN_LEASE};
 use crate::table::TableRef;
 use crate::table_check::TableMismatch;
@@ -110,21 +111,22 @@ fn key_mismatch(table: &TableRef, described: &TableDescription) -> Option<TableM
 }
 
 /// Decodes a lock item, or says why it is not one.
-pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView, String> {
-    let string = |attr: &str| -> Result<Option<&String>, String> {
+pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView, ItemMismatch> {
+    let string = |attr: &str| -> Result<Option<&String>, ItemMismatch> {
         match item.get(attr) {
             None => Ok(None),
             Some(AttributeValue::S(s)) => Ok(Some(s)),
-            Some(_) => Err(format!("its {attr} is not a string")),
+            Some(_) => Err(ItemMismatch::WrongType { attribute: attr.to_owned(), expected: "a string" }),
         }
     };
-    let number = |attr: &str| -> Result<Option<u64>, String> {
+    let number = |attr: &str| -> Result<Option<u64>, ItemMismatch> {
         match item.get(attr) {
             None => Ok(None),
-            Some(AttributeValue::N(n)) => {
-                n.parse::<u64>().map(Some).map_err(|_| format!("its {attr} {n} is not a whole number"))
-            }
-            Some(_) => Err(format!("its {attr} is not a number")),
+            Some(AttributeValue::N(n)) => n
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| ItemMismatch::NotAWholeNumber { attribute: attr.to_owned(), value: n.clone() }),
+            Some(_) => Err(ItemMismatch::WrongType { attribute: attr.to_owned(), expected: "a number" }),
         }
     };
 
@@ -132,9 +134,9 @@ pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView,
     let owner = string(OWNER)?;
     if kind.map(String::as_str) != Some(LOCK) {
         return Err(match (kind, owner) {
-            (Some(_), _) => format!("its {TYPE} is not {LOCK}"),
-            (None, Some(_)) => format!("it has an {OWNER} but no {TYPE} = {LOCK}"),
-            (None, None) => format!("it has no {TYPE} = {LOCK}"),
+            (Some(_), _) => ItemMismatch::OtherType,
+            (None, Some(_)) => ItemMismatch::OwnerWithoutType,
+            (None, None) => ItemMismatch::NoType,
         });
     }
     let fence = number(FENCE)?;
@@ -144,16 +146,16 @@ pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView,
 
     let rvn = string(RVN)?;
     let lease_ms = number(LEASE_MS)?;
-    let missing: Vec<&str> = [(RVN, rvn.is_none()), (FENCE, fence.is_none()), (LEASE_MS, lease_ms.is_none())]
+    let missing: Vec<&'static str> = [(RVN, rvn.is_none()), (FENCE, fence.is_none()), (LEASE_MS, lease_ms.is_none())]
         .into_iter()
         .filter_map(|(attr, absent)| absent.then_some(attr))
         .collect();
     let (Some(rvn), Some(fence), Some(lease_ms)) = (rvn, fence, lease_ms) else {
-        return Err(format!("it has an {OWNER} but no {}", missing.join(" and no ")));
+        return Err(ItemMismatch::Missing { attributes: missing });
     };
     let lease = Duration::from_millis(lease_ms);
     if !(MIN_LEASE..=MAX_LEASE).contains(&lease) {
-        return Err(format!("its {LEASE_MS} {lease_ms} is outside the lease durations of a lock"));
+        return Err(ItemMismatch::LeaseOutOfRange { attribute: LEASE_MS, value: lease_ms.to_string() });
     }
     Ok(LockView::Held(super::Holder {
         owner: owner.clone(),
@@ -490,7 +492,7 @@ impl LockStore for DynamoStore {
                         _ => Err(Error::NotALock {
                             lock: name.to_owned(),
                             table: self.table.table.clone(),
-                            reason: String::from("the acquire did not read back as held"),
+                            reason: ItemMismatch::NotReadBack { write: "acquire" },
                         }),
                     }
                 }
@@ -523,7 +525,7 @@ impl LockStore for DynamoStore {
                     _ => Err(Error::NotALock {
                         lock: name.to_owned(),
                         table: self.table.table.clone(),
-                        reason: String::from("the renewal did not read back as held"),
+                        reason: ItemMismatch::NotReadBack { write: "renewal" },
                     }),
                 },
                 Err(err) => match self.refused_view(name, &err).await {
@@ -570,7 +572,7 @@ impl LockStore for DynamoStore {
                     _ => Err(Error::NotALock {
                         lock: name.to_owned(),
                         table: self.table.table.clone(),
-                        reason: String::from("the simulated holder did not read back as held"),
+                        reason: ItemMismatch::NotReadBack { write: "simulated holder" },
                     }),
                 },
                 Err(err) => Err(self.failure("UpdateItem", err).await),
@@ -668,9 +670,10 @@ mod tests {
     #[test]
     fn an_owner_without_the_lock_attributes_is_not_a_lock() {
         let reason = decode(&item(&[(OWNER, s("someone"))])).unwrap_err();
-        assert!(reason.contains("owner"), "{reason}");
+        assert_eq!(reason, ItemMismatch::OwnerWithoutType);
         let reason = decode(&item(&[(TYPE, s(LOCK)), (OWNER, s("o")), (FENCE, n(1))])).unwrap_err();
-        assert_eq!(reason, "it has an owner but no rvn and no leaseMs");
+        assert_eq!(reason, ItemMismatch::Missing { attributes: vec![RVN, LEASE_MS] });
+        assert_eq!(reason.to_string(), "it has an owner but no rvn and no leaseMs");
     }
 
     #[test]

@@ -25,6 +25,7 @@ use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, Re
 use crate::clock::Clock;
 use crate::error::Error;
 use crate::invalid::InvalidOption;
+use crate::item_mismatch::ItemMismatch;
 use crate::lease::Lease;
 use crate::lock_table::LockTable;
 use crate::options::LockTableOptions;
@@ -424,7 +425,10 @@ impl Inner {
         let fence: Option<i64> = row.try_get(0).map_err(|err| self.fail("acquire", err))?;
         match fence.and_then(|fence| u64::try_from(fence).ok()) {
             Some(fence) => Ok(Some(fence)),
-            None => Err(sql::not_a_lock(name, &self.table, String::from("its fence is not a whole number")).into()),
+            None => {
+                let reason = ItemMismatch::WrongType { attribute: String::from("fence"), expected: "a whole number" };
+                Err(sql::not_a_lock(name, &self.table, reason).into())
+            }
         }
     }
 
@@ -558,10 +562,12 @@ impl LockStore for PostgresStore {
                     [&name, &grant.owner, &grant.rvn, &lease_ms, &grant.label, &inner.expiry()];
                 match inner.write_fence(connection, name, &inner.sql.force_hold, &params).await? {
                     Some(fence) => Ok(fence),
-                    None => {
-                        Err(sql::not_a_lock(name, &inner.table, String::from("the simulated holder was not written"))
-                            .into())
-                    }
+                    None => Err(sql::not_a_lock(
+                        name,
+                        &inner.table,
+                        ItemMismatch::NotReadBack { write: "simulated holder" },
+                    )
+                    .into()),
                 }
             })
         }))

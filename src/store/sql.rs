@@ -23,6 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::{Holder, LockView};
 use crate::error::Error;
 use crate::invalid::InvalidOption;
+use crate::item_mismatch::ItemMismatch;
 use crate::lock_table::{MAX_LEASE, MIN_LEASE};
 use crate::table_check::TableMismatch;
 
@@ -158,32 +159,32 @@ pub(crate) struct Row {
 
 impl Row {
     /// The lock the row holds, or why it is not one: the rules of the DynamoDB store's items.
-    pub(crate) fn decode(self) -> Result<LockView, String> {
+    pub(crate) fn decode(self) -> Result<LockView, ItemMismatch> {
         let fence = match self.fence {
-            Some(fence) => Some(u64::try_from(fence).map_err(|_| format!("its fence {fence} is negative"))?),
+            Some(fence) => Some(u64::try_from(fence).map_err(|_| ItemMismatch::NegativeFence { value: fence })?),
             None => None,
         };
         let Some(owner) = self.owner else {
             return Ok(LockView::Free { fence: fence.unwrap_or(0) });
         };
-        let missing: Vec<&str> =
+        let missing: Vec<&'static str> =
             [("rvn", self.rvn.is_none()), ("fence", fence.is_none()), ("lease_ms", self.lease_ms.is_none())]
                 .into_iter()
                 .filter_map(|(column, absent)| absent.then_some(column))
                 .collect();
         let (Some(rvn), Some(fence), Some(lease_ms)) = (self.rvn, fence, self.lease_ms) else {
-            return Err(format!("it has an owner but no {}", missing.join(" and no ")));
+            return Err(ItemMismatch::Missing { attributes: missing });
         };
         let lease = u64::try_from(lease_ms).map(Duration::from_millis).unwrap_or(Duration::ZERO);
         if !(MIN_LEASE..=MAX_LEASE).contains(&lease) {
-            return Err(format!("its lease_ms {lease_ms} is outside the lease durations of a lock"));
+            return Err(ItemMismatch::LeaseOutOfRange { attribute: "lease_ms", value: lease_ms.to_string() });
         }
         Ok(LockView::Held(Holder { owner, rvn, fence, lease, label: self.holder }))
     }
 }
 
 /// The error for a row at the lock's name that is not a lock.
-pub(crate) fn not_a_lock(lock: &str, table: &str, reason: String) -> Error {
+pub(crate) fn not_a_lock(lock: &str, table: &str, reason: ItemMismatch) -> Error {
     Error::NotALock { lock: lock.to_owned(), table: table.to_owned(), reason }
 }
 
@@ -193,14 +194,10 @@ pub(crate) fn renewed(lock: &str, table: &str, lease_ms: Option<i64>) -> Result<
     let lease = lease_ms.and_then(|ms| u64::try_from(ms).ok()).map(Duration::from_millis);
     match lease {
         Some(lease) if (MIN_LEASE..=MAX_LEASE).contains(&lease) => Ok(super::RenewOutcome::Renewed { lease }),
-        _ => Err(not_a_lock(
-            lock,
-            table,
-            format!(
-                "its lease_ms {} is outside the lease durations of a lock",
-                lease_ms.map_or(String::from("NULL"), |ms| ms.to_string())
-            ),
-        )),
+        _ => {
+            let value = lease_ms.map_or(String::from("NULL"), |ms| ms.to_string());
+            Err(not_a_lock(lock, table, ItemMismatch::LeaseOutOfRange { attribute: "lease_ms", value }))
+        }
     }
 }
 
@@ -286,9 +283,10 @@ mod tests {
     #[test]
     fn an_owner_without_the_lock_columns_is_not_a_lock() {
         let row = Row { owner: Some("someone".into()), fence: Some(1), ..Row::default() };
-        assert_eq!(row.decode(), Err(String::from("it has an owner but no rvn and no lease_ms")));
-        assert!(held("o", 5).decode().unwrap_err().contains("lease_ms 5"));
-        assert!(Row { fence: Some(-1), ..Row::default() }.decode().unwrap_err().contains("negative"));
+        assert_eq!(row.decode(), Err(ItemMismatch::Missing { attributes: vec!["rvn", "lease_ms"] }));
+        let out_of_range = ItemMismatch::LeaseOutOfRange { attribute: "lease_ms", value: String::from("5") };
+        assert_eq!(held("o", 5).decode(), Err(out_of_range));
+        assert_eq!(Row { fence: Some(-1), ..Row::default() }.decode(), Err(ItemMismatch::NegativeFence { value: -1 }));
     }
 
     #[test]

@@ -22,6 +22,7 @@ use super::sql::{self, ColumnInfo, ColumnType, Row, Statements};
 use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, RenewOutcome, StoreFuture};
 use crate::clock::Clock;
 use crate::error::Error;
+use crate::item_mismatch::ItemMismatch;
 use crate::lease::Lease;
 use crate::lock_table::LockTable;
 use crate::options::LockTableOptions;
@@ -363,7 +364,7 @@ impl Inner {
     /// The lock of the columns `owner, rvn, fence, lease_ms, holder` of the row of `name`.
     fn decode_row(&self, name: &str, [owner, rvn, fence, lease_ms, holder]: [Value; 5]) -> Result<LockView, Error> {
         let row = (|| {
-            Ok::<_, String>(Row {
+            Ok::<_, ItemMismatch>(Row {
                 owner: text("owner", owner)?,
                 rvn: text("rvn", rvn)?,
                 fence: integer("fence", fence)?,
@@ -413,7 +414,11 @@ impl Inner {
             None => Ok(None),
             Some(fence) => match integer("fence", fence).map(|fence| fence.and_then(|f| u64::try_from(f).ok())) {
                 Ok(Some(fence)) => Ok(Some(fence)),
-                Ok(None) => Err(sql::not_a_lock(name, &self.table, String::from("its fence is not a whole number"))),
+                Ok(None) => {
+                    let reason =
+                        ItemMismatch::WrongType { attribute: String::from("fence"), expected: "a whole number" };
+                    Err(sql::not_a_lock(name, &self.table, reason))
+                }
                 Err(reason) => Err(sql::not_a_lock(name, &self.table, reason)),
             },
         }
@@ -560,7 +565,7 @@ impl LockStore for SqliteStore {
             match inner.write_fence(connection, &g.name, &inner.sql.force_hold, params)? {
                 Some(fence) => Ok(fence),
                 None => {
-                    Err(sql::not_a_lock(&g.name, &inner.table, String::from("the simulated holder was not written")))
+                    Err(sql::not_a_lock(&g.name, &inner.table, ItemMismatch::NotReadBack { write: "simulated holder" }))
                 }
             }
         }))
@@ -596,20 +601,20 @@ fn affinity(declared: &str) -> Option<ColumnType> {
 }
 
 /// A text column's value: SQLite keeps any type in any column.
-fn text(column: &str, value: Value) -> Result<Option<String>, String> {
+fn text(column: &str, value: Value) -> Result<Option<String>, ItemMismatch> {
     match value {
         Value::Null => Ok(None),
         Value::Text(text) => Ok(Some(text)),
-        _ => Err(format!("its {column} is not text")),
+        _ => Err(ItemMismatch::WrongType { attribute: column.to_owned(), expected: "text" }),
     }
 }
 
 /// A whole-number column's value.
-fn integer(column: &str, value: Value) -> Result<Option<i64>, String> {
+fn integer(column: &str, value: Value) -> Result<Option<i64>, ItemMismatch> {
     match value {
         Value::Null => Ok(None),
         Value::Integer(n) => Ok(Some(n)),
-        _ => Err(format!("its {column} is not a whole number")),
+        _ => Err(ItemMismatch::WrongType { attribute: column.to_owned(), expected: "a whole number" }),
     }
 }
 
