@@ -2,9 +2,9 @@
 //!
 //! # The map of the crate
 //!
-//! - [`TableRef`] and [`LockTable`]: the table and its locks; [`LockTableOptions`] for the
-//!   holder label, item expiry, clock and ids; [`LockTable::check_table`] and
-//!   [`TableMismatch`]: the table checked before use.
+//! - [`TableRef`] (built with a [`TableRefBuilder`]) and [`LockTable`]: the table and its
+//!   locks; [`LockTableOptions`] for the holder label, item expiry, clock and ids;
+//!   [`LockTable::check_table`] and [`TableMismatch`]: the table checked before use.
 //! - [`LockTable::describe`] and [`LockTable::locks`]: a lock, or every lock of the table, as a
 //!   [`LockDescription`], read without taking it.
 //! - [`Lease`]: a held lock, with its [`fencing_token`](Lease::fencing_token), its
@@ -71,7 +71,7 @@ pub use shutdown::ShutdownReport;
 pub use store::postgres::PostgresTable;
 #[cfg(feature = "sqlite")]
 pub use store::sqlite::SqliteTable;
-pub use table::TableRef;
+pub use table::{TableRef, TableRefBuilder};
 pub use table_check::TableMismatch;
 #[cfg(feature = "testing")]
 pub use testing::LockState;
