@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI: builds the wheel of the Python package dynalease-fake (fake/python) once, installs it into
-# a fresh virtual environment with pytest and boto3 only, and runs the package's tests
-# (fake/python/tests) against the installed wheel and the binary it carries.
+# a fresh virtual environment with pytest, pytest-xdist and boto3 only, and runs the package's
+# tests (fake/python/tests) against the installed wheel and the binary it carries.
 #
 #   bash .ci/python-package.sh [--release]
 #
@@ -33,6 +33,6 @@ if command -v cargo >/dev/null; then
 fi
 unset DYNALEASE_FAKE_BIN
 python3 -m venv "$work/test"
-pip_install "$work/test" "$work"/wheels/dynalease_fake-*.whl pytest boto3
+pip_install "$work/test" "$work"/wheels/dynalease_fake-*.whl pytest pytest-xdist boto3
 cd "$work"
 "$work/test/bin/python" -m pytest "$root/fake/python/tests" -q -p no:cacheprovider

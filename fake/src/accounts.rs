@@ -10,7 +10,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
+use crate::clock::{ControlledClock, FakeClock};
 use crate::engine::Engine;
+use crate::global::delivery::Queue;
 use crate::place::{DEFAULT_ACCOUNT, DEFAULT_REGION, Place};
 use crate::ttl::{SweepSchedule, sweep};
 
@@ -49,17 +51,69 @@ fn place_hash(place: Place<'_>) -> u64 {
     hash
 }
 
-/// One account: an engine per region it used, and when its time-to-live sweeps run.
+/// One account: an engine per region it used, when its time-to-live sweeps run, and its own
+/// clock once a control request has steered the account's clock alone.
 #[derive(Debug)]
 pub(crate) struct Account {
     pub(crate) regions: BTreeMap<String, Engine>,
     pub(crate) sweeps: SweepSchedule,
+    /// The account's own clock; `None`: the account reads the fake's clock.
+    pub(crate) clock: Option<ControlledClock>,
+    /// The writes of its global tables on their way from one region to another.
+    pub(crate) replication: Queue,
+    /// Whether it ever had a global table (until then its requests skip replication).
+    pub(crate) replicating: bool,
 }
 
 impl Account {
+    /// The account's time: its own clock's, else the fake's (`base`).
+    pub(crate) fn now(&self, base: &dyn FakeClock) -> SystemTime {
+        self.clock.as_ref().map_or_else(|| base.now(), ControlledClock::now)
+    }
+
+    /// The account's own clock, made from the fake's (`base`) if it has none yet: at the same
+    /// time, running or standing still as the fake's does.
+    pub(crate) fn own_clock(&mut self, base: &ControlledClock) -> &ControlledClock {
+        self.clock.get_or_insert_with(|| {
+            let now = base.now();
+            if base.is_frozen() { ControlledClock::frozen_at(now) } else { ControlledClock::running_from(now) }
+        })
+    }
+
     /// Runs the time-to-live sweep of `cutoff` in every region; returns how many items it deleted.
     pub(crate) fn sweep(&mut self, cutoff: SystemTime) -> usize {
         self.regions.values_mut().map(|engine| sweep(engine, cutoff)).sum()
+    }
+
+    /// The engine of `place` (of this account), made if it is new.
+    pub(crate) fn account_engine(&mut self, settings: &EngineSettings, place: Place<'_>) -> &mut Engine {
+        if !self.regions.contains_key(place.region) {
+            self.regions.insert(place.region.to_owned(), settings.engine(place));
+        }
+        self.regions.get_mut(place.region).expect("the engine was just made")
+    }
+
+    /// Delivers the replicated writes due by `now` whose replica `stalled(region, table)` does
+    /// not hold back, and brings the states of the replicas up to `now`.
+    pub(crate) fn deliver(&mut self, now: SystemTime, stalled: &dyn Fn(&str, &str) -> bool) {
+        if !self.replicating {
+            return;
+        }
+        if !self.replication.is_empty() {
+            self.replication.deliver(now, &mut self.regions, stalled);
+        }
+        for table in self.regions.values_mut().flat_map(|engine| engine.tables.values_mut()) {
+            if let Some(global) = table.global.as_mut() {
+                global.maintain(now);
+            }
+        }
+    }
+
+    /// Sends the writes of its global tables made since the last collection on their way.
+    pub(crate) fn collect(&mut self, lag: Duration) {
+        if self.replicating {
+            self.replication.collect(&mut self.regions, lag);
+        }
     }
 
     /// Runs the sweep due at `now`, if one is.
@@ -77,13 +131,16 @@ pub(crate) struct Accounts {
     pub(crate) settings: EngineSettings,
     /// How often time-to-live sweeps run in each account.
     sweep_interval: Duration,
+    /// How long a write of a global table takes to reach the other replicas.
+    pub(crate) replication_lag: Duration,
 }
 
 impl Accounts {
     /// The accounts of a new fake: the default account, with the default region's engine,
     /// sweeping every `sweep_interval` from `start`.
     pub(crate) fn new(settings: EngineSettings, start: SystemTime, sweep_interval: Duration) -> Accounts {
-        let mut accounts = Accounts { accounts: BTreeMap::new(), settings, sweep_interval };
+        let mut accounts =
+            Accounts { accounts: BTreeMap::new(), settings, sweep_interval, replication_lag: Duration::from_secs(1) };
         let engine = accounts.settings.engine(Place::DEFAULT);
         accounts.account_mut(DEFAULT_ACCOUNT, start).regions.insert(DEFAULT_REGION.to_owned(), engine);
         accounts
@@ -94,7 +151,16 @@ impl Accounts {
     pub(crate) fn account_mut(&mut self, id: &str, now: SystemTime) -> &mut Account {
         if !self.accounts.contains_key(id) {
             let sweeps = SweepSchedule::new(now, self.sweep_interval);
-            self.accounts.insert(id.to_owned(), Account { regions: BTreeMap::new(), sweeps });
+            self.accounts.insert(
+                id.to_owned(),
+                Account {
+                    regions: BTreeMap::new(),
+                    sweeps,
+                    clock: None,
+                    replication: Queue::default(),
+                    replicating: false,
+                },
+            );
         }
         self.accounts.get_mut(id).expect("the account was just made")
     }
@@ -109,6 +175,21 @@ impl Accounts {
             account.regions.insert(place.region.to_owned(), settings.engine(place));
         }
         account.regions.get_mut(place.region).expect("the engine was just made")
+    }
+
+    /// The time of the account `id`: its own clock's, else the fake's (`base`).
+    pub(crate) fn now_of(&self, id: &str, base: &dyn FakeClock) -> SystemTime {
+        self.accounts.get(id).map_or_else(|| base.now(), |account| account.now(base))
+    }
+
+    /// The account `id`, if it was ever used.
+    pub(crate) fn account(&self, id: &str) -> Option<&Account> {
+        self.accounts.get(id)
+    }
+
+    /// The account `id`, mutable, if it was ever used.
+    pub(crate) fn existing_account_mut(&mut self, id: &str) -> Option<&mut Account> {
+        self.accounts.get_mut(id)
     }
 
     /// The engine of `place`, if it was ever used.
@@ -145,11 +226,23 @@ impl Accounts {
         self.accounts.values_mut()
     }
 
-    /// Puts every account's sweeps on a schedule every interval from `start`.
-    pub(crate) fn restart_sweeps(&mut self, start: SystemTime) {
+    /// Every account with its id, mutable.
+    pub(crate) fn accounts_by_id_mut(&mut self) -> impl Iterator<Item = (&str, &mut Account)> {
+        self.accounts.iter_mut().map(|(id, account)| (id.as_str(), account))
+    }
+
+    /// Puts every account's sweeps on a schedule every interval from `start`, and every account
+    /// back on the fake's clock.
+    pub(crate) fn restart_all_at(&mut self, start: SystemTime) {
         for account in self.accounts.values_mut() {
             account.sweeps = SweepSchedule::new(start, self.sweep_interval);
+            account.clock = None;
         }
+    }
+
+    /// How often time-to-live sweeps run.
+    pub(crate) fn sweep_interval(&self) -> Duration {
+        self.sweep_interval
     }
 }
 

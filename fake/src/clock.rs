@@ -204,16 +204,20 @@ impl ControlledClock {
         steering.now()
     }
 
-    /// Puts the clock at `to`, earlier or later, running or standing still as it was: for a fake
-    /// that starts over with no table, where nothing that fell due is left to undo.
-    pub(crate) fn restart_at(&self, to: SystemTime) {
+    /// Puts the clock at `to`, earlier or later, standing still (`frozen` true), running (false)
+    /// or as it was (`None`): for a fake that starts over with no table, where nothing that fell
+    /// due is left to undo. A clock put there standing still reads `to` exactly.
+    pub(crate) fn restart_at(&self, to: SystemTime, frozen: Option<bool>) {
         let mut steering = self.steering();
         steering.base = to;
-        if steering.since.is_some() {
+        let running = frozen.map_or(steering.since.is_some(), |frozen| !frozen);
+        steering.since = if running {
             #[allow(clippy::disallowed_methods)] // The one default clock of the fake.
             let since = tokio::time::Instant::now();
-            steering.since = Some(since);
-        }
+            Some(since)
+        } else {
+            None
+        };
     }
 
     /// Sets the clock to `to`, which must not be before its reading; a running clock runs on

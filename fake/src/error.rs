@@ -14,14 +14,46 @@ pub struct DynamoError {
     pub status: u16,
     /// Extra members of the error body.
     pub extra: Option<Box<Map<String, Json>>>,
+    /// Whether it refuses the request itself (its parameters, values and expressions), not the
+    /// data it meets: PutItem, UpdateItem and DeleteItem report these inside DynamoDB's
+    /// `1 validation error detected: ` envelope ([`DynamoError::enveloped`]).
+    pub(crate) request_check: bool,
 }
+
+/// The envelope of a request check's message on the single-item writes.
+const ENVELOPE: &str = "1 validation error detected: ";
 
 // The constructors are cold: they run only on the way to an error, and marking them so keeps the
 // code that builds each message out of the hot path of the functions that may call them.
 impl DynamoError {
     #[cold]
     fn new(type_name: &'static str, message: impl Into<String>) -> Self {
-        DynamoError { type_name: type_name.into(), message: message.into(), status: 400, extra: None }
+        DynamoError {
+            type_name: type_name.into(),
+            message: message.into(),
+            status: 400,
+            extra: None,
+            request_check: false,
+        }
+    }
+
+    /// The same error, marked as a check of the request itself (see [`DynamoError::enveloped`]).
+    #[cold]
+    pub(crate) fn about_the_request(mut self) -> Self {
+        self.request_check = true;
+        self
+    }
+
+    /// The error as PutItem, UpdateItem and DeleteItem answer it: a check of the request inside
+    /// `1 validation error detected: `, anything else as it is. DynamoDB words these checks so
+    /// on the three single-item writes since its rollout of 2026, and not on the other
+    /// operations, which share the checks (docs/fidelity.md).
+    #[cold]
+    pub(crate) fn enveloped(mut self) -> Self {
+        if self.request_check && !self.message.starts_with(ENVELOPE) {
+            self.message.insert_str(0, ENVELOPE);
+        }
+        self
     }
 
     /// `ValidationException` with the given message.
@@ -129,7 +161,13 @@ impl DynamoError {
             "ThrottlingException" => "com.amazon.coral.availability#",
             _ => "com.amazonaws.dynamodb.v20120810#",
         };
-        DynamoError { type_name: format!("{namespace}{code}").into(), message: message.to_owned(), status, extra: None }
+        DynamoError {
+            type_name: format!("{namespace}{code}").into(),
+            message: message.to_owned(),
+            status,
+            extra: None,
+            request_check: false,
+        }
     }
 
     /// The short error code, the text after `#`, as the SDK reports it.

@@ -1,7 +1,7 @@
 //! `FakeDynamoDb`: the engine behind a lock, with its clock, request log, faults and TTL sweeps.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
@@ -15,7 +15,7 @@ use crate::error::DynamoError;
 use crate::faults::{Drawn, Fault, FaultRule, FaultSet, SplitMix};
 use crate::log::{Entry, RequestRecord};
 use crate::operation::{Operation, Service};
-use crate::place::{Place, PlaceFilter, is_account_id, is_region};
+use crate::place::{DEFAULT_ACCOUNT, Place, PlaceFilter, is_account_id, is_region};
 use crate::request_id::RequestId;
 use crate::signature::Signature;
 use crate::stream::{ItemChange, Observer};
@@ -52,6 +52,8 @@ pub(crate) struct Shared {
     request_ids: Mutex<SplitMix>,
     pub(crate) seed: u64,
     clients: AtomicU64,
+    /// Whether any account has a clock of its own (then a request reads its account's time).
+    pub(crate) own_clocks: AtomicBool,
 }
 
 /// Builds a [`FakeDynamoDb`] with a chosen start time, seed, clock or sweep interval.
@@ -65,6 +67,7 @@ pub struct FakeDynamoDbBuilder {
     item_on_condition_failure: Option<bool>,
     table_creation_time: Option<Duration>,
     stream_status_change_time: Option<Duration>,
+    replication_lag: Option<Duration>,
     snapshot: Option<crate::Snapshot>,
 }
 
@@ -109,6 +112,14 @@ impl FakeDynamoDbBuilder {
     /// A stream records every change from the moment it is enabled, whatever its status says.
     pub fn stream_status_change_time(mut self, time: Duration) -> Self {
         self.stream_status_change_time = Some(time);
+        self
+    }
+
+    /// How long a write to a replica of a global table takes to reach the other replicas, on the
+    /// fake's clock (default: one second, DynamoDB's usual replication latency). Until then a
+    /// read in another region does not see it.
+    pub fn replication_lag(mut self, lag: Duration) -> Self {
+        self.replication_lag = Some(lag);
         self
     }
 
@@ -163,8 +174,12 @@ impl FakeDynamoDbBuilder {
                 request_ids: Mutex::new(SplitMix::new(self.seed ^ 0x05EE_D1D5)),
                 seed: self.seed,
                 clients: AtomicU64::new(0),
+                own_clocks: AtomicBool::new(false),
             }),
         };
+        if let Some(lag) = self.replication_lag {
+            lock(&fake.shared.accounts).replication_lag = lag;
+        }
         if let Some(snapshot) = &self.snapshot {
             fake.restore(snapshot);
         }
@@ -238,7 +253,7 @@ impl FakeDynamoDb {
             "KeySchema": schema,
             "BillingMode": "PAY_PER_REQUEST",
         });
-        let now = self.now();
+        let now = self.now_in(DEFAULT_ACCOUNT);
         let (text, arena) = (body.to_string(), crate::json::Arena::new());
         let body = crate::json::from_slice(text.as_bytes(), &arena).unwrap_or_default();
         let mut accounts = lock(&self.shared.accounts);
@@ -254,7 +269,7 @@ impl FakeDynamoDb {
     /// Deletes a table and its items; does nothing if there is none. Its stream, if it has one,
     /// is disabled and stays readable for 24 hours, as after DeleteTable.
     pub fn delete_table(&self, name: &str) {
-        let now = self.now();
+        let now = self.now_in(DEFAULT_ACCOUNT);
         let mut accounts = lock(&self.shared.accounts);
         let engine = accounts.engine_at(Place::DEFAULT, now);
         engine.now = now;
@@ -472,8 +487,8 @@ impl FakeDynamoDb {
     /// Runs a time-to-live sweep now: deletes every item whose time to live has passed.
     /// Returns how many items it deleted.
     pub fn sweep_ttl(&self) -> usize {
-        let now = self.now();
-        lock(&self.shared.accounts).accounts_mut().map(|account| account.sweep(now)).sum()
+        let base = &*self.shared.clock;
+        lock(&self.shared.accounts).accounts_mut().map(|account| account.sweep(account.now(base))).sum()
     }
 
     /// The item at `key` of the table `table` as the fake holds it at this instant (`None` when
@@ -512,7 +527,7 @@ impl FakeDynamoDb {
         look: impl FnOnce(&crate::value::Item) -> R,
     ) -> Option<R> {
         let key = crate::stream::from_sdk_key(key)?;
-        let now = self.now();
+        let now = self.now_in(DEFAULT_ACCOUNT);
         let mut accounts = lock(&self.shared.accounts);
         let table = accounts.engine_at(Place::DEFAULT, now).tables.get(table)?;
         table.items.get(&table.primary_key(&key).ok()?).map(look)
@@ -556,7 +571,7 @@ impl FakeDynamoDb {
     /// Answers a request whose latency (if any) has already been waited out.
     pub(crate) fn answer(&self, call: &Call<'_>, drawn: &Drawn) -> Reply {
         let Call { operation, service, client, signed, place, .. } = *call;
-        let now = self.now();
+        let now = self.now_in(place.account);
         let request_id = self.request_id();
         let fault = (drawn.failure.as_ref().map(Fault::name))
             .or_else(|| drawn.latency.map(|_| "Latency"))
@@ -628,19 +643,56 @@ impl FakeDynamoDb {
                 return Err(error);
             }
             let mut accounts = lock(&self.shared.accounts);
-            let engine = accounts.engine_at(place, now);
-            engine.batch_budget = match failure {
-                Some(Fault::Unprocessed(processed)) => Some(*processed),
-                _ => None,
+            let (lag, settings) = (accounts.replication_lag, accounts.settings);
+            accounts.engine_at(place, now);
+            let account = accounts.existing_account_mut(place.account).expect("the request's account was just made");
+            account.deliver(now, &|region, table| self.replication_stalled(place.account, region, table));
+            let replica_updates =
+                operation == Operation::UpdateTable && json.get("ReplicaUpdates").is_some_and(|r| !r.is_null());
+            // A replica deleted by DeleteTable leaves its global table.
+            let leaving = (operation == Operation::DeleteTable)
+                .then(|| json.get("TableName").and_then(crate::json::Json::as_str))
+                .flatten()
+                .map(|name| account.regions[place.region].plain_name(name).to_owned())
+                .filter(|name| account.regions[place.region].tables.get(name).is_some_and(|t| t.global.is_some()));
+            let mut result = if replica_updates {
+                crate::validate::check(operation, &json).and_then(|()| {
+                    crate::global::replicas::update_replicas(account, &settings, place, &json, now)
+                        .map(crate::json::Body::from)
+                })
+            } else {
+                let engine = account.regions.get_mut(place.region).expect("the request's engine was just made");
+                engine.batch_budget = match failure {
+                    Some(Fault::Unprocessed(processed)) => Some(*processed),
+                    _ => None,
+                };
+                let result = engine.handle(operation, &json, now);
+                engine.batch_budget = None;
+                result
             };
-            let result = engine.handle(operation, &json, now);
-            engine.batch_budget = None;
+            if let Some(name) = leaving.filter(|_| result.is_ok()) {
+                crate::global::replicas::leave(account, &name, place.region);
+                account.replication.forget(place.region, &name);
+            }
+            if operation == Operation::UpdateTimeToLive && result.is_ok() {
+                crate::global::replicas::share_time_to_live(account, place.region, &json);
+            }
+            account.collect(lag);
             drop(accounts);
+            if matches!(operation, Operation::PutItem | Operation::UpdateItem | Operation::DeleteItem) {
+                result = result.map_err(DynamoError::enveloped);
+            }
             if let Err(error) = &result {
                 record.error = Some(error.code().to_owned());
             }
             result
         })
+    }
+
+    /// Whether a fault rule holds back the replication of `table` into `region` of `account`.
+    pub(crate) fn replication_stalled(&self, account: &str, region: &str, table: &str) -> bool {
+        let faults = lock(&self.shared.faults);
+        !faults.is_empty() && faults.stalls(Place { account, region }, table)
     }
 
     /// Every account and its engines, locked.

@@ -39,6 +39,12 @@ pub enum Fault {
     /// throttles part of a batch; with `n` = 0 nothing is processed and the answer is
     /// `ProvisionedThroughputExceededException`. Other operations are not affected.
     Unprocessed(usize),
+    /// The writes of a global table stop reaching the replicas the rule names (by
+    /// [`region`](FaultRule::region), [`account`](FaultRule::account) and
+    /// [`table`](FaultRule::table)) for as long as the rule is in force: they wait, in order, and
+    /// arrive once it is removed. No request meets it; its operation, probability, times and
+    /// after do not apply.
+    StallReplication,
 }
 
 impl Fault {
@@ -60,6 +66,7 @@ impl Fault {
             Fault::LostResponse => "LostResponse",
             Fault::ResourceNotFound => "ResourceNotFound",
             Fault::Unprocessed(_) => "Unprocessed",
+            Fault::StallReplication => "StallReplication",
         }
     }
 }
@@ -282,6 +289,17 @@ impl FaultSet {
         all
     }
 
+    /// Whether a rule holds back the replication of `table` into `place`.
+    pub(crate) fn stalls(&self, place: Place<'_>, table: &str) -> bool {
+        self.rules.iter().any(|slot| {
+            let rule = &slot.rule;
+            rule.fault == Fault::StallReplication
+                && rule.table.as_deref().is_none_or(|want| want == table)
+                && rule.account.as_deref().is_none_or(|want| want == place.account)
+                && rule.region.as_deref().is_none_or(|want| want == place.region)
+        })
+    }
+
     /// The faults this request meets: at most one latency before it, one delay after it, one failure.
     pub(crate) fn draw(
         &mut self,
@@ -293,7 +311,7 @@ impl FaultSet {
         let mut drawn = Drawn::default();
         for slot in &mut self.rules {
             let rule = &mut slot.rule;
-            if !rule.matches(operation, table, client, place) {
+            if rule.fault == Fault::StallReplication || !rule.matches(operation, table, client, place) {
                 continue;
             }
             slot.seen += 1;

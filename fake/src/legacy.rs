@@ -134,8 +134,9 @@ impl LegacyCondition {
     }
 }
 
+/// A legacy condition or update the request gets wrong: a check of the request itself.
 fn invalid(detail: impl std::fmt::Display) -> DynamoError {
-    DynamoError::invalid_parameter(detail)
+    DynamoError::invalid_parameter(detail).about_the_request()
 }
 
 fn read_values(list: Option<&Json<'_>>) -> Result<Vec<Value>, DynamoError> {
@@ -178,7 +179,8 @@ fn check_operator_values(operator: Operator, values: &[Value]) -> Result<(), Dyn
     {
         return Err(DynamoError::validation(
             "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound",
-        ));
+        )
+        .about_the_request());
     }
     Ok(())
 }
@@ -281,7 +283,8 @@ pub(crate) fn check_conditional_operator(
     if used && conditions.is_none_or(|c| c.len() < 2) {
         return Err(DynamoError::validation(
             "ConditionalOperator can only be used when Filter or Expected has two or more elements",
-        ));
+        )
+        .about_the_request());
     }
     Ok(())
 }

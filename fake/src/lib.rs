@@ -45,6 +45,7 @@ mod error;
 mod expr;
 mod fake;
 mod faults;
+mod global;
 mod in_process;
 mod index;
 mod json;

@@ -83,11 +83,6 @@ impl PlaceFilter {
             && self.region.as_deref().is_none_or(|region| region == place.region)
     }
 
-    /// Whether it is about every place.
-    pub(crate) fn is_everything(&self) -> bool {
-        self.account.is_none() && self.region.is_none()
-    }
-
     /// The place the tables of a snapshot that names none go to: the filter's account and
     /// region, or the default ones.
     pub(crate) fn target(&self) -> Place<'_> {

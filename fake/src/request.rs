@@ -54,10 +54,12 @@ pub(crate) fn expression_context<'r>(body: &'r Json<'_>) -> Result<ExprContext<'
                 if !ValueChecks::in_force().names_placeholder(&error.message) {
                     return error;
                 }
-                DynamoError::validation(format!(
+                let wrapped = DynamoError::validation(format!(
                     "ExpressionAttributeValues contains invalid value: {} for key {placeholder}",
                     error.message
-                ))
+                ));
+                // The wrapper belongs to the family of what it wraps.
+                if error.request_check { wrapped.about_the_request() } else { wrapped }
             })?;
             values.push((placeholder, value));
         }

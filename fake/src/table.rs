@@ -325,6 +325,8 @@ pub(crate) struct Table {
     pub(crate) warm: crate::warm::Warm,
     /// Until when the table is still being created; `None` once it is active.
     pub(crate) creating_until: Option<SystemTime>,
+    /// The global table it is a replica of, if any (version 2019.11.21).
+    pub(crate) global: Option<Box<crate::global::membership::Membership>>,
 }
 
 impl Table {
@@ -537,6 +539,49 @@ impl Table {
         Some(result)
     }
 
+    /// Applies a write made in another region of the global table at `now`: the item stored
+    /// (`None`: deleted), with the indexes, the byte count and the stream kept up to date, and
+    /// not sent back out.
+    pub(crate) fn replicate(&mut self, key: PrimaryKey, item: Option<Item>, now: SystemTime) {
+        match item {
+            Some(item) => {
+                let size = item_size(&item);
+                self.count_in(&key, &item, size);
+                let stored = self.items.len();
+                let old = match self.items.entry(key) {
+                    Entry::Occupied(mut slot) => {
+                        let old = std::mem::replace(slot.get_mut(), item);
+                        if let Some(changes) = self.changes.as_deref_mut() {
+                            changes.record(
+                                &self.name,
+                                &self.key,
+                                Some(&old),
+                                Some(slot.get()),
+                                now,
+                                Origin::Replication,
+                            );
+                        }
+                        Some(old)
+                    }
+                    Entry::Vacant(slot) => {
+                        self.placements.remember(slot.key(), stored);
+                        let new = slot.insert(item);
+                        if let Some(changes) = self.changes.as_deref_mut() {
+                            changes.record(&self.name, &self.key, None, Some(new), now, Origin::Replication);
+                        }
+                        None
+                    }
+                };
+                if let Some(old) = old {
+                    self.count_out(item_size(&old));
+                }
+            }
+            None => {
+                self.remove_for(&key, now, Origin::Replication);
+            }
+        }
+    }
+
     /// Removes an item at `now`; returns it.
     pub(crate) fn remove(&mut self, key: &PrimaryKey, now: SystemTime) -> Option<Item> {
         self.remove_for(key, now, Origin::Request)
@@ -618,6 +663,10 @@ impl Table {
         out.insert("TableArn".into(), json!(self.arn()));
         out.insert("WarmThroughput".into(), self.warm.describe("ACTIVE"));
         out.insert("TableId".into(), json!(self.table_id));
+        if let Some(global) = &self.global {
+            out.insert("GlobalTableVersion".into(), json!(crate::global::membership::GLOBAL_TABLE_VERSION));
+            out.insert("Replicas".into(), global.describe());
+        }
         if self.billing == Billing::PayPerRequest {
             out.insert(
                 "BillingModeSummary".into(),

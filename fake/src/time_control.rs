@@ -1,10 +1,13 @@
 //! Steering the fake's time: a fake built with a [`ControlledClock`] is frozen, set, advanced
 //! and let run through these methods, which make what fell due in between before they return.
+//! The control API steers an account's clock alone too (`?account=ID`): the account then has a
+//! clock of its own, so that test workers in accounts of their own move time apart.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
 use crate::accounts::Account;
-use crate::clock::{ClockError, ControlledClock, epoch_secs};
+use crate::clock::{ClockError, ControlledClock, FakeClock, epoch_secs};
 use crate::engine::Engine;
 use crate::fake::FakeDynamoDb;
 use crate::value::Value;
@@ -34,16 +37,12 @@ impl FakeDynamoDb {
 
     /// Stops the fake's clock.
     pub fn freeze_clock(&self) -> Result<ClockReading, ClockError> {
-        let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
-        let now = clock.freeze();
-        Ok(ClockReading { now, frozen: true })
+        self.steer(None, Step::Freeze)
     }
 
     /// Lets the fake's clock run again from where it stands.
     pub fn resume_clock(&self) -> Result<ClockReading, ClockError> {
-        let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
-        let now = clock.resume();
-        Ok(ClockReading { now, frozen: false })
+        self.steer(None, Step::Resume)
     }
 
     /// Moves the fake's clock forward by `by`, and before answering makes, in order, what fell
@@ -64,32 +63,122 @@ impl FakeDynamoDb {
     /// # }
     /// ```
     pub fn advance_clock(&self, by: Duration) -> Result<ClockReading, ClockError> {
-        let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
-        // The engines are held while the clock moves, so that no request lands between the move
-        // and the deletions it makes due.
-        let mut accounts = self.lock_accounts();
-        let now = clock.advance(by);
-        accounts.accounts_mut().for_each(|account| catch_up(account, now));
-        Ok(ClockReading { now, frozen: clock.is_frozen() })
+        self.steer(None, Step::Advance(by))
     }
 
     /// Sets the fake's clock to `to`, which must not be before its time, making what fell due
     /// in between as [`advance_clock`](Self::advance_clock) does.
     pub fn set_clock(&self, to: SystemTime) -> Result<ClockReading, ClockError> {
-        let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
+        self.steer(None, Step::Set(to))
+    }
+
+    /// The time of the account `account`: its own clock's, once a control request has steered
+    /// it alone, else the fake's.
+    pub(crate) fn now_in(&self, account: &str) -> SystemTime {
+        if !self.shared.own_clocks.load(Ordering::Acquire) {
+            return self.now();
+        }
+        self.lock_accounts().now_of(account, &*self.shared.clock)
+    }
+
+    /// Makes `step` on the clock of `account`, or on the fake's without one, and what fell due
+    /// before it answers.
+    ///
+    /// The first step of an account's clock gives the account a clock of its own, from the fake's
+    /// reading; from then on its steps move that clock alone, while a step of the fake's clock
+    /// moves every account's (an account ahead of a time the fake's clock is set to stays
+    /// ahead). Reading an account that has no clock of its own reads the fake's.
+    pub(crate) fn steer(&self, account: Option<&str>, step: Step) -> Result<ClockReading, ClockError> {
+        let base = self.controlled_clock().ok_or(ClockError::NotControlled)?;
+        // The engines are held while the clock moves, so that no request lands between the move
+        // and the deletions it makes due.
         let mut accounts = self.lock_accounts();
-        let now = clock.set(to)?;
-        accounts.accounts_mut().for_each(|account| catch_up(account, now));
+        let lag = accounts.replication_lag;
+        let Some(id) = account else {
+            let reading = step.apply(base)?;
+            for (id, account) in accounts.accounts_by_id_mut() {
+                if let Some(own) = &account.clock {
+                    match step {
+                        Step::Set(to) if to < own.now() => {}
+                        step => drop(step.apply(own)),
+                    }
+                }
+                if step.moves() {
+                    let now = account.now(base);
+                    let stalled = |region: &str, table: &str| self.replication_stalled(id, region, table);
+                    catch_up(account, now, lag, &stalled);
+                }
+            }
+            return Ok(reading);
+        };
+        if step == Step::Read && accounts.account(id).is_none_or(|account| account.clock.is_none()) {
+            return Ok(ClockReading { now: base.now(), frozen: base.is_frozen() });
+        }
+        let account = accounts.account_mut(id, base.now());
+        let reading = step.apply(account.own_clock(base))?;
+        self.shared.own_clocks.store(true, Ordering::Release);
+        if step.moves() {
+            let stalled = |region: &str, table: &str| self.replication_stalled(id, region, table);
+            catch_up(account, reading.now, lag, &stalled);
+        }
+        Ok(reading)
+    }
+}
+
+/// One step of a clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Reads it.
+    Read,
+    /// Stops it.
+    Freeze,
+    /// Lets it run.
+    Resume,
+    /// Moves it forward by a duration.
+    Advance(Duration),
+    /// Moves it forward to a time.
+    Set(SystemTime),
+}
+
+impl Step {
+    /// Makes the step on `clock`; its reading after.
+    fn apply(self, clock: &ControlledClock) -> Result<ClockReading, ClockError> {
+        let now = match self {
+            Step::Read => clock.now(),
+            Step::Freeze => clock.freeze(),
+            Step::Resume => clock.resume(),
+            Step::Advance(by) => clock.advance(by),
+            Step::Set(to) => clock.set(to)?,
+        };
         Ok(ClockReading { now, frozen: clock.is_frozen() })
+    }
+
+    /// Whether the step moves the clock forward, which may make sweeps due.
+    fn moves(self) -> bool {
+        matches!(self, Step::Advance(_) | Step::Set(_))
     }
 }
 
 /// Runs, in order, every sweep of `account` due by `now` that deletes an item (in any of its
-/// regions), then moves its schedule past `now`.
-fn catch_up(account: &mut Account, now: SystemTime) {
+/// regions), then moves its schedule past `now`; the writes of its global tables due in between
+/// reach their replicas in turn (those that `stalled` holds back wait).
+fn catch_up(account: &mut Account, now: SystemTime, lag: Duration, stalled: &dyn Fn(&str, &str) -> bool) {
+    for slot in sweep_slots(account, now) {
+        account.deliver(slot, stalled);
+        account.sweep(slot);
+        account.sweeps.next = slot + account.sweeps.interval;
+        account.collect(lag);
+    }
+    account.sweep_due(now);
+    account.collect(lag);
+    account.deliver(now, stalled);
+}
+
+/// The times of the sweeps of `account` due by `now` that delete an item, in order.
+fn sweep_slots(account: &Account, now: SystemTime) -> Vec<SystemTime> {
     let schedule = &account.sweeps;
     if schedule.interval.is_zero() {
-        return;
+        return Vec::new();
     }
     let now_secs = epoch_secs(now);
     let mut slots: Vec<SystemTime> = account
@@ -107,11 +196,7 @@ fn catch_up(account: &mut Account, now: SystemTime) {
         .collect();
     slots.sort_unstable();
     slots.dedup();
-    for slot in slots {
-        account.sweep(slot);
-        account.sweeps.next = slot + account.sweeps.interval;
-    }
-    account.sweep_due(now);
+    slots
 }
 
 /// The expiry times, in whole epoch seconds (rounded up), of the items of every table with time

@@ -200,7 +200,8 @@ impl Value {
                     if !expect_bool(member)? {
                         return Err(DynamoError::invalid_parameter(
                             "Null attribute value types must have the value of true",
-                        ));
+                        )
+                        .about_the_request());
                     }
                     Value::Null
                 }
@@ -223,7 +224,9 @@ impl Value {
                 "SS" => {
                     let items = expect_list(member)?;
                     if items.is_empty() {
-                        return Err(DynamoError::invalid_parameter("An string set  may not be empty"));
+                        return Err(
+                            DynamoError::invalid_parameter("An string set  may not be empty").about_the_request()
+                        );
                     }
                     let mut set = BTreeSet::new();
                     let mut texts = Vec::with_capacity(items.len());
@@ -244,14 +247,17 @@ impl Value {
                         };
                         return Err(DynamoError::validation(format!(
                             "One or more parameter values were invalid: Input collection [{listed}] contains duplicates."
-                        )));
+                        ))
+                        .about_the_request());
                     }
                     Value::SS(set)
                 }
                 "NS" => {
                     let items = expect_list(member)?;
                     if items.is_empty() {
-                        return Err(DynamoError::invalid_parameter("An number set  may not be empty"));
+                        return Err(
+                            DynamoError::invalid_parameter("An number set  may not be empty").about_the_request()
+                        );
                     }
                     let mut set = BTreeSet::new();
                     for item in items {
@@ -262,7 +268,8 @@ impl Value {
                                     "One or more parameter values were invalid: Input collection contains duplicates."
                                 }
                                 ValueChecks::SingleWrite | ValueChecks::Older => "Input collection contains duplicates",
-                            }));
+                            })
+                            .about_the_request());
                         }
                     }
                     Value::NS(set)
@@ -270,7 +277,9 @@ impl Value {
                 "BS" => {
                     let items = expect_list(member)?;
                     if items.is_empty() {
-                        return Err(DynamoError::invalid_parameter("Binary sets should not be empty"));
+                        return Err(
+                            DynamoError::invalid_parameter("Binary sets should not be empty").about_the_request()
+                        );
                     }
                     let mut set = BTreeSet::new();
                     let mut members = Vec::with_capacity(items.len());
@@ -289,7 +298,8 @@ impl Value {
                         };
                         return Err(DynamoError::validation(format!(
                             "One or more parameter values were invalid: Input collection [{listed}]of type BS contains duplicates."
-                        )));
+                        ))
+                        .about_the_request());
                     }
                     Value::BS(set)
                 }

@@ -95,7 +95,7 @@ async fn ordering_a_constant_that_has_no_order_is_refused_but_an_items_value_is_
     assert_eq!(code, "ValidationException");
     assert_eq!(
         message,
-        "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: L"
+        "1 validation error detected: Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: L"
     );
     // Equality takes any type; and an item's list is merely not less than anything.
     assert_eq!(conditional_set(&client, "a = :v", &[(":v", list)]).await.0, "ConditionalCheckFailedException");
@@ -124,7 +124,7 @@ async fn expected_checks_the_types_its_operator_takes_and_not_contains_needs_the
     assert_eq!(code, "ValidationException");
     assert_eq!(
         message,
-        "One or more parameter values were invalid: ComparisonOperator CONTAINS is not valid for L AttributeValue type"
+        "1 validation error detected: One or more parameter values were invalid: ComparisonOperator CONTAINS is not valid for L AttributeValue type"
     );
     let (code, _) = expected_set(&client, "a", expected(ComparisonOperator::BeginsWith, vec![n("3")])).await;
     assert_eq!(code, "ValidationException");
@@ -149,12 +149,16 @@ async fn update_names_and_functions_may_not_start_with_an_underscore() {
         set(&client, "SET _123 = :v", &[(":v", n("1"))]).await,
         (
             "ValidationException".to_owned(),
-            "Invalid UpdateExpression: Syntax error; token: \"_\", near: \"SET _123\"".to_owned()
+            "1 validation error detected: Invalid UpdateExpression: Syntax error; token: \"_\", near: \"SET _123\""
+                .to_owned()
         )
     );
     let (code, message) = set(&client, "SET a = _f(b, c)", &[]).await;
     assert_eq!(code, "ValidationException");
-    assert!(message.starts_with("Invalid UpdateExpression: Syntax error; token: \"_\""), "{message}");
+    assert!(
+        message.starts_with("1 validation error detected: Invalid UpdateExpression: Syntax error; token: \"_\""),
+        "{message}"
+    );
     assert_eq!(set(&client, "SET a_1_ = :v", &[(":v", n("1"))]).await.0, "ok");
 }
 
@@ -171,7 +175,7 @@ async fn list_append_within_list_append_is_refused_after_the_parse() {
     assert_eq!(code, "ValidationException");
     assert_eq!(
         message,
-        "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append"
+        "1 validation error detected: Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append"
     );
     let ok = set(&client, "SET l = list_append(if_not_exists(l, :a), :b)", &[(":a", one("a")), (":b", one("b"))]).await;
     assert_eq!(ok.0, "ok");

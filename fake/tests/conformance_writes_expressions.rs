@@ -29,11 +29,11 @@ async fn a_syntax_error_at_the_first_token_is_near_it_and_the_next_token() {
     let client = fake.client();
     assert_eq!(
         update_refusal(&client, "INVALID SYNTAX HERE = :v").await,
-        "Invalid UpdateExpression: Syntax error; token: \"INVALID\", near: \"INVALID SYNTAX\""
+        "1 validation error detected: Invalid UpdateExpression: Syntax error; token: \"INVALID\", near: \"INVALID SYNTAX\""
     );
     assert_eq!(
         update_refusal(&client, "= :v").await,
-        "Invalid UpdateExpression: Syntax error; token: \"=\", near: \"= :v\""
+        "1 validation error detected: Invalid UpdateExpression: Syntax error; token: \"=\", near: \"= :v\""
     );
 }
 
@@ -44,11 +44,11 @@ async fn a_syntax_error_after_the_first_token_is_near_it_and_the_token_before() 
     let client = fake.client();
     assert_eq!(
         update_refusal(&client, "SET a = = :v").await,
-        "Invalid UpdateExpression: Syntax error; token: \"=\", near: \"= =\""
+        "1 validation error detected: Invalid UpdateExpression: Syntax error; token: \"=\", near: \"= =\""
     );
     assert_eq!(
         update_refusal(&client, "SET a = :v b").await,
-        "Invalid UpdateExpression: Syntax error; token: \"b\", near: \":v b\""
+        "1 validation error detected: Invalid UpdateExpression: Syntax error; token: \"b\", near: \":v b\""
     );
     let error = client
         .put_item()
@@ -60,6 +60,8 @@ async fn a_syntax_error_after_the_first_token_is_near_it_and_the_token_before() 
         .unwrap_err();
     assert_eq!(
         error.message(),
-        Some("Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"attribute_exists\"")
+        Some(
+            "1 validation error detected: Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"attribute_exists\""
+        )
     );
 }

@@ -112,66 +112,82 @@ async fn errors_have_dynamodb_texts() {
     let c = setup().await;
     type Case = (&'static str, Vec<(&'static str, AttributeValue)>, &'static str);
     let cases: Vec<Case> = vec![
-        ("num = = :v", vec![(":v", n("1"))], "Invalid ConditionExpression: Syntax error; token: \"=\", near: \"= =\""),
-        ("num =", vec![], "Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"=\""),
-        ("num", vec![], "Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"num\""),
+        (
+            "num = = :v",
+            vec![(":v", n("1"))],
+            "1 validation error detected: Invalid ConditionExpression: Syntax error; token: \"=\", near: \"= =\"",
+        ),
+        (
+            "num =",
+            vec![],
+            "1 validation error detected: Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"=\"",
+        ),
+        (
+            "num",
+            vec![],
+            "1 validation error detected: Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"num\"",
+        ),
         (
             "num = :v",
             vec![],
-            "Invalid ConditionExpression: An expression attribute value used in expression is not defined; attribute value: :v",
+            "1 validation error detected: Invalid ConditionExpression: An expression attribute value used in expression is not defined; attribute value: :v",
         ),
         (
             "#x = :v",
             vec![(":v", n("1"))],
-            "Invalid ConditionExpression: An expression attribute name used in the document path is not defined; attribute name: #x",
+            "1 validation error detected: Invalid ConditionExpression: An expression attribute name used in the document path is not defined; attribute name: #x",
         ),
         (
             "status = :v",
             vec![(":v", n("1"))],
-            "Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: status",
+            "1 validation error detected: Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: status",
         ),
-        ("foo(num)", vec![], "Invalid ConditionExpression: Invalid function name; function: foo"),
+        (
+            "foo(num)",
+            vec![],
+            "1 validation error detected: Invalid ConditionExpression: Invalid function name; function: foo",
+        ),
         (
             "size(num, txt) = :v",
             vec![(":v", n("1"))],
-            "Invalid ConditionExpression: Incorrect number of operands for operator or function; operator or function: size, number of operands: 2",
+            "1 validation error detected: Invalid ConditionExpression: Incorrect number of operands for operator or function; operator or function: size, number of operands: 2",
         ),
         (
             "((num = :v))",
             vec![(":v", n("1"))],
-            "Invalid ConditionExpression: The expression has redundant parentheses;",
+            "1 validation error detected: Invalid ConditionExpression: The expression has redundant parentheses;",
         ),
         (
             "size(txt)",
             vec![],
-            "Invalid ConditionExpression: The function is not allowed to be used this way in an expression; function: size",
+            "1 validation error detected: Invalid ConditionExpression: The function is not allowed to be used this way in an expression; function: size",
         ),
         (
             "attribute_exists(:v)",
             vec![(":v", n("1"))],
-            "Invalid ConditionExpression: Operator or function requires a document path; operator or function: attribute_exists",
+            "1 validation error detected: Invalid ConditionExpression: Operator or function requires a document path; operator or function: attribute_exists",
         ),
         (
             "num = num",
             vec![],
-            "Invalid ConditionExpression: The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [num]",
+            "1 validation error detected: Invalid ConditionExpression: The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [num]",
         ),
         (
             "attribute_type(num, :t)",
             vec![(":t", s("X"))],
-            "Invalid ConditionExpression: Invalid attribute type name found; type: X, valid types: {B,NULL,SS,BOOL,L,BS,N,NS,S,M}",
+            "1 validation error detected: Invalid ConditionExpression: Invalid attribute type name found; type: X, valid types: {B,NULL,SS,BOOL,L,BS,N,NS,S,M}",
         ),
         (
             "begins_with(txt, :v)",
             vec![(":v", n("1"))],
-            "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N",
+            "1 validation error detected: Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N",
         ),
         (
             "num BETWEEN :a AND :b",
             vec![(":a", n("2")), (":b", n("1"))],
-            "Invalid ConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:2}, upper bound operand: AttributeValue: {N:1}",
+            "1 validation error detected: Invalid ConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:2}, upper bound operand: AttributeValue: {N:1}",
         ),
-        ("", vec![], "Invalid ConditionExpression: The expression can not be empty;"),
+        ("", vec![], "1 validation error detected: Invalid ConditionExpression: The expression can not be empty;"),
     ];
     for (condition, values, expected) in cases {
         assert_eq!(holds(&c, condition, &values).await.unwrap_err(), expected, "for {condition:?}");
@@ -183,7 +199,10 @@ async fn a_name_starting_with_an_underscore_is_a_syntax_error_anywhere_in_a_path
     let c = setup().await;
     for condition in ["attribute_not_exists(_c)", "attribute_not_exists(c._d)", "m.inner._x = m.y"] {
         let refused = holds(&c, condition, &[]).await.unwrap_err();
-        assert!(refused.starts_with("Invalid ConditionExpression: Syntax error; token: \"_"), "{condition}: {refused}");
+        assert!(
+            refused.starts_with("1 validation error detected: Invalid ConditionExpression: Syntax error; token: \"_"),
+            "{condition}: {refused}"
+        );
     }
     assert_eq!(holds(&c, "attribute_not_exists(c.d_)", &[]).await, Ok(true));
 }
@@ -194,18 +213,18 @@ async fn hostile_expressions_are_refused_quickly() {
     let deep = format!("{}num = :v{}", "(".repeat(1500), ")".repeat(1500));
     assert_eq!(
         holds(&c, &deep, &[(":v", n("1"))]).await.unwrap_err(),
-        "Invalid ConditionExpression: The expression has redundant parentheses;"
+        "1 validation error detected: Invalid ConditionExpression: The expression has redundant parentheses;"
     );
     let huge = format!("{}num = :v{}", "(".repeat(5000), ")".repeat(5000));
     assert_eq!(
         holds(&c, &huge, &[(":v", n("1"))]).await.unwrap_err(),
-        "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 10008"
+        "1 validation error detected: Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 10008"
     );
     // 151 comparisons and 150 ORs: AND, OR and NOT count as operators too.
     let many = vec!["num <> :v"; 151].join(" OR ");
     assert_eq!(
         holds(&c, &many, &[(":v", n("1"))]).await.unwrap_err(),
-        "Invalid ConditionExpression: The expression contains too many operators; operator count: 301"
+        "1 validation error detected: Invalid ConditionExpression: The expression contains too many operators; operator count: 301"
     );
     let nested_or = format!("{}num = :v{}", "num = :v OR (".repeat(100), ")".repeat(100));
     assert!(holds(&c, &nested_or, &[(":v", n("10"))]).await.unwrap(), "deep but legal nesting evaluates");

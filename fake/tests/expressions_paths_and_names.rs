@@ -31,16 +31,18 @@ fn an_empty_attribute_name_is_refused_wherever_a_request_names_one() {
     let before = stored(&fake);
     let key = json!({"pk": {"S": "k"}});
     let empty_placeholder = "ExpressionAttributeNames contains invalid value: Empty attribute name for key #name";
+    // UpdateItem answers a check of the request inside DynamoDB's envelope; GetItem does not.
+    let enveloped = format!("1 validation error detected: {empty_placeholder}");
     let get = json!({"TableName": "Things", "Key": key, "ProjectionExpression": "#name",
                      "ExpressionAttributeNames": {"#name": ""}});
     assert_eq!(invalid(&fake, "GetItem", get), empty_placeholder);
     let set = json!({"TableName": "Things", "Key": key, "UpdateExpression": "SET #name = :v",
                      "ExpressionAttributeNames": {"#name": ""}, "ExpressionAttributeValues": {":v": {"N": "3"}}});
-    assert_eq!(invalid(&fake, "UpdateItem", set), empty_placeholder);
+    assert_eq!(invalid(&fake, "UpdateItem", set), enveloped);
     let condition = json!({"TableName": "Things", "Key": key, "UpdateExpression": "SET b = :v",
                            "ConditionExpression": "#name = :v", "ExpressionAttributeNames": {"#name": ""},
                            "ExpressionAttributeValues": {":v": {"N": "1"}}});
-    assert_eq!(invalid(&fake, "UpdateItem", condition), empty_placeholder);
+    assert_eq!(invalid(&fake, "UpdateItem", condition), enveloped);
 
     let to_get = json!({"TableName": "Things", "Key": key, "AttributesToGet": [""]});
     assert_eq!(invalid(&fake, "GetItem", to_get), "Empty attribute name");
@@ -72,10 +74,10 @@ fn a_list_index_beyond_32_bits_is_refused_and_one_past_the_list_reads_nothing() 
     };
     assert_eq!(
         invalid(&fake, "UpdateItem", update("SET a[4294967295] = :v")),
-        "Invalid UpdateExpression: List index is not within the allowable range; index: [4294967295]"
+        "1 validation error detected: Invalid UpdateExpression: List index is not within the allowable range; index: [4294967295]"
     );
     assert_eq!(
         invalid(&fake, "UpdateItem", update("SET a[4294967295] = :v,")),
-        "Invalid UpdateExpression: Syntax error; token: \"<EOF>\", near: \",\""
+        "1 validation error detected: Invalid UpdateExpression: Syntax error; token: \"<EOF>\", near: \",\""
     );
 }

@@ -90,7 +90,7 @@ async fn set_and_null_rules() {
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::Ns(vec!["1".into(), "1.0".into()]))).await,
-        "Input collection contains duplicates"
+        "1 validation error detected: Input collection contains duplicates"
     );
     assert_eq!(
         put_error(&client, with(AttributeValue::N("1e126".into()))).await,
@@ -118,7 +118,9 @@ async fn a_null_of_false_is_refused_and_not_stored() {
     assert_eq!(err.code(), Some("ValidationException"));
     assert_eq!(
         err.message(),
-        Some("One or more parameter values were invalid: Null attribute value types must have the value of true")
+        Some(
+            "1 validation error detected: One or more parameter values were invalid: Null attribute value types must have the value of true"
+        )
     );
     let item = client.get_item().table_name("Shop").key("pk", s("a")).key("sk", s("b")).send().await.unwrap();
     assert_eq!(item.item(), None);

@@ -58,7 +58,7 @@ async fn set_arithmetic_and_functions() {
     let item = update(&client, "SET #c = #c + :one", &[(":one", n("1"))]).await;
     assert_eq!(
         item.unwrap_err(),
-        "Invalid UpdateExpression: An expression attribute name used in the document path is not defined; attribute name: #c"
+        "1 validation error detected: Invalid UpdateExpression: An expression attribute name used in the document path is not defined; attribute name: #c"
     );
     let item = update(
         &client,
@@ -108,19 +108,19 @@ async fn update_errors_carry_dynamodb_messages() {
     let (_fake, client) = setup().await;
     assert_eq!(
         update(&client, "SET a = = :v", &[(":v", n("1"))]).await.unwrap_err(),
-        "Invalid UpdateExpression: Syntax error; token: \"=\", near: \"= =\""
+        "1 validation error detected: Invalid UpdateExpression: Syntax error; token: \"=\", near: \"= =\""
     );
     assert_eq!(
         update(&client, "SET a = :v, a.b = :v", &[(":v", n("1"))]).await.unwrap_err(),
-        "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a, b]"
+        "1 validation error detected: Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a, b]"
     );
     assert_eq!(
         update(&client, "ADD cnt :v", &[(":v", s("x"))]).await.unwrap_err(),
-        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING"
+        "1 validation error detected: Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING"
     );
     assert_eq!(
         update(&client, "SET status = :v", &[(":v", s("x"))]).await.unwrap_err(),
-        "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: status"
+        "1 validation error detected: Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: status"
     );
     assert_eq!(
         update(&client, "SET x = absent + :v", &[(":v", n("1"))]).await.unwrap_err(),
@@ -132,7 +132,7 @@ async fn update_errors_carry_dynamodb_messages() {
     );
     assert_eq!(
         update(&client, "SET x = :v", &[(":v", s("b")), (":w", s("c"))]).await.unwrap_err(),
-        "Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}"
+        "1 validation error detected: Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}"
     );
     assert_eq!(
         update(&client, "SET mp.leaf.deeper = :v", &[(":v", s("b"))]).await.unwrap_err(),

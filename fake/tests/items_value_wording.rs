@@ -55,15 +55,15 @@ async fn writes_of_one_item_word_numbers_currently_and_duplicate_members_the_old
     );
     assert_eq!(
         put(&client, strings_b_a_b()).await,
-        "One or more parameter values were invalid: Input collection [b, a, b] contains duplicates."
+        "1 validation error detected: One or more parameter values were invalid: Input collection [b, a, b] contains duplicates."
     );
     assert_eq!(
         put(&client, binaries_ff_00_00()).await,
-        "One or more parameter values were invalid: Input collection [/w==, AA==, AA==]of type BS contains duplicates."
+        "1 validation error detected: One or more parameter values were invalid: Input collection [/w==, AA==, AA==]of type BS contains duplicates."
     );
     assert_eq!(
         put(&client, AttributeValue::Ns(vec!["2".into(), "1".into(), "2".into()])).await,
-        "Input collection contains duplicates"
+        "1 validation error detected: Input collection contains duplicates"
     );
     // An expression value's placeholder is not named.
     let err = client
@@ -79,7 +79,7 @@ async fn writes_of_one_item_word_numbers_currently_and_duplicate_members_the_old
     let err = client.delete_item().table_name("Shop").key("pk", strings_b_a_b()).send().await.unwrap_err();
     assert_eq!(
         refusal(err.into_service_error()),
-        "One or more parameter values were invalid: Input collection [b, a, b] contains duplicates."
+        "1 validation error detected: One or more parameter values were invalid: Input collection [b, a, b] contains duplicates."
     );
 }
 
@@ -146,6 +146,6 @@ async fn an_empty_set_value_of_a_single_item_write_is_refused_without_its_placeh
         .unwrap_err();
     assert_eq!(
         refusal(err.into_service_error()),
-        "One or more parameter values were invalid: An string set  may not be empty"
+        "1 validation error detected: One or more parameter values were invalid: An string set  may not be empty"
     );
 }

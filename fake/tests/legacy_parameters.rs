@@ -82,7 +82,8 @@ async fn expected_is_checked_with_dynamodb_messages() {
     let put = |expected: serde_json::Value| {
         invalid(&fake, "PutItem", json!({"TableName": "hash", "Item": {"a": {"S": "k"}}, "Expected": expected}))
     };
-    let prefix = "One or more parameter values were invalid: ";
+    // PutItem reports each inside the envelope of a check of the request.
+    let prefix = "1 validation error detected: One or more parameter values were invalid: ";
     assert_eq!(put(json!({"b": {}})), format!("{prefix}Value must be provided when Exists is null for Attribute: b"));
     assert_eq!(
         put(json!({"b": {"Exists": true}})),
@@ -114,14 +115,17 @@ async fn expected_is_checked_with_dynamodb_messages() {
     );
     assert_eq!(
         put(json!({"b": {"ComparisonOperator": "BETWEEN", "AttributeValueList": [{"N": "2"}, {"N": "1"}]}})),
-        "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
+        "1 validation error detected: The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
     );
     let message = invalid(
         &fake,
         "PutItem",
         json!({"TableName": "hash", "Item": {"a": {"S": "k"}}, "Expected": {"b": {"Exists": false}}, "ConditionalOperator": "AND"}),
     );
-    assert_eq!(message, "ConditionalOperator can only be used when Filter or Expected has two or more elements");
+    assert_eq!(
+        message,
+        "1 validation error detected: ConditionalOperator can only be used when Filter or Expected has two or more elements"
+    );
     let message = invalid(
         &fake,
         "PutItem",
@@ -129,7 +133,8 @@ async fn expected_is_checked_with_dynamodb_messages() {
     );
     assert_eq!(
         message,
-        "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}"
+        "1 validation error detected: Can not use both expression and non-expression parameters in the same request: \
+         Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}"
     );
 }
 
@@ -201,7 +206,9 @@ async fn attribute_updates_put_add_and_delete() {
             json!({"TableName": "hash", "Key": {"a": {"S": "k"}}, "AttributeUpdates": updates}),
         )
     };
-    let prefix = "One or more parameter values were invalid: ";
+    // The checks of AttributeUpdates itself are answered inside the envelope; the index key's type,
+    // which needs the table, is not.
+    let prefix = "1 validation error detected: One or more parameter values were invalid: ";
     assert_eq!(
         update(json!({"x": {"Action": "PUT"}})),
         format!("{prefix}Only DELETE action is allowed when no attribute value is specified")
@@ -220,7 +227,7 @@ async fn attribute_updates_put_add_and_delete() {
             "UpdateItem",
             json!({"TableName": "range", "Key": {"a": {"S": "k"}, "b": {"S": "k"}}, "AttributeUpdates": {"c": {"Value": {"N": "1"}}}})
         ),
-        format!("{prefix}Type mismatch for Index Key c Expected: S Actual: N IndexName: index1")
+        "One or more parameter values were invalid: Type mismatch for Index Key c Expected: S Actual: N IndexName: index1"
     );
 }
 

@@ -160,15 +160,19 @@ fn the_control_api_resets_reads_and_loads_one_account_and_region_or_all() {
         put_as(&server, key, region, key);
     }
 
+    // Alice's tables of us-east-1 in Tables (where a load for Alice puts them back), those of her
+    // other regions in Regions.
     let alice = server.control_ok("GET", &format!("snapshot?account={ALICE}"), None);
-    assert_eq!(alice["Tables"], json!([]), "the default account is not Alice's");
+    assert_eq!(alice["Tables"][0]["Items"], json!([{"pk": {"S": ALICE}}]));
     let places: Vec<(&str, &str)> = alice["Regions"]
         .as_array()
         .unwrap()
         .iter()
         .map(|group| (group["Account"].as_str().unwrap(), group["Region"].as_str().unwrap()))
         .collect();
-    assert_eq!(places, [(ALICE, "eu-west-1"), (ALICE, "us-east-1")]);
+    assert_eq!(places, [(ALICE, "eu-west-1")]);
+    let west = server.control_ok("GET", &format!("snapshot?account={ALICE}&region=eu-west-1"), None);
+    assert_eq!((west["Tables"][0]["Items"].clone(), west.get("Regions")), (json!([{"pk": {"S": ALICE}}]), None));
     let everything = server.control_ok("GET", "snapshot", None);
     assert_eq!(everything["Tables"][0]["Items"], json!([{"pk": {"S": "AKIDEXAMPLE"}}]));
     assert_eq!(everything["Regions"].as_array().unwrap().len(), 3);
@@ -280,4 +284,126 @@ fn the_data_file_keeps_every_account_and_region_across_a_restart() {
     assert_eq!(tables_of(&restarted, BOB, "us-east-1"), json!([]));
     drop(restarted);
     let _ = fs::remove_dir_all(&folder);
+}
+
+fn clock_of(server: &Server, account: Option<&str>) -> String {
+    let path = account.map_or_else(|| "clock".to_owned(), |account| format!("clock?account={account}"));
+    server.control_ok("GET", &path, None)["Time"].as_str().unwrap().to_owned()
+}
+
+fn expiring_cart(server: &Server, access_key: &str, expires_epoch_secs: u64) {
+    create_as(server, access_key, "us-east-1", "Shop");
+    ok_as(
+        server,
+        access_key,
+        "us-east-1",
+        "UpdateTimeToLive",
+        json!({"TableName": "Shop", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "expires"}}),
+    );
+    ok_as(
+        server,
+        access_key,
+        "us-east-1",
+        "PutItem",
+        json!({"TableName": "Shop", "Item": {"pk": {"S": "cart"}, "expires": {"N": expires_epoch_secs.to_string()}}}),
+    );
+}
+
+#[test]
+fn an_accounts_clock_steered_alone_moves_that_account_alone() {
+    // 2026-01-01T00:00:00Z, standing still.
+    let server = Server::start(&["--clock", "manual", "--start-time", "2026-01-01T00:00:00Z"]);
+    let tomorrow = 1_767_225_600 + 86_400;
+    expiring_cart(&server, ALICE, tomorrow);
+    expiring_cart(&server, BOB, tomorrow);
+
+    let alice = server.control_ok("POST", &format!("clock/advance?account={ALICE}"), Some(&json!({"By": "2days"})));
+    assert_eq!((alice["Time"].as_str(), alice["Frozen"].as_bool()), (Some("2026-01-03T00:00:00.000Z"), Some(true)));
+    assert_eq!(clock_of(&server, Some(ALICE)), "2026-01-03T00:00:00.000Z");
+    assert_eq!(clock_of(&server, Some(BOB)), "2026-01-01T00:00:00.000Z", "Bob's account reads the server's clock");
+    assert_eq!(clock_of(&server, None), "2026-01-01T00:00:00.000Z");
+    // Alice's cart expired on her clock and was swept; Bob's has not expired on his.
+    assert_eq!(keys_of(&server, ALICE, "us-east-1"), Vec::<String>::new());
+    assert_eq!(keys_of(&server, BOB, "us-east-1"), ["cart"]);
+    // Alice's requests happen at her time.
+    let created = create_as(&server, ALICE, "eu-west-1", "Later");
+    assert_eq!(created["TableDescription"]["CreationDateTime"], json!(1_767_398_400.0));
+
+    // The server's clock moves every account's; an account ahead of a time it is set to stays ahead.
+    server.control_ok("POST", "clock/advance", Some(&json!({"By": "1h"})));
+    assert_eq!(clock_of(&server, Some(ALICE)), "2026-01-03T01:00:00.000Z");
+    assert_eq!(clock_of(&server, Some(BOB)), "2026-01-01T01:00:00.000Z");
+    server.control_ok("POST", "clock/set", Some(&json!({"Time": "2026-01-02T12:00:00Z"})));
+    assert_eq!(clock_of(&server, Some(ALICE)), "2026-01-03T01:00:00.000Z");
+    assert_eq!(clock_of(&server, Some(BOB)), "2026-01-02T12:00:00.000Z");
+    assert_eq!(keys_of(&server, BOB, "us-east-1"), Vec::<String>::new(), "Bob's cart expired on the server's clock");
+
+    // An account's clock is set back with a reset of that account alone.
+    let reset =
+        server.control_ok("POST", &format!("reset?account={ALICE}"), Some(&json!({"Time": "2026-01-01T00:00:00Z"})));
+    assert_eq!(reset["Clock"]["Time"], "2026-01-01T00:00:00.000Z");
+    assert_eq!(clock_of(&server, Some(ALICE)), "2026-01-01T00:00:00.000Z");
+    assert_eq!(tables_of(&server, ALICE, "eu-west-1"), json!([]));
+    assert_eq!(tables_of(&server, BOB, "us-east-1"), json!(["Shop"]));
+    assert_eq!(clock_of(&server, None), "2026-01-02T12:00:00.000Z");
+
+    let refused = server.control("POST", "reset?region=eu-west-1", Some(&json!({"Time": "2026-01-01T00:00:00Z"})));
+    assert_eq!(refused.status, 400);
+    let refused =
+        server.control("POST", &format!("clock/advance?account={ALICE}&region=eu-west-1"), Some(&json!({"By": "1h"})));
+    assert_eq!(
+        (refused.status, refused.json()["Message"].as_str()),
+        (400, Some("`region=eu-west-1` is not a parameter of clock/advance; it takes account=ID"))
+    );
+    assert_eq!(clock_of(&server, Some(ALICE)), "2026-01-01T00:00:00.000Z");
+}
+
+#[test]
+fn an_accounts_clock_is_frozen_and_let_run_alone() {
+    let server = Server::start(&["--clock", "manual", "--start-time", "2026-01-01T00:00:00Z"]);
+    let running = server.control_ok("POST", &format!("clock/resume?account={ALICE}"), None);
+    assert_eq!(running["Frozen"], false);
+    assert_eq!(server.control_ok("GET", "clock", None)["Frozen"], true, "the server's clock stands still");
+    assert_eq!(server.control_ok("GET", &format!("clock?account={BOB}"), None)["Frozen"], true);
+    let frozen = server.control_ok("POST", &format!("clock/freeze?account={ALICE}"), None);
+    assert_eq!(frozen["Frozen"], true);
+    assert_eq!(clock_of(&server, Some(ALICE)), frozen["Time"].as_str().unwrap());
+    server.control_ok("POST", "clock/resume", None);
+    assert_eq!(
+        server.control_ok("GET", &format!("clock?account={ALICE}"), None)["Frozen"],
+        false,
+        "the server's resume lets every clock run"
+    );
+}
+
+#[test]
+fn a_global_table_replicates_over_http_after_the_lag_of_the_flag_and_a_stall_rule_holds_it_back() {
+    let server =
+        Server::start(&["--clock", "manual", "--start-time", "2026-01-01T00:00:00Z", "--replication-lag-ms", "5000"]);
+    create_as(&server, ALICE, "us-east-1", "Shop");
+    let updated = ok_as(
+        &server,
+        ALICE,
+        "us-east-1",
+        "UpdateTable",
+        json!({"TableName": "Shop", "ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]}),
+    );
+    assert_eq!(updated["TableDescription"]["GlobalTableVersion"], "2019.11.21");
+    put_as(&server, ALICE, "us-east-1", "a");
+    server.control_ok("POST", "clock/advance", Some(&json!({"Seconds": 4})));
+    assert_eq!(keys_of(&server, ALICE, "eu-west-1"), Vec::<String>::new());
+    server.control_ok("POST", "clock/advance", Some(&json!({"Seconds": 1})));
+    assert_eq!(keys_of(&server, ALICE, "eu-west-1"), ["a"]);
+
+    let rule = server.control_ok(
+        "POST",
+        "faults",
+        Some(&json!({"Fault": "StallReplication", "Account": ALICE, "Region": "eu-west-1", "Table": "Shop"})),
+    );
+    assert_eq!((rule["Fault"].as_str(), rule["Region"].as_str()), (Some("StallReplication"), Some("eu-west-1")));
+    put_as(&server, ALICE, "us-east-1", "b");
+    server.control_ok("POST", "clock/advance", Some(&json!({"By": "1h"})));
+    assert_eq!(keys_of(&server, ALICE, "eu-west-1"), ["a"], "held back");
+    server.control_ok("DELETE", "faults", None);
+    assert_eq!(keys_of(&server, ALICE, "eu-west-1"), ["a", "b"]);
 }

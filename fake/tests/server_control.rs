@@ -344,6 +344,24 @@ fn reset_to_a_time_leaves_a_running_clock_running_from_there() {
 }
 
 #[test]
+fn reset_to_a_time_with_frozen_stops_a_running_clock_exactly_there() {
+    let server = Server::start(&[]);
+    let reset = server.control_ok("POST", "reset", Some(&json!({"EpochSeconds": 1_577_836_800, "Frozen": true})));
+    assert_eq!(
+        (reset["Clock"]["Time"].as_str(), reset["Clock"]["Frozen"].as_bool()),
+        (Some("2020-01-01T00:00:00.000Z"), Some(true))
+    );
+    assert_eq!(time_of(&server), "2020-01-01T00:00:00.000Z");
+    let running = server.control_ok("POST", "reset", Some(&json!({"EpochSeconds": 1_577_836_800, "Frozen": false})));
+    assert_eq!(running["Clock"]["Frozen"], false);
+    let refused = server.control("POST", "reset", Some(&json!({"Frozen": true})));
+    assert_eq!(
+        (refused.status, refused.json()["Message"].as_str()),
+        (400, Some("Frozen goes with a time (Time or EpochSeconds) to put the clock at"))
+    );
+}
+
+#[test]
 fn the_request_log_keeps_the_latest_requests_the_flag_allows() {
     let server = Server::start(&["--request-log", "3"]);
     create_table(&server, "Shop");

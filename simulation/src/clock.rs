@@ -273,6 +273,11 @@ impl AsyncSleep for ProcessClock {
     }
 }
 
+/// A global time as `12.345 s`.
+pub fn seconds(at: Duration) -> String {
+    format!("{}.{:03} s", at.as_secs(), at.subsec_millis())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

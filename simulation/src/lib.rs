@@ -2,55 +2,69 @@
 //!
 //! # The map of the crate
 //!
-//! - [`World`] runs one [`Scenario`] and returns a [`RunReport`]; [`sweep()`](sweep::sweep)
-//!   runs many seeds.
-//! - [`scenario`]: [`Config`], [`Scenario`], [`ProcessSpec`], [`LockKind`], and the proptest
-//!   [`strategy`](scenario::strategy).
-//! - [`scenario_file`]: a scenario as a TOML file ([`Scenario::to_toml`], [`Scenario::from_toml`]).
-//! - [`faults`]: [`Fault`], [`ScheduledFault`], [`FaultBounds`].
-//! - [`workload`]: the [`Workload`] trait and [`ProcessCtx`], to put your own workload in the
-//!   world; [`Role`] for the built-in ones.
-//! - [`history`], [`timeline`], [`check`]: the record, its rendering, the checker;
-//!   [`picture`]: a run drawn as an SVG timeline; [`RunReport::to_json`] for machines.
-//! - [`shrink`](mod@shrink): from a failing run to the smallest scenario that still fails.
-//! - [`clock`] ([`ClockSpec`], [`ProcessClock`]), [`net`] ([`NetSpec`]), [`naive`]: the parts
-//!   of the world.
+//! From the bottom up, each layer using only those beneath it:
+//!
+//! - The parts of the world: [`clock`] ([`ClockSpec`], [`ProcessClock`]), [`SimRng`],
+//!   [`net`] ([`NetSpec`]), [`ItemRef`], and the nemesis's vocabulary, [`nemesis`] (faults at
+//!   times, and triggers timed by the moments of requests).
+//! - The history of any service: [`history`] ([`History`](history::History),
+//!   [`Value`](history::Value)).
+//! - What a service is: [`Service`] with its [`Ctx`], [`Setup`], [`Run`] and [`Verdict`]; a
+//!   [`Probe`](probe::Probe) for a service that teaches the world its protocol.
+//! - The world: [`Scenario`] (from a seed and a [`Config`], or the proptest
+//!   [`strategy`](scenario::strategy)), [`World`], [`RunReport`].
+//! - Checkers: [`linearizable`] (a service's operations against a sequential model, per key),
+//!   [`exactly_once`] (every acknowledged operation has one effect in the final state).
+//! - The lock library as one service: [`locks`].
+//! - Tools over runs: [`sweep()`](sweep::sweep), [`shrink`](mod@shrink), [`scenario_file`],
+//!   [`timeline`], [`picture`], [`harness`] (the simulation in `cargo test`), [`cli`].
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations, rust_2018_idioms)]
 
-pub mod check;
+pub mod cli;
 pub mod clock;
-mod external;
-pub mod faults;
+mod ctx;
+pub mod exactly_once;
 mod gate;
+pub mod harness;
 pub mod history;
-mod item_options;
-mod logs;
-pub mod naive;
+mod item;
+pub mod linearizable;
+pub mod locks;
+pub mod nemesis;
 pub mod net;
 pub mod picture;
-mod process;
+pub mod probe;
 mod report;
 mod report_json;
 mod rng;
-mod roles;
+mod run;
 pub mod scenario;
 pub mod scenario_file;
+mod sdk_error;
+mod service;
+mod setup;
 pub mod shrink;
+mod spec;
 pub mod sweep;
+mod tables;
 pub mod timeline;
-pub mod triggers;
-mod truth;
-pub mod workload;
+mod verdict;
 mod world;
 
 pub use clock::{ClockSpec, ProcessClock};
-pub use faults::{Fault, FaultBounds, ScheduledFault};
+pub use ctx::{Ctx, Pending, Span};
 pub use gate::RunState;
+pub use item::ItemRef;
+pub use nemesis::{Fault, FaultBounds, ScheduledFault};
 pub use net::NetSpec;
-pub use report::RunReport;
 pub use rng::SimRng;
-pub use roles::Role;
-pub use scenario::{Config, LockKind, ProcessSpec, Scenario};
+pub use run::Run;
+pub use scenario::Scenario;
 pub use scenario_file::ScenarioFileError;
-pub use workload::{Fence, Handoff, Held, Mailbox, ProcessCtx, TokenBelief, Workload, WorkloadFuture};
-pub use world::{PARTITION_KEY, SORT_KEY, START_TIME_SECS, TABLE, World, start_time};
+pub use sdk_error::sdk_error_words;
+pub use service::{Service, SetupFuture, Workload};
+pub use setup::{Setup, SetupError};
+pub use spec::{Config, ProcessSpec};
+pub use tables::{Item, Tables};
+pub use verdict::{Inconclusive, Invariant, NOT_DETERMINISTIC, Verdict, Violation};
+pub use world::{RunError, RunReport, START_TIME_SECS, World, start_time};

@@ -1,14 +1,13 @@
-//! A run drawn as a picture: an SVG timeline (`dynalease-sim run --seed N --picture FILE.svg`).
+//! A run drawn as a picture: an SVG timeline (`run --seed N --picture FILE.svg`).
 //!
-//! One lane per process, and in it one row per lock: each belief of the process in a lease is a
-//! bar labelled with its fencing token, from the answer of its acquire to the moment the process
-//! learns the lease ended. Ticks mark the grants (tall) and renewals (short) DynamoDB applied for
-//! the process; dots mark its fenced writes that committed (filled) or were refused (hollow),
-//! and its writes the external store accepted (squares). Faults shade the lanes they hit:
-//! crashes, pauses, suspensions, partitions, latency spikes, throttling (of one process, or of
-//! everyone), table outages; wall-clock steps and deletions of a lock item are vertical marks.
-//! A violation's two operations are ringed in red (first) and orange (second), the last good
-//! one in green, and the bars of their beliefs are outlined alike.
+//! One lane per process, and in it one row per subject (a lock, a key: what the entries say
+//! they are about). What a process holds (a span: a lease it believes in, a job it claimed) is a
+//! bar labelled with what it holds; each operation is a thin bar from its invoke to its
+//! completion, green for `ok`, grey for `fail`, amber for `info` (nobody knows whether it took
+//! effect), and its notes are ticks. Faults shade the lanes they hit: crashes, pauses,
+//! suspensions, partitions, latency spikes, throttling (of one process, or of everyone), table
+//! outages; wall-clock steps and deletions of items are vertical marks. A violation's two
+//! operations are ringed in red (first) and orange (second), the last good one in green.
 //!
 //! The SVG is self-contained: its style is inline, its fonts are the viewer's generic ones, and
 //! it has no script. Each mark has a `<title>` with the line of the timeline it stands for.
@@ -17,9 +16,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::history::{Actor, BeliefId, Call, Entry, Event, LockId, Nemesis, Outcome, Phase, WriteEffect};
-use crate::report::RunReport;
+use crate::history::{Actor, Entry, Event, Nemesis, OpId, Outcome, Phase, SpanId};
+use crate::service::Service;
 use crate::timeline::Timeline;
+use crate::world::RunReport;
 
 const LEFT: f64 = 70.0;
 const WIDTH: f64 = 1400.0;
@@ -54,6 +54,14 @@ impl Mark {
             Mark::LastGood => "last good",
         }
     }
+
+    fn colour(self) -> &'static str {
+        match self {
+            Mark::First => "#d00",
+            Mark::Second => "#f80",
+            Mark::LastGood => "#093",
+        }
+    }
 }
 
 /// A span of a fault in one lane (or in every lane, for `process: None`).
@@ -65,37 +73,109 @@ struct FaultSpan {
     title: String,
 }
 
+/// A bar in a lane: a span held, or an operation.
+struct Bar {
+    process: u16,
+    subject: String,
+    from: Duration,
+    to: Duration,
+    class: &'static str,
+    label: String,
+    entries: Vec<usize>,
+}
+
 /// The run of `report` as an SVG document.
 ///
 /// # Examples
 ///
 /// ```
-/// use dynalease_sim::{Config, LockKind, Scenario, World};
+/// use dynalease_sim::{Config, Scenario, World};
+/// use dynalease_sim::locks::{LockKind, LockService};
 ///
-/// let config = Config { lock: LockKind::Naive, duration_ms: 120_000, ..Config::default() };
-/// let report = World::new(Scenario::from_seed(0, &config)).run();
+/// let config = Config { duration_ms: 120_000, ..Config::default() };
+/// let report = World::new(Scenario::from_seed(0, &config, &LockService::with_lock(LockKind::Naive))).run();
 /// let svg = dynalease_sim::picture::svg(&report);
 /// assert!(svg.starts_with("<svg") && svg.contains(r#"class="lane""#));
 /// ```
-pub fn svg(report: &RunReport) -> String {
+pub fn svg<S: Service>(report: &RunReport<S>) -> String {
     let history = report.history();
     let scenario = report.scenario();
     let entries = history.entries();
     let timeline = Timeline::new(history);
     let end = entries.last().map_or(Duration::from_millis(scenario.duration_ms), |e| e.at).max(Duration::from_secs(1));
     let x = |at: Duration| LEFT + WIDTH * at.as_secs_f64() / end.as_secs_f64();
-
-    let mut locks: Vec<LockId> = entries.iter().filter_map(|e| timeline.lock_of(e)).collect();
-    locks.sort_unstable();
-    locks.dedup();
-    let row_of: BTreeMap<LockId, usize> = locks.iter().enumerate().map(|(i, l)| (*l, i)).collect();
-    let rows = locks.len().max(1);
-    let lane_height = rows as f64 * ROW + 8.0;
     let lanes = scenario.processes.len();
+    let subject = |index: usize| timeline.subject(index).unwrap_or("").to_owned();
+
+    // The bars: spans from open to close, operations from invoke to completion.
+    let mut bars = Vec::new();
+    let mut open_spans: BTreeMap<SpanId, (u16, Duration, usize)> = BTreeMap::new();
+    let mut open_ops: BTreeMap<OpId, (u16, Duration, usize)> = BTreeMap::new();
+    let mut ticks = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let Actor::Process(p) = entry.actor else {
+            if let Event::Note(_) = entry.event {
+                ticks.push(index);
+            }
+            continue;
+        };
+        match &entry.event {
+            Event::Open { span, .. } => {
+                open_spans.insert(*span, (p.id, entry.at, index));
+            }
+            Event::Close { span, .. } => {
+                if let Some((process, from, opened)) = open_spans.remove(span) {
+                    let label = match &entries[opened].event {
+                        Event::Open { value, .. } => value.describe(),
+                        _ => String::new(),
+                    };
+                    bars.push(Bar {
+                        process,
+                        subject: subject(opened),
+                        from,
+                        to: entry.at,
+                        class: "span",
+                        label,
+                        entries: vec![opened, index],
+                    });
+                }
+            }
+            Event::Invoke { op, .. } => {
+                open_ops.insert(*op, (p.id, entry.at, index));
+            }
+            Event::Complete { op, outcome, .. } => {
+                if let Some((process, from, invoked)) = open_ops.remove(op) {
+                    let class = match outcome {
+                        Outcome::Ok => "op ok",
+                        Outcome::Fail => "op fail",
+                        Outcome::Info => "op info",
+                    };
+                    bars.push(Bar {
+                        process,
+                        subject: subject(invoked),
+                        from,
+                        to: entry.at,
+                        class,
+                        label: String::new(),
+                        entries: vec![invoked, index],
+                    });
+                }
+            }
+            Event::Note(_) => ticks.push(index),
+            _ => {}
+        }
+    }
+
+    let mut subjects: Vec<String> = bars.iter().map(|b| b.subject.clone()).collect();
+    subjects.sort();
+    subjects.dedup();
+    let row_of: BTreeMap<&str, usize> = subjects.iter().enumerate().map(|(i, s)| (s.as_str(), i)).collect();
+    let rows = subjects.len().max(1);
+    let lane_height = rows as f64 * ROW + 8.0;
     let lane_top = |p: u16| TOP + f64::from(p) * (lane_height + LANE_GAP);
-    let row_y = |p: u16, lock: LockId| lane_top(p) + 4.0 + row_of.get(&lock).copied().unwrap_or(0) as f64 * ROW;
+    let row_y = |p: u16, subject: &str| lane_top(p) + 4.0 + row_of.get(subject).copied().unwrap_or(0) as f64 * ROW;
     let lanes_bottom = lane_top(lanes as u16) - LANE_GAP;
-    let height = lanes_bottom + 24.0 + 18.0 * (locks.len() as f64 / 4.0).ceil().max(1.0) + 3.0 * 16.0 + 10.0;
+    let height = lanes_bottom + 24.0 + 18.0 * (subjects.len() as f64 / 4.0).ceil().max(1.0) + 3.0 * 16.0 + 10.0;
     let total_width = LEFT + WIDTH + RIGHT;
 
     // The entries of each violation, by index.
@@ -120,23 +200,20 @@ pub fn svg(report: &RunReport) -> String {
         "<style>\
 .lane-bg{{fill:#f7f7f7}} .lane-label{{font-weight:bold}} .axis{{stroke:#999;stroke-width:0.5}} \
 .fault{{opacity:0.35}} .crash{{fill:#222}} .pause{{fill:#e6a100}} .suspend{{fill:#b0541e}} \
-.partition{{fill:#c0392b}} .latency{{fill:#7f8c8d}} .throttle{{fill:#8e44ad}} .table-outage{{fill:#000}} \
+.partition{{fill:#c0392b}} .latency{{fill:#7f8c8d}} .throttle{{fill:#8e44ad}} .partial-batches{{fill:#6c3483}} .table-outage{{fill:#000}} \
 .instant{{stroke-width:1.5;stroke-dasharray:3 2}} .clock-step{{stroke:#1f6f8b}} .delete-item{{stroke:#c0392b}} \
-.belief{{stroke:#333;stroke-width:0.5}} .belief.highlight-first{{stroke:#d00;stroke-width:2.5}} \
-.belief.highlight-second{{stroke:#f80;stroke-width:2.5}} .belief.highlight-last-good{{stroke:#093;stroke-width:2.5}} \
-.token{{font-size:9px;fill:#fff}} .grant{{stroke:#000;stroke-width:1.5}} .renewal{{stroke:#000;stroke-width:0.7}} \
-.write{{stroke:#000;stroke-width:0.8}} .committed{{fill:#000}} .refused{{fill:#fff}} .store{{fill:#555}} \
+.span{{stroke:#333;stroke-width:0.5}} .op{{stroke:none;opacity:0.8}} .ok{{fill:#2e7d32}} .fail{{fill:#9e9e9e}} \
+.info{{fill:#e6a100}} .label{{font-size:9px;fill:#fff}} .note{{stroke:#000;stroke-width:0.7}} \
 .violation,.last-good{{fill:none;stroke-width:2.5}} .first{{stroke:#d00}} .second{{stroke:#f80}} .last-good{{stroke:#093}} \
 .mark-label{{font-size:9px;font-weight:bold;stroke:none}} .heal{{stroke:#093;stroke-width:1}}\
 </style>"
     );
-    let kinds: Vec<&str> = report.violations().iter().map(|v| v.kind.name()).collect();
+    let kinds: Vec<&str> = report.violations().iter().map(|v| v.invariant.name()).collect();
     let title = format!(
-        "seed {}, lock {}, {} processes, lease {} s: {}",
+        "service {}, seed {}, {} processes: {}",
+        S::NAME,
         scenario.seed,
-        scenario.lock,
         lanes,
-        scenario.lease_ms / 1000,
         if kinds.is_empty() { String::from("no violation") } else { kinds.join(", ") }
     );
     let _ = writeln!(out, r#"<text class="title" x="{LEFT}" y="18" font-size="13">{}</text>"#, escape(&title));
@@ -160,7 +237,6 @@ pub fn svg(report: &RunReport) -> String {
     }
     let _ = writeln!(out, "</g>");
 
-    // Lanes.
     for p in 0..lanes as u16 {
         let top = lane_top(p);
         let _ = writeln!(
@@ -171,9 +247,8 @@ pub fn svg(report: &RunReport) -> String {
     }
 
     // Faults.
-    let spans = fault_spans(entries, end);
     let _ = writeln!(out, r#"<g class="faults">"#);
-    for span in &spans {
+    for span in &fault_spans(entries, end) {
         let (from, to) = (x(span.from), x(span.to).max(x(span.from) + 1.0));
         let targets: Vec<u16> = match span.process {
             Some(p) if usize::from(p) < lanes => vec![p],
@@ -205,14 +280,14 @@ pub fn svg(report: &RunReport) -> String {
                     top + 9.0
                 );
             }
-            Event::Nemesis(Nemesis::DeleteItem(lock)) => {
+            Event::Nemesis(Nemesis::DeleteItem(item) | Nemesis::ReplaceItem(item)) => {
                 let _ = writeln!(
                     out,
-                    r##"<line class="instant delete-item" x1="{at:.1}" y1="{TOP:.1}" x2="{at:.1}" y2="{lanes_bottom:.1}"><title>{}</title></line><text class="mark-label" x="{:.1}" y="{:.1}" fill="#c0392b">delete {}</text>"##,
+                    r##"<line class="instant delete-item" x1="{at:.1}" y1="{TOP:.1}" x2="{at:.1}" y2="{lanes_bottom:.1}"><title>{}</title></line><text class="mark-label" x="{:.1}" y="{:.1}" fill="#c0392b">{}</text>"##,
                     escape(&timeline.line(entry)),
                     at + 2.0,
                     TOP - 2.0,
-                    escape(history.lock_name(*lock))
+                    escape(&item.to_string())
                 );
             }
             Event::Phase(Phase::Healed) => {
@@ -229,108 +304,55 @@ pub fn svg(report: &RunReport) -> String {
     }
     let _ = writeln!(out, "</g>");
 
-    // Beliefs: bars from Held to Unheld.
-    let mut open: BTreeMap<BeliefId, (u16, LockId, u64, Duration, usize)> = BTreeMap::new();
-    let mut bars = Vec::new();
-    for (index, entry) in entries.iter().enumerate() {
-        match (&entry.event, entry.actor) {
-            (Event::Held { belief, lock, token, .. }, Actor::Process(p)) => {
-                open.insert(*belief, (p.id, *lock, *token, entry.at, index));
-            }
-            (Event::Unheld { belief, .. }, _) => {
-                if let Some(bar) = open.remove(belief) {
-                    bars.push((bar, entry.at, Some(index)));
-                }
-            }
-            _ => {}
-        }
-    }
-    bars.extend(open.into_values().map(|bar| (bar, end, None)));
-    let _ = writeln!(out, r#"<g class="beliefs">"#);
-    for ((p, lock, token, from, held_index), to, unheld_index) in bars {
-        if usize::from(p) >= lanes {
+    // Spans and operations.
+    let _ = writeln!(out, r#"<g class="bars">"#);
+    for bar in &bars {
+        if usize::from(bar.process) >= lanes {
             continue;
         }
-        let highlight = [Some(held_index), unheld_index]
-            .into_iter()
-            .flatten()
-            .filter_map(|i| marks.get(&i))
-            .min()
-            .map(|mark| match mark {
-                Mark::First => " highlight-first",
-                Mark::Second => " highlight-second",
-                Mark::LastGood => " highlight-last-good",
-            })
-            .unwrap_or("");
-        let (x0, x1) = (x(from), x(to).max(x(from) + 1.5));
-        let y = row_y(p, lock) + 2.0;
-        let color = PALETTE[row_of.get(&lock).copied().unwrap_or(0) % PALETTE.len()];
-        let lock_name = history.lock_name(lock);
-        let title = format!("p{p} believes it holds {lock_name} with token {token}, {} .. {}", ms(from), ms(to));
-        let _ = write!(
-            out,
-            r#"<g class="belief-bar" data-lock="{}" data-token="{token}"><rect class="belief{highlight}" x="{x0:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{color}"><title>{}</title></rect>"#,
-            escape(lock_name),
-            x1 - x0,
-            ROW - 4.0,
-            escape(&title)
-        );
-        if x1 - x0 >= 12.0 {
-            let _ = write!(out, r#"<text class="token" x="{:.1}" y="{:.1}">{token}</text>"#, x0 + 2.0, y + ROW - 7.0);
+        let (from, to) = (x(bar.from), x(bar.to).max(x(bar.from) + 2.0));
+        let y = row_y(bar.process, &bar.subject);
+        let title: Vec<String> = bar.entries.iter().filter_map(|i| entries.get(*i)).map(|e| timeline.line(e)).collect();
+        if bar.class == "span" {
+            let colour = PALETTE[row_of.get(bar.subject.as_str()).copied().unwrap_or(0) % PALETTE.len()];
+            let _ = writeln!(
+                out,
+                r#"<g><rect class="span" x="{from:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{colour}"/><text class="label" x="{:.1}" y="{:.1}">{}</text><title>{}</title></g>"#,
+                to - from,
+                ROW - 4.0,
+                from + 2.0,
+                y + ROW - 7.0,
+                escape(&bar.label.chars().take(((to - from) / 5.0) as usize).collect::<String>()),
+                escape(&title.join("\n"))
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                r#"<rect class="{}" x="{from:.1}" y="{:.1}" width="{:.1}" height="3"><title>{}</title></rect>"#,
+                bar.class,
+                y + ROW - 5.0,
+                to - from,
+                escape(&title.join("\n"))
+            );
         }
-        let _ = writeln!(out, "</g>");
     }
-    let _ = writeln!(out, "</g>");
-
-    // Grants, renewals, fenced writes and store writes.
-    let mut fenced: BTreeMap<crate::history::OpId, (u16, LockId)> = BTreeMap::new();
-    let _ = writeln!(out, r#"<g class="ticks">"#);
-    for entry in entries {
-        let at = x(entry.at);
-        match (&entry.event, entry.actor) {
-            (Event::Applied { lock, by, before, after, .. }, _) if usize::from(by.id) < lanes => {
-                let y = row_y(by.id, *lock);
-                let (class, top, bottom) = match WriteEffect::of(before, after) {
-                    WriteEffect::Grant => ("grant", y - 1.0, y + ROW - 1.0),
-                    WriteEffect::Renewal => ("renewal", y + ROW - 6.0, y + ROW - 1.0),
-                    _ => continue,
-                };
-                let _ = writeln!(
-                    out,
-                    r#"<line class="{class}" x1="{at:.1}" y1="{top:.1}" x2="{at:.1}" y2="{bottom:.1}"><title>{}</title></line>"#,
-                    escape(&timeline.line(entry))
-                );
-            }
-            (
-                Event::Invoke { op, call: Call::FencedWrite { lock, .. } | Call::StoreWrite { lock, .. } },
-                Actor::Process(p),
-            ) => {
-                fenced.insert(*op, (p.id, *lock));
-            }
-            (Event::Committed { op }, _) => {
-                if let Some((p, lock)) = fenced.get(op).copied().filter(|(p, _)| usize::from(*p) < lanes) {
-                    write_dot(&mut out, "write committed", at, row_y(p, lock) + ROW / 2.0, &timeline.line(entry));
-                }
-            }
-            (Event::StoreAccepted { op, .. }, _) => {
-                if let Some((p, lock)) = fenced.get(op).copied().filter(|(p, _)| usize::from(*p) < lanes) {
-                    let y = row_y(p, lock) + ROW / 2.0;
-                    let _ = writeln!(
-                        out,
-                        r#"<rect class="write store" x="{:.1}" y="{:.1}" width="5" height="5"><title>{}</title></rect>"#,
-                        at - 2.5,
-                        y - 2.5,
-                        escape(&timeline.line(entry))
-                    );
-                }
-            }
-            (Event::Complete { op, outcome: Outcome::Fail, .. }, _) => {
-                if let Some((p, lock)) = fenced.get(op).copied().filter(|(p, _)| usize::from(*p) < lanes) {
-                    write_dot(&mut out, "write refused", at, row_y(p, lock) + ROW / 2.0, &timeline.line(entry));
-                }
-            }
-            _ => {}
+    for index in &ticks {
+        let Some(entry) = entries.get(*index) else { continue };
+        let process = match entry.actor {
+            Actor::Process(p) => p.id,
+            _ => continue,
+        };
+        if usize::from(process) >= lanes {
+            continue;
         }
+        let at = x(entry.at);
+        let y = row_y(process, timeline.subject(*index).unwrap_or(""));
+        let _ = writeln!(
+            out,
+            r#"<line class="note" x1="{at:.1}" y1="{y:.1}" x2="{at:.1}" y2="{:.1}"><title>{}</title></line>"#,
+            y + 4.0,
+            escape(&timeline.line(entry))
+        );
     }
     let _ = writeln!(out, "</g>");
 
@@ -338,56 +360,53 @@ pub fn svg(report: &RunReport) -> String {
     let _ = writeln!(out, r#"<g class="violations">"#);
     for (index, mark) in &marks {
         let Some(entry) = entries.get(*index) else { continue };
-        let Some(p) = process_of(entry, &fenced).filter(|p| usize::from(*p) < lanes) else { continue };
-        let at = x(entry.at);
-        let y = match timeline.lock_of(entry) {
-            Some(lock) => row_y(p, lock) + ROW / 2.0,
-            None => lane_top(p) + lane_height / 2.0,
+        let p = match (entry.actor, &entry.event) {
+            (Actor::Process(p), _) => p.id,
+            (_, Event::Nemesis(Nemesis::Triggered { process, .. })) => process.id,
+            _ => continue,
         };
+        if usize::from(p) >= lanes {
+            continue;
+        }
+        let at = x(entry.at);
+        let y = row_y(p, timeline.subject(*index).unwrap_or("")) + ROW / 2.0;
         let _ = writeln!(
             out,
             r#"<g class="{}"><circle class="{}" cx="{at:.1}" cy="{y:.1}" r="6"/><text class="mark-label" x="{:.1}" y="{:.1}" fill="{}">{}</text><title>{}</title></g>"#,
             mark.class(),
             mark.class(),
             at + 7.0,
-            match mark {
-                Mark::First => y - 5.0,
-                Mark::Second => y + 11.0,
-                Mark::LastGood => y - 5.0,
-            },
-            match mark {
-                Mark::First => "#d00",
-                Mark::Second => "#f80",
-                Mark::LastGood => "#093",
-            },
+            if *mark == Mark::Second { y + 11.0 } else { y - 5.0 },
+            mark.colour(),
             mark.label(),
             escape(&timeline.line(entry))
         );
     }
     let _ = writeln!(out, "</g>");
 
-    // Legend: the colour of each lock, and what the marks mean.
+    // Legend.
     let mut y = lanes_bottom + 24.0;
     let _ = writeln!(out, r#"<g class="legend">"#);
-    for (i, lock) in locks.iter().enumerate() {
+    for (i, subject) in subjects.iter().enumerate() {
         let lx = LEFT + (i % 4) as f64 * 180.0;
         if i > 0 && i % 4 == 0 {
             y += 18.0;
         }
+        let name = if subject.is_empty() { "(no subject)" } else { subject.as_str() };
         let _ = writeln!(
             out,
-            r#"<rect x="{lx:.1}" y="{:.1}" width="14" height="10" fill="{}"/><text x="{:.1}" y="{y:.1}">lock {}</text>"#,
+            r#"<rect x="{lx:.1}" y="{:.1}" width="14" height="10" fill="{}"/><text x="{:.1}" y="{y:.1}">{}</text>"#,
             y - 9.0,
             PALETTE[i % PALETTE.len()],
             lx + 18.0,
-            escape(history.lock_name(*lock))
+            escape(name)
         );
     }
     for line in [
-        "bars: beliefs in a lease, with their token; tall ticks: grants; short ticks: renewals; dots: fenced writes \
-         (filled: committed, hollow: refused); squares: writes the external store accepted",
+        "bars: what a process holds (a lease, a claim), with what it is; thin bars: operations from invoke to completion \
+         (green: ok, grey: fail, amber: unknown); ticks: notes",
         "shading: crash (dark grey), pause (amber), suspend (brown), partition (red), latency (grey), throttling (purple), \
-         table outage (black); dashed: wall-clock steps (blue), deleted lock items (red)",
+         table outage (black); dashed: wall-clock steps (blue), deleted or replaced items (red)",
         "rings: the violation's first operation (red), second (orange), and the last good one before them (green)",
     ] {
         y += 16.0;
@@ -396,25 +415,6 @@ pub fn svg(report: &RunReport) -> String {
     let _ = writeln!(out, "</g>");
     let _ = writeln!(out, "</svg>");
     out
-}
-
-fn write_dot(out: &mut String, class: &str, x: f64, y: f64, title: &str) {
-    let _ = writeln!(
-        out,
-        r#"<circle class="{class}" cx="{x:.1}" cy="{y:.1}" r="2.5"><title>{}</title></circle>"#,
-        escape(title)
-    );
-}
-
-/// The process an entry belongs to in the picture.
-fn process_of(entry: &Entry, fenced: &BTreeMap<crate::history::OpId, (u16, LockId)>) -> Option<u16> {
-    match (&entry.event, entry.actor) {
-        (_, Actor::Process(p)) => Some(p.id),
-        (Event::Applied { by, .. } | Event::Refused { by, .. }, _) => Some(by.id),
-        (Event::Committed { op } | Event::StoreAccepted { op, .. }, _) => fenced.get(op).map(|(p, _)| *p),
-        (Event::Nemesis(Nemesis::Triggered { process, .. }), _) => Some(process.id),
-        _ => None,
-    }
 }
 
 /// The spans of the faults of a history: each from its start to its end (the heal, or the end
@@ -479,10 +479,20 @@ fn fault_spans(entries: &[Entry], end: Duration) -> Vec<FaultSpan> {
             )),
             // The end of a burst does not say which one: the oldest ends first.
             Nemesis::ThrottleEnded => close(&mut open, &mut spans, at, &|s| s.kind == "throttle"),
-            Nemesis::TableOutage => {
-                open.push(start(None, "table-outage", String::from("the table answers ResourceNotFound")))
+            Nemesis::PartialBatches { process, per_million } => open.push(start(
+                *process,
+                "partial-batches",
+                format!(
+                    "batches of {} in part ({}%)",
+                    process.map_or(String::from("everyone"), |p| format!("p{p}")),
+                    f64::from(*per_million) / 10_000.0
+                ),
+            )),
+            Nemesis::PartialBatchesEnded => close(&mut open, &mut spans, at, &|s| s.kind == "partial-batches"),
+            Nemesis::TableOutage(table) => {
+                open.push(start(None, "table-outage", format!("table {table} answers ResourceNotFound")))
             }
-            Nemesis::TableBack => close(&mut open, &mut spans, at, &|s| s.kind == "table-outage"),
+            Nemesis::TableBack(_) => close(&mut open, &mut spans, at, &|s| s.kind == "table-outage"),
             _ => {}
         }
     }
@@ -501,7 +511,7 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-impl RunReport {
+impl<S: Service> RunReport<S> {
     /// The run as an SVG timeline (see [`crate::picture`]).
     pub fn picture(&self) -> String {
         svg(self)

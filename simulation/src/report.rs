@@ -1,35 +1,43 @@
-//! [`RunReport`]: what one run did and what the checker found, as text for people.
+//! The text of a [`RunReport`]: what one run did and what the checker found, for people.
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::check::{CheckReport, Violation};
-use crate::history::{Actor, Entry, Event, History, Nemesis, Outcome, Phase};
-use crate::scenario::{LockKind, Scenario};
+use crate::history::{Entry, Event, History, Nemesis, Outcome, Phase};
+use crate::scenario::Scenario;
+use crate::service::Service;
+use crate::tables::Tables;
 use crate::timeline::{Timeline, seconds};
+use crate::verdict::{Inconclusive, Verdict, Violation};
+use crate::world::{RunError, RunReport};
 
 /// The longest timeline a violation prints.
 const EXCERPT_LINES: usize = 80;
 
-/// One run: its scenario, its history and the checker's verdict.
-#[derive(Debug)]
-pub struct RunReport {
-    scenario: Scenario,
-    history: History,
-    check: CheckReport,
-    requests: usize,
-    source: Option<String>,
-}
+/// The program that replays runs, when nobody says: the command line of the lock library's
+/// simulation.
+const DEFAULT_PROGRAM: &str = "dynalease-sim";
 
-impl RunReport {
-    pub(crate) fn new(scenario: Scenario, history: History, check: CheckReport, requests: usize) -> Self {
-        RunReport { scenario, history, check, requests, source: None }
-    }
-
+impl<S: Service> RunReport<S> {
     /// The same report, for a run whose scenario was read from the file at `path`: its replay
     /// and shrink commands name the file rather than the seed.
     pub fn with_source(mut self, path: impl Into<String>) -> Self {
         self.source = Some(path.into());
+        self
+    }
+
+    /// The same report, replayed by `program` (`cargo run --example transfers --`, say, with
+    /// the options that shaped the seed's service): its commands start with it.
+    pub fn with_program(mut self, program: impl Into<String>) -> Self {
+        self.program = Some(program.into());
+        self
+    }
+
+    /// The same report, replayed by `command` as it stands (a test binary run on a scenario
+    /// file, say): its failure report prints it as the replay command, and no shrink command,
+    /// for a run that was shrunk already.
+    pub fn with_replay(mut self, command: impl Into<String>) -> Self {
+        self.replay = Some(command.into());
         self
     }
 
@@ -38,14 +46,13 @@ impl RunReport {
         self.source.as_deref()
     }
 
-    /// How many requests DynamoDB (the fake) answered: what a run costs, at some 20 us each
-    /// through the SDK.
+    /// How many requests DynamoDB (the fake) answered: what a run costs.
     pub fn requests(&self) -> usize {
         self.requests
     }
 
     /// The scenario that ran.
-    pub fn scenario(&self) -> &Scenario {
+    pub fn scenario(&self) -> &Scenario<S> {
         &self.scenario
     }
 
@@ -54,31 +61,58 @@ impl RunReport {
         &self.history
     }
 
+    /// Every table as the run left it.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
     /// The checker's verdict.
-    pub fn check(&self) -> &CheckReport {
-        &self.check
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
     }
 
     /// The broken invariants; empty for a good run.
     pub fn violations(&self) -> &[Violation] {
-        &self.check.violations
+        &self.verdict.violations
     }
 
-    /// The digest of the history, in hex: the same seed gives the same digest.
+    /// The checks that could not finish: a run with one is not a pass.
+    pub fn inconclusive(&self) -> &[Inconclusive] {
+        &self.verdict.inconclusive
+    }
+
+    /// What went wrong with the run itself (its setup, its checker), if anything did.
+    pub fn error(&self) -> Option<&RunError> {
+        self.error.as_ref()
+    }
+
+    /// Whether the run passed: no violation, no check left unfinished, no error.
+    pub fn passed(&self) -> bool {
+        self.violations().is_empty() && self.inconclusive().is_empty() && self.error.is_none()
+    }
+
+    /// The digest of the history, in hex: the same scenario gives the same digest.
     pub fn digest(&self) -> String {
         format!("{:016x}", self.history.digest())
     }
 
-    /// The command that replays this run: `dynalease-sim run --seed N --timeline` with the
-    /// options that shaped the seed's scenario, or `run --scenario FILE` for a run read from a
-    /// file.
+    /// The program whose commands replay and shrink the run.
+    pub fn program(&self) -> &str {
+        self.program.as_deref().unwrap_or(DEFAULT_PROGRAM)
+    }
+
+    /// The command that replays this run: `run --seed N --timeline` with the options that
+    /// shaped the seed's scenario, or `run --scenario FILE` for a run read from a file.
     pub fn replay_command(&self) -> String {
-        format!("dynalease-sim run {} --timeline", self.scenario_args())
+        if let Some(command) = &self.replay {
+            return command.clone();
+        }
+        format!("{} run {} --timeline", self.program(), self.scenario_args())
     }
 
     /// The command that shrinks this run to the smallest scenario that still fails.
     pub fn shrink_command(&self) -> String {
-        format!("dynalease-sim shrink {}", self.scenario_args())
+        format!("{} shrink {}", self.program(), self.scenario_args())
     }
 
     fn scenario_args(&self) -> String {
@@ -87,7 +121,7 @@ impl RunReport {
 
     /// The whole history as a timeline.
     pub fn timeline(&self) -> String {
-        Timeline::new(&self.history).render(|_| true)
+        Timeline::new(&self.history).render(|_, _| true)
     }
 
     /// The parameters of the run, what happened and what was checked, ending with the line
@@ -104,7 +138,6 @@ impl RunReport {
                 }
             }
         }
-        let stats = &self.check.stats;
         let _ = writeln!(
             out,
             "history: {} entries, {} operations ({ok} ok, {fail} fail, {info} info), {} DynamoDB requests",
@@ -112,85 +145,59 @@ impl RunReport {
             ok + fail + info,
             self.requests
         );
-        let failed = |kind| self.violations().iter().any(|v| v.kind == kind);
-        let verdict = |kind| if failed(kind) { "VIOLATED" } else { "ok" };
-        use crate::check::ViolationKind as K;
+        if let Some(error) = &self.error {
+            let _ = writeln!(out, "ERROR of service {} at seed {}: {error}", S::NAME, self.scenario.seed);
+        }
         let _ = writeln!(out, "checks:");
-        let _ = writeln!(out, "  tokens rise            {} ({} grants)", verdict(K::TokenNotRising), stats.grants);
-        let _ = writeln!(
-            out,
-            "  takeover after expiry  {} ({} lock writes held against the item)",
-            verdict(K::TakeoverBeforeExpiry),
-            stats.writes
-        );
-        let _ = writeln!(out, "  own writes             {}", verdict(K::ForeignWrite));
-        let _ = writeln!(
-            out,
-            "  granted beliefs        {} ({} leases believed)",
-            verdict(K::UngrantedBelief),
-            stats.beliefs
-        );
-        let _ = writeln!(out, "  beliefs end in time    {}", verdict(K::BeliefPastLease));
-        let _ = writeln!(
-            out,
-            "  exclusive beliefs      {} ({} overlaps exempt: deletion, stopped holder or drift)",
-            verdict(K::OverlappingBeliefs),
-            stats.overlaps_exempt
-        );
-        let _ = writeln!(
-            out,
-            "  fencing                {} ({} fenced commits)",
-            verdict(K::StaleFencedWrite),
-            stats.commits
-        );
-        let _ = writeln!(
-            out,
-            "  external store         {} ({} writes)",
-            verdict(K::StoreAcceptedLower),
-            stats.store_writes
-        );
-        let _ = writeln!(out, "  retries find their own {}", verdict(K::RetryRefusedByItself));
-        let _ = writeln!(out, "  healthy leases hold    {}", verdict(K::LostWhileHealthy));
-        let _ = writeln!(out, "  leases run their time  {}", verdict(K::LostBeforeExpiry));
-        let _ = writeln!(out, "  renewals in time       {}", verdict(K::RenewalLate));
-        let _ = writeln!(out, "  short outages survived {}", verdict(K::LostInShortOutage));
-        let _ = writeln!(out, "  exists agrees          {}", verdict(K::WrongExists));
-        let _ = writeln!(out, "  exists drops the stale {}", verdict(K::StaleExists));
-        let _ = writeln!(out, "  releases release       {}", verdict(K::HeldAfterRelease));
-        let _ = writeln!(out, "  let go leases leave    {}", verdict(K::HeldAfterLetGo));
-        let _ = writeln!(out, "  stops in time          {}", verdict(K::SlowStop));
-        let _ = writeln!(out, "  promises kept          {}", verdict(K::BrokenPromise));
-        let _ = writeln!(out, "  loss reasons true      {}", verdict(K::WrongLossReason));
-        let _ = writeln!(out, "  foreign items refused  {}", verdict(K::ForeignItem));
-        let liveness = match (stats.takeover, self.crashed_for_liveness()) {
-            (Some(took), _) => format!(
-                "{} (taken over {} after the crash, bound {})",
-                verdict(K::SlowTakeover),
-                seconds(took),
-                seconds(self.scenario.takeover_bound())
-            ),
-            (None, true) => format!("{} (no takeover)", verdict(K::SlowTakeover)),
-            (None, false) => String::from("not checked (no live holder of a lock with two leaders)"),
-        };
-        let _ = writeln!(out, "  liveness               {liveness}");
+        let invariants = self.scenario.service.invariants();
+        let width = invariants.iter().map(|i| i.name().len()).max().unwrap_or(0);
+        for invariant in &invariants {
+            let broken = self.violations().iter().any(|v| &v.invariant == invariant);
+            let verdict = if self.error.is_some() {
+                "not checked"
+            } else if broken {
+                "VIOLATED"
+            } else {
+                "ok"
+            };
+            let _ = writeln!(out, "  {:<width$}  {verdict}", invariant.name());
+        }
+        for inconclusive in self.inconclusive() {
+            let _ = writeln!(out, "  {:<width$}  INCONCLUSIVE: {}", inconclusive.check, inconclusive.why);
+        }
+        if !self.verdict.counts.is_empty() {
+            let counts: Vec<String> = self.verdict.counts.iter().map(|(name, n)| format!("{n} {name}")).collect();
+            let _ = writeln!(out, "checked: {}", counts.join(", "));
+        }
+        for (name, value) in &self.verdict.maxima {
+            let _ = writeln!(out, "  {name}: {value}");
+        }
         let _ = writeln!(out, "violations: {}", self.violations().len());
         let _ = writeln!(out, "digest: {}", self.digest());
         out
     }
 
-    fn crashed_for_liveness(&self) -> bool {
-        self.history
-            .entries()
-            .iter()
-            .any(|e| matches!(e.event, Event::Phase(Phase::LivenessCrash { victim: Some(_), .. })))
-    }
-
-    /// Every violation with the seed, the two conflicting operations, the last good one, a
-    /// timeline of the lock around them, and the command that replays the run. Empty for a
-    /// good run.
+    /// Every violation with its two conflicting operations, the last good one before them, the
+    /// commands that replay and shrink the run, and a window of the timeline; an error or an
+    /// unfinished check says so. Empty for a good run.
     pub fn failure_report(&self) -> String {
-        let timeline = Timeline::new(&self.history);
         let mut out = String::new();
+        if let Some(error) = &self.error {
+            let _ = writeln!(out, "ERROR: service {} at seed {}: {error}", S::NAME, self.scenario.seed);
+            let _ = writeln!(out, "  replay: {}", self.replay_command());
+        }
+        for inconclusive in self.inconclusive() {
+            let _ = writeln!(
+                out,
+                "INCONCLUSIVE: {} (service {}, seed {}): {}",
+                inconclusive.check,
+                S::NAME,
+                self.scenario.seed,
+                inconclusive.why
+            );
+            let _ = writeln!(out, "  replay: {}", self.replay_command());
+        }
+        let timeline = Timeline::new(&self.history);
         for violation in self.violations() {
             self.write_violation(&mut out, &timeline, violation);
         }
@@ -199,11 +206,20 @@ impl RunReport {
 
     fn write_violation(&self, out: &mut String, timeline: &Timeline<'_>, violation: &Violation) {
         let entries = self.history.entries();
-        let lock = self.history.lock_name(violation.lock);
-        let _ = writeln!(out, "VIOLATION: {} (seed {}, lock {lock})", violation.kind, self.scenario.seed);
+        let about = if violation.subject.is_empty() { String::new() } else { format!(", {}", violation.subject) };
+        let _ = writeln!(
+            out,
+            "VIOLATION: {} [{}] (service {}, seed {}{about})",
+            violation.invariant,
+            violation.invariant.name(),
+            S::NAME,
+            self.scenario.seed
+        );
         let _ = writeln!(out, "  {}", violation.message);
         let _ = writeln!(out, "  replay: {}", self.replay_command());
-        let _ = writeln!(out, "  shrink: {}", self.shrink_command());
+        if self.replay.is_none() {
+            let _ = writeln!(out, "  shrink: {}", self.shrink_command());
+        }
         let section = |out: &mut String, title: &str, lines: &[usize]| {
             let _ = writeln!(out, "  {title}:");
             if lines.is_empty() {
@@ -217,25 +233,32 @@ impl RunReport {
         section(out, "second", &violation.second);
         section(out, "last good", &violation.last_good);
 
-        let from = violation.window.0.saturating_sub(self.scenario.lease());
+        let from = violation.window.0.saturating_sub(self.scenario.service.scale());
         let to = violation.window.1 + Duration::from_secs(2);
-        let keep = |entry: &Entry| {
+        let keep = |index: usize, entry: &Entry| {
             entry.at >= from
                 && entry.at <= to
-                && (timeline.lock_of(entry) == Some(violation.lock)
+                && ((!violation.subject.is_empty() && timeline.subject(index) == Some(violation.subject.as_str()))
+                    || violation.first.contains(&index)
+                    || violation.second.contains(&index)
                     || concerns(entry).is_some_and(|p| violation.processes.contains(&p))
                     || matches!(
                         entry.event,
                         Event::Nemesis(
-                            Nemesis::TableOutage | Nemesis::TableBack | Nemesis::Throttle { process: None, .. }
+                            Nemesis::TableOutage(_)
+                                | Nemesis::TableBack(_)
+                                | Nemesis::Throttle { process: None, .. }
+                                | Nemesis::PartialBatches { process: None, .. }
                         ) | Event::Phase(_)
                     ))
         };
-        let lines: Vec<String> = entries.iter().filter(|e| keep(e)).map(|e| timeline.line(e)).collect();
+        let lines: Vec<String> =
+            entries.iter().enumerate().filter(|(i, e)| keep(*i, e)).map(|(_, e)| timeline.line(e)).collect();
         let processes: Vec<String> = violation.processes.iter().map(|p| format!("p{p}")).collect();
         let _ = writeln!(
             out,
-            "  timeline (lock {lock}, faults of {}, {} .. {}):",
+            "  timeline ({}faults of {}, {} .. {}):",
+            if violation.subject.is_empty() { String::new() } else { format!("{}, ", violation.subject) },
             processes.join(" "),
             seconds(from),
             seconds(to)
@@ -257,9 +280,14 @@ impl RunReport {
         }
         let _ = writeln!(out);
     }
+
+    /// Whether the liveness phase of the run began.
+    pub fn reached_liveness(&self) -> bool {
+        self.history.entries().iter().any(|e| matches!(e.event, Event::Phase(Phase::Liveness)))
+    }
 }
 
-/// The process a fault concerns, if it concerns one.
+/// The process a fault or an entry of a process concerns, if it concerns one.
 fn concerns(entry: &Entry) -> Option<u16> {
     match (&entry.event, entry.actor) {
         (Event::Nemesis(nemesis), _) => match nemesis {
@@ -268,28 +296,24 @@ fn concerns(entry: &Entry) -> Option<u16> {
             }
             Nemesis::Partition(p) | Nemesis::PartitionHealed(p) | Nemesis::LatencyHealed(p) => Some(*p),
             Nemesis::Latency { process, .. } | Nemesis::ClockStep { process, .. } => Some(*process),
-            Nemesis::Throttle { process, .. } => *process,
+            Nemesis::Throttle { process, .. } | Nemesis::PartialBatches { process, .. } => *process,
+            Nemesis::Triggered { process, .. } => Some(process.id),
             _ => None,
         },
-        (_, Actor::Process(_)) => None,
         _ => None,
     }
 }
 
-impl Scenario {
-    /// The arguments of `dynalease-sim run` (or `shrink`) that make this scenario again: the
-    /// file it was read from, if `file`, else the seed with the options of its shape where they
-    /// are not the default ones (`--seed 7 --lock naive --duration-s 120`).
+impl<S: Service> Scenario<S> {
+    /// The arguments of `run` (or `shrink`) that make this scenario again: the file it was read
+    /// from, if `file`, else the seed with the options of its shape where they are not the
+    /// default ones (`--seed 7 --duration-s 120`).
     pub fn command_args(&self, file: Option<&str>) -> String {
-        let lock = match self.lock {
-            LockKind::Library => "",
-            LockKind::Naive => " --lock naive",
-        };
         if let Some(path) = file {
-            return format!("--scenario {path}{lock}");
+            return format!("--scenario {path}");
         }
-        let mut args = format!("--seed {}{lock}", self.seed);
-        let default = crate::scenario::Config::default();
+        let mut args = format!("--seed {}", self.seed);
+        let default = crate::spec::Config::default();
         if self.processes.len() != usize::from(default.processes) {
             args.push_str(&format!(" --processes {}", self.processes.len()));
         }

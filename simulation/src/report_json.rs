@@ -1,68 +1,70 @@
 //! Results for machines: a run and a sweep as one JSON document each, for CI systems to read
-//! (`dynalease-sim run --format json`, `sweep --format json`).
+//! (`run --format json`, `sweep --format json`).
 //!
-//! A violation carries its kind (the short name of [`ViolationKind::name`] and the sentence of
-//! its `Display`), its lock and seed, the two conflicting operations and the last good one (each
-//! a list of history entries: time in milliseconds, actor, the timeline's text), and the
-//! commands that replay and shrink its run.
+//! A violation carries its invariant (the short name and the sentence), its subject and seed,
+//! the conflicting operations and the last good one (each a list of history entries: time in
+//! milliseconds, actor, the timeline's text), and the commands that replay and shrink its run.
+//! The JSON of the parts of a partitioned sweep merges into one ([`SweepReport::merge`]).
 
 use serde_json::{Value, json};
 
-use crate::check::{Violation, ViolationKind};
 use crate::history::Entry;
-use crate::report::RunReport;
-use crate::scenario::Config;
+use crate::service::Service;
+use crate::spec::Config;
 use crate::sweep::SweepReport;
 use crate::timeline::Timeline;
+use crate::verdict::Violation;
+use crate::world::RunReport;
 
-impl RunReport {
+impl<S: Service> RunReport<S> {
     /// The run as a JSON document: the scenario's parameters, what was checked, the violations
     /// and the commands that replay and shrink the run.
     ///
     /// # Examples
     ///
     /// ```
-    /// use dynalease_sim::{Config, LockKind, Scenario, World};
+    /// use dynalease_sim::{Config, Scenario, World};
+    /// use dynalease_sim::locks::{LockKind, LockService};
     ///
-    /// let config = Config { lock: LockKind::Naive, ..Config::default() };
-    /// let report = World::new(Scenario::from_seed(0, &config)).run();
+    /// let naive = LockService::with_lock(LockKind::Naive);
+    /// let report = World::new(Scenario::from_seed(0, &Config::default(), &naive)).run();
     /// let json = report.to_json();
     /// assert_eq!(json["seed"], 0);
+    /// assert_eq!(json["service"], "locks");
     /// let violation = &json["violations"][0];
-    /// assert!(violation["kind"].is_string() && violation["first"].is_array());
-    /// assert_eq!(json["shrink"], "dynalease-sim shrink --seed 0 --lock naive");
+    /// assert!(violation["invariant"].is_string() && violation["first"].is_array());
     /// ```
     pub fn to_json(&self) -> Value {
         let scenario = self.scenario();
-        let stats = &self.check().stats;
         let timeline = Timeline::new(self.history());
         let violations: Vec<Value> = self.violations().iter().map(|v| self.violation_json(&timeline, v)).collect();
-        let failed = !violations.is_empty();
+        let counts: serde_json::Map<String, Value> =
+            self.verdict().counts.iter().map(|(name, n)| (name.clone(), json!(n))).collect();
+        let maxima: serde_json::Map<String, Value> =
+            self.verdict().maxima.iter().map(|(name, n)| (name.clone(), json!(n))).collect();
+        let inconclusive: Vec<Value> =
+            self.inconclusive().iter().map(|i| json!({"check": i.check, "why": i.why})).collect();
         json!({
+            "service": S::NAME,
+            "options": serde_json::to_value(&scenario.service).unwrap_or(Value::Null),
             "seed": scenario.seed,
             "source": self.source(),
-            "lock": scenario.lock.to_string(),
             "processes": scenario.processes.len(),
             "duration_ms": scenario.duration_ms,
             "safety_ms": scenario.safety_ms,
-            "lease_ms": scenario.lease_ms,
             "faults": scenario.faults.len(),
             "triggers": scenario.triggers.len(),
             "requests": self.requests(),
             "history_entries": self.history().entries().len(),
-            "checked": {
-                "grants": stats.grants,
-                "lock_writes": stats.writes,
-                "beliefs": stats.beliefs,
-                "overlaps_exempt": stats.overlaps_exempt,
-                "fenced_commits": stats.commits,
-                "store_writes": stats.store_writes,
-                "takeover_ms": stats.takeover.map(|t| t.as_millis() as u64),
-            },
+            "checked": counts,
+            "maxima": maxima,
+            "passed": self.passed(),
+            "error": self.error().map(|e| e.to_string()),
+            "inconclusive": inconclusive,
             "violations": violations,
             "digest": self.digest(),
             "replay": self.replay_command(),
-            "shrink": failed.then(|| self.shrink_command()),
+            "shrink": (!self.violations().is_empty()).then(|| self.shrink_command()),
         })
     }
 
@@ -72,10 +74,10 @@ impl RunReport {
             lines.iter().filter_map(|i| entries.get(*i)).map(|entry| entry_json(timeline, entry)).collect()
         };
         json!({
-            "kind": violation.kind.name(),
-            "safety": violation.kind.is_safety(),
-            "description": violation.kind.to_string(),
-            "lock": self.history().lock_name(violation.lock),
+            "invariant": violation.invariant.name(),
+            "safety": violation.invariant.is_safety(),
+            "description": violation.invariant.sentence(),
+            "subject": violation.subject,
             "seed": self.scenario().seed,
             "message": violation.message,
             "processes": violation.processes,
@@ -96,33 +98,36 @@ fn entry_json(timeline: &Timeline<'_>, entry: &Entry) -> Value {
 }
 
 impl SweepReport {
-    /// The sweep as a JSON document, with `failures`: the [`RunReport::to_json`] of each failing
-    /// run, and `seeds_per_s` if the caller timed it.
+    /// The sweep as a JSON document: the report itself under `report` (what
+    /// [`SweepReport::merge`] reads back), the shape of its runs, `failures` (the
+    /// [`RunReport::to_json`] of each failing run), and `seeds_per_s` if the caller timed it.
     pub fn to_json(&self, config: &Config, failures: Vec<Value>, seeds_per_s: Option<f64>) -> Value {
-        let violations: serde_json::Map<String, Value> =
-            self.violations.iter().map(|(kind, runs)| (kind.name().to_owned(), json!(runs))).collect();
         json!({
+            "service": self.service,
             "from": self.from,
+            "range": self.range,
+            "partition": self.partition.map(|p| p.to_string()),
             "seeds": self.seeds,
-            "lock": config.lock.to_string(),
             "processes": config.processes,
             "duration_ms": config.duration_ms,
             "requests": self.requests,
-            "checked": {
-                "grants": self.grants,
-                "lock_writes": self.writes,
-                "beliefs": self.beliefs,
-                "fenced_commits": self.commits,
-                "store_writes": self.store_writes,
-                "takeovers": self.takeovers,
-                "slowest_takeover_ms": self.slowest_takeover.as_millis() as u64,
-            },
-            "violations": violations,
+            "passed": self.passed(),
+            "checked": self.counts,
+            "maxima": self.maxima,
+            "violations": self.violations,
             "failing_seeds": self.failed,
+            "inconclusive_seeds": self.inconclusive,
             "stopped_at": self.stopped_at,
-            "stopped_for": self.stopped_for.iter().copied().map(ViolationKind::name).collect::<Vec<_>>(),
+            "stopped_for": self.stopped_for,
             "failures": failures,
             "seeds_per_s": seeds_per_s,
+            "report": serde_json::to_value(self).unwrap_or(Value::Null),
         })
+    }
+
+    /// The report of a sweep from its JSON document ([`to_json`](Self::to_json)).
+    pub fn from_json(document: &Value) -> Result<SweepReport, String> {
+        serde_json::from_value(document["report"].clone())
+            .map_err(|err| format!("not the JSON of a sweep of dynalease-sim: {err}"))
     }
 }

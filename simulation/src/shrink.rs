@@ -1,7 +1,7 @@
 //! Shrinking: from a failing run to the smallest scenario that still breaks the same invariant.
 //!
 //! [`shrink`] tries smaller scenarios one run at a time and keeps each that still fails with
-//! the same [`ViolationKind`]: a run cut short after the violation, fewer faults and triggers
+//! the same invariant: a run cut short after the violation, fewer faults and triggers
 //! (all of them, then halves, then one at a time), fewer processes and workloads, no lost
 //! answers, shorter faults, and clocks, networks and leases made plain. It stops when no
 //! simplification keeps the failure, or after a bounded number of runs.
@@ -12,26 +12,24 @@
 
 use std::time::Duration;
 
-use crate::check::ViolationKind;
-use crate::faults::{Fault, ScheduledFault};
+use crate::clock::seconds;
+use crate::nemesis::{Fault, Reaction, ScheduledFault, Trigger};
 use crate::net::NetSpec;
-use crate::report::RunReport;
 use crate::scenario::Scenario;
-use crate::timeline::seconds;
-use crate::triggers::{Reaction, Trigger};
-use crate::world::World;
+use crate::service::Service;
+use crate::world::{RunReport, World};
 
 /// The default bound of the runs of a shrink.
 pub const DEFAULT_MAX_RUNS: usize = 300;
 
 /// How a shrink runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShrinkOptions {
     /// The most runs it makes, the first one included.
     pub max_runs: usize,
-    /// The invariant that must keep failing; `None` for the first one the run breaks (of
-    /// safety, if it breaks one).
-    pub kind: Option<ViolationKind>,
+    /// The invariant that must keep failing, by name; `None` for the first one the run breaks
+    /// (of safety, if it breaks one).
+    pub kind: Option<String>,
 }
 
 impl Default for ShrinkOptions {
@@ -57,7 +55,7 @@ pub struct Size {
     /// Processes.
     pub processes: usize,
     /// Workloads, over all processes.
-    pub roles: usize,
+    pub workloads: usize,
     /// Timed faults.
     pub faults: usize,
     /// Triggers.
@@ -68,10 +66,10 @@ pub struct Size {
 
 impl Size {
     /// The size of `scenario`.
-    pub fn of(scenario: &Scenario) -> Size {
+    pub fn of<S: Service>(scenario: &Scenario<S>) -> Size {
         Size {
             processes: scenario.processes.len(),
-            roles: scenario.processes.iter().map(|p| p.roles.len() + p.custom.len()).sum(),
+            workloads: scenario.processes.iter().map(|p| p.kinds.len()).sum(),
             faults: scenario.faults.len(),
             triggers: scenario.triggers.len(),
             duration_ms: scenario.duration_ms,
@@ -86,7 +84,7 @@ impl std::fmt::Display for Size {
             f,
             "{}, {}, {}, {}, {} s",
             count(self.processes, "process", "processes"),
-            count(self.roles, "workload", "workloads"),
+            count(self.workloads, "workload", "workloads"),
             count(self.faults, "fault", "faults"),
             count(self.triggers, "trigger", "triggers"),
             self.duration_ms / 1000
@@ -96,15 +94,15 @@ impl std::fmt::Display for Size {
 
 /// What a shrink ended with.
 #[derive(Debug)]
-pub struct Shrunk {
-    /// The invariant that kept failing.
-    pub kind: ViolationKind,
+pub struct Shrunk<S: Service> {
+    /// The invariant that kept failing, by name.
+    pub kind: String,
     /// The size of the scenario it started from.
     pub from: Size,
     /// The scenario as given.
-    pub original: Scenario,
+    pub original: Scenario<S>,
     /// The run of the smallest scenario that still fails.
-    pub report: RunReport,
+    pub report: RunReport<S>,
     /// The simplifications it kept, in order.
     pub steps: Vec<Step>,
     /// How many runs it made.
@@ -115,9 +113,9 @@ pub struct Shrunk {
 
 /// Why a shrink did not start.
 #[derive(Debug)]
-pub enum NotShrunk {
+pub enum NotShrunk<S: Service> {
     /// The run of the scenario as given does not break the invariant (or any, without one).
-    Passes(Box<RunReport>),
+    Passes(Box<RunReport<S>>),
 }
 
 /// Shrinks `scenario` while it keeps breaking the same invariant, and calls `on_step` with every
@@ -130,24 +128,26 @@ pub enum NotShrunk {
 /// # Examples
 ///
 /// ```
-/// use dynalease_sim::{Config, LockKind, Scenario};
+/// use dynalease_sim::{Config, Scenario, World};
+/// use dynalease_sim::locks::{LockKind, LockService};
 /// use dynalease_sim::shrink::{shrink, ShrinkOptions};
 ///
-/// let config = Config { lock: LockKind::Naive, duration_ms: 180_000, ..Config::default() };
-/// let failing = (0..50).map(|seed| Scenario::from_seed(seed, &config))
-///     .find(|s| !dynalease_sim::World::new(s.clone()).run().violations().is_empty())
+/// let config = Config { duration_ms: 180_000, ..Config::default() };
+/// let naive = LockService::with_lock(LockKind::Naive);
+/// let failing = (0..50).map(|seed| Scenario::from_seed(seed, &config, &naive))
+///     .find(|s| !World::new(s.clone()).run().violations().is_empty())
 ///     .unwrap();
 /// let options = ShrinkOptions { max_runs: 40, ..ShrinkOptions::default() };
 /// let shrunk = shrink(failing, options, |_| {}, |_| {}).unwrap();
-/// assert!(shrunk.report.violations().iter().any(|v| v.kind == shrunk.kind));
+/// assert!(shrunk.report.violations().iter().any(|v| v.invariant.name() == shrunk.kind));
 /// assert!(shrunk.runs <= 40);
 /// ```
-pub fn shrink(
-    scenario: Scenario,
+pub fn shrink<S: Service>(
+    scenario: Scenario<S>,
     options: ShrinkOptions,
     mut on_step: impl FnMut(&Step),
     mut on_run: impl FnMut(usize),
-) -> Result<Shrunk, NotShrunk> {
+) -> Result<Shrunk<S>, NotShrunk<S>> {
     let from = Size::of(&scenario);
     let first = World::new(scenario).run();
     on_run(1);
@@ -155,13 +155,13 @@ pub fn shrink(
         Some(kind) => kind,
         None => {
             let violations = first.violations();
-            match violations.iter().find(|v| v.kind.is_safety()).or(violations.first()) {
-                Some(v) => v.kind,
+            match violations.iter().find(|v| v.invariant.is_safety()).or(violations.first()) {
+                Some(v) => v.invariant.name().to_owned(),
                 None => return Err(NotShrunk::Passes(Box::new(first))),
             }
         }
     };
-    if !breaks(&first, kind) {
+    if !breaks(&first, &kind) {
         return Err(NotShrunk::Passes(Box::new(first)));
     }
     let original = first.scenario().clone();
@@ -171,12 +171,12 @@ pub fn shrink(
     let mut gave_up = false;
     'rounds: loop {
         let mut kept_any = false;
-        for pass in PASSES {
+        for pass in passes::<S>() {
             // Each pass starts over on the scenario it simplified last, until none of its
             // candidates keeps the failure.
             let mut skip = 0;
             loop {
-                let candidates = pass(&best, kind);
+                let candidates = pass(&best, &kind);
                 let Some((change, candidate)) = candidates.into_iter().nth(skip) else { break };
                 if runs >= options.max_runs {
                     gave_up = true;
@@ -185,7 +185,7 @@ pub fn shrink(
                 runs += 1;
                 let report = World::new(candidate).run();
                 on_run(runs);
-                if breaks(&report, kind) {
+                if breaks(&report, &kind) {
                     best = report;
                     kept_any = true;
                     skip = 0;
@@ -204,30 +204,32 @@ pub fn shrink(
     Ok(Shrunk { kind, from, original, report: best, steps, runs, gave_up })
 }
 
-fn breaks(report: &RunReport, kind: ViolationKind) -> bool {
-    report.violations().iter().any(|v| v.kind == kind)
+fn breaks<S: Service>(report: &RunReport<S>, kind: &str) -> bool {
+    report.violations().iter().any(|v| v.invariant.name() == kind)
 }
 
 /// A kind of simplification: the candidates it makes of the last scenario that failed, the
 /// boldest first.
-type Pass = fn(&RunReport, ViolationKind) -> Vec<(String, Scenario)>;
+type Pass<S> = fn(&RunReport<S>, &str) -> Vec<(String, Scenario<S>)>;
 
-const PASSES: [Pass; 8] = [
-    cut_the_run,
-    drop_faults,
-    drop_triggers,
-    drop_processes,
-    drop_roles,
-    no_lost_answers,
-    shorten_faults,
-    plain_processes,
-];
+fn passes<S: Service>() -> [Pass<S>; 8] {
+    [
+        cut_the_run,
+        drop_faults,
+        drop_triggers,
+        drop_processes,
+        drop_kinds,
+        no_lost_answers,
+        shorten_faults,
+        plain_processes,
+    ]
+}
 
 /// The run ends two seconds after the violation (rounded up to a second), and its faults
 /// after the new end of the safety phase are dropped; then half the run.
-fn cut_the_run(report: &RunReport, kind: ViolationKind) -> Vec<(String, Scenario)> {
+fn cut_the_run<S: Service>(report: &RunReport<S>, kind: &str) -> Vec<(String, Scenario<S>)> {
     let scenario = report.scenario();
-    let Some(violation) = report.violations().iter().find(|v| v.kind == kind) else { return Vec::new() };
+    let Some(violation) = report.violations().iter().find(|v| v.invariant.name() == kind) else { return Vec::new() };
     let after = (violation.window.1 + Duration::from_secs(2)).as_millis() as u64;
     let mut out = Vec::new();
     for duration_ms in [after.div_ceil(1000) * 1000, scenario.duration_ms / 2000 * 1000] {
@@ -271,7 +273,7 @@ fn chunks(n: usize) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-fn drop_faults(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)> {
+fn drop_faults<S: Service>(report: &RunReport<S>, _: &str) -> Vec<(String, Scenario<S>)> {
     let scenario = report.scenario();
     chunks(scenario.faults.len())
         .into_iter()
@@ -288,7 +290,7 @@ fn drop_faults(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)> 
         .collect()
 }
 
-fn drop_triggers(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)> {
+fn drop_triggers<S: Service>(report: &RunReport<S>, _: &str) -> Vec<(String, Scenario<S>)> {
     let scenario = report.scenario();
     chunks(scenario.triggers.len())
         .into_iter()
@@ -307,7 +309,7 @@ fn drop_triggers(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)
 
 /// Each process in turn, the last first, with its faults and triggers; the ones after it are
 /// renumbered.
-fn drop_processes(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)> {
+fn drop_processes<S: Service>(report: &RunReport<S>, _: &str) -> Vec<(String, Scenario<S>)> {
     let scenario = report.scenario();
     if scenario.processes.len() <= 1 {
         return Vec::new();
@@ -346,29 +348,32 @@ fn renumbered(fault: &Fault, renumber: impl Fn(u16) -> u16) -> Fault {
         Fault::Throttle { process, per_million, for_ms } => {
             Fault::Throttle { process: process.map(renumber), per_million, for_ms }
         }
+        Fault::PartialBatches { process, per_million, for_ms } => {
+            Fault::PartialBatches { process: process.map(renumber), per_million, for_ms }
+        }
         Fault::ClockStep { process, delta_ms } => Fault::ClockStep { process: renumber(process), delta_ms },
-        other @ (Fault::TableOutage { .. } | Fault::DeleteItem { .. } | Fault::CorruptItem { .. }) => other,
+        other @ (Fault::TableOutage { .. } | Fault::DeleteItem { .. } | Fault::ReplaceItem { .. }) => other,
     }
 }
 
 /// Each workload of a process that has more than one.
-fn drop_roles(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)> {
+fn drop_kinds<S: Service>(report: &RunReport<S>, _: &str) -> Vec<(String, Scenario<S>)> {
     let scenario = report.scenario();
     let mut out = Vec::new();
     for (id, process) in scenario.processes.iter().enumerate() {
-        if process.roles.len() + process.custom.len() <= 1 {
+        if process.kinds.len() <= 1 {
             continue;
         }
-        for (index, role) in process.roles.iter().enumerate().rev() {
+        for (index, kind) in process.kinds.iter().enumerate().rev() {
             let mut smaller = scenario.clone();
-            smaller.processes[id].roles.remove(index);
-            out.push((format!("removed the workload {} of p{id}", crate::Workload::name(role)), smaller));
+            smaller.processes[id].kinds.remove(index);
+            out.push((format!("removed the workload {} of p{id}", scenario.service.kind_name(kind)), smaller));
         }
     }
     out
 }
 
-fn no_lost_answers(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)> {
+fn no_lost_answers<S: Service>(report: &RunReport<S>, _: &str) -> Vec<(String, Scenario<S>)> {
     let scenario = report.scenario();
     if scenario.loss_ppm == 0 {
         return Vec::new();
@@ -379,7 +384,7 @@ fn no_lost_answers(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenari
 }
 
 /// Each fault and trigger with its length (or step) halved.
-fn shorten_faults(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)> {
+fn shorten_faults<S: Service>(report: &RunReport<S>, _: &str) -> Vec<(String, Scenario<S>)> {
     let scenario = report.scenario();
     let mut out = Vec::new();
     for (index, scheduled) in scenario.faults.iter().enumerate() {
@@ -396,7 +401,10 @@ fn shorten_faults(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario
             Fault::Throttle { process, per_million, for_ms } if for_ms > 1 => {
                 Fault::Throttle { process, per_million, for_ms: for_ms / 2 }
             }
-            Fault::TableOutage { for_ms } if for_ms > 1 => Fault::TableOutage { for_ms: for_ms / 2 },
+            Fault::PartialBatches { process, per_million, for_ms } if for_ms > 1 => {
+                Fault::PartialBatches { process, per_million, for_ms: for_ms / 2 }
+            }
+            Fault::TableOutage { table, for_ms } if for_ms > 1 => Fault::TableOutage { table, for_ms: for_ms / 2 },
             Fault::ClockStep { process, delta_ms } if delta_ms.abs() > 1 => {
                 Fault::ClockStep { process, delta_ms: delta_ms / 2 }
             }
@@ -422,6 +430,7 @@ fn shorten_faults(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario
             Reaction::DelayAnswer { extra_ms } if extra_ms > 1 => Reaction::DelayAnswer { extra_ms: extra_ms / 2 },
             Reaction::DelayRequest { extra_ms } if extra_ms > 1 => Reaction::DelayRequest { extra_ms: extra_ms / 2 },
             Reaction::HoldUntilRead { min_ms } if min_ms > 1 => Reaction::HoldUntilRead { min_ms: min_ms / 2 },
+            Reaction::Outage { kind, for_ms } if for_ms > 1 => Reaction::Outage { kind, for_ms: for_ms / 2 },
             _ => continue,
         };
         let mut shorter = scenario.clone();
@@ -432,13 +441,12 @@ fn shorten_faults(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario
     out
 }
 
-/// Each process with a clock that is right, a network of the default latency, and the lease
-/// of the scenario.
-fn plain_processes(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenario)> {
+/// Each process with a clock that is right and a network of the default latency.
+fn plain_processes<S: Service>(report: &RunReport<S>, _: &str) -> Vec<(String, Scenario<S>)> {
     let scenario = report.scenario();
     let mut out = Vec::new();
     for (id, process) in scenario.processes.iter().enumerate() {
-        let mut plainer = |change: String, edit: &dyn Fn(&mut crate::ProcessSpec)| {
+        let mut plainer = |change: String, edit: &dyn Fn(&mut crate::ProcessSpec<S::Kind>)| {
             let mut candidate = scenario.clone();
             edit(&mut candidate.processes[id]);
             out.push((change, candidate));
@@ -455,9 +463,6 @@ fn plain_processes(report: &RunReport, _: ViolationKind) -> Vec<(String, Scenari
         }
         if process.net != NetSpec::default() {
             plainer(format!("p{id}'s network of the default latency"), &|p| p.net = NetSpec::default());
-        }
-        if process.lease_ms.is_some() {
-            plainer(format!("p{id} on the scenario's lease"), &|p| p.lease_ms = None);
         }
     }
     out
@@ -481,10 +486,15 @@ pub fn describe_fault(scheduled: &ScheduledFault) -> String {
             let whom = process.map_or(String::from("everyone"), |p| format!("p{p}"));
             format!("throttling of {whom} ({}%) at {at} for {}", f64::from(*per_million) / 10_000.0, span(*for_ms))
         }
-        Fault::TableOutage { for_ms } => format!("table outage at {at} for {}", span(*for_ms)),
-        Fault::DeleteItem { lock } => format!("deletion of the item of {lock} at {at}"),
-        Fault::CorruptItem { lock, for_ms } => {
-            format!("an entity at the key of {lock} at {at} for {}", span(*for_ms))
+        Fault::PartialBatches { process, per_million, for_ms } => {
+            let whom = process.map_or(String::from("everyone"), |p| format!("p{p}"));
+            let share = f64::from(*per_million) / 10_000.0;
+            format!("batches of {whom} processed in part ({share}%) at {at} for {}", span(*for_ms))
+        }
+        Fault::TableOutage { table, for_ms } => format!("outage of table {table} at {at} for {}", span(*for_ms)),
+        Fault::DeleteItem { item } => format!("deletion of {item} at {at}"),
+        Fault::ReplaceItem { item, for_ms } => {
+            format!("an entity of another kind at the key of {item} at {at} for {}", span(*for_ms))
         }
         Fault::ClockStep { process, delta_ms } => format!("wall-clock step of p{process} by {delta_ms:+} ms at {at}"),
     }
@@ -493,9 +503,10 @@ pub fn describe_fault(scheduled: &ScheduledFault) -> String {
 /// A trigger in a few words.
 pub fn describe_trigger(trigger: &Trigger) -> String {
     let whom = trigger.process.map_or(String::from("any process"), |p| format!("p{p}"));
-    let lock = trigger.lock.as_deref().unwrap_or("any lock");
+    let item = trigger.item.as_deref().unwrap_or("any item");
+    let label = trigger.label.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
     format!(
-        "from {}, when {whom} {} {lock}: {:?}",
+        "from {}, when {whom} {} {item}{label}: {:?}",
         seconds(Duration::from_millis(trigger.after_ms)),
         trigger.moment.describe(),
         trigger.reaction

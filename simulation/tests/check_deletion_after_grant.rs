@@ -8,10 +8,11 @@
 
 mod support;
 
-use dynalease_sim::history::{Event, Nemesis};
-use dynalease_sim::triggers::{Moment, Reaction, Trigger};
+use dynalease_sim::locks::LockService;
+use dynalease_sim::locks::history::{Event, Nemesis};
+use dynalease_sim::nemesis::{Moment, Reaction, Trigger};
 use dynalease_sim::{Config, Scenario, World};
-use support::two_leaders;
+use support::{lock_history, two_leaders};
 
 #[test]
 fn a_deletion_between_a_grant_and_its_answer_exempts_the_overlap_it_causes() {
@@ -19,16 +20,18 @@ fn a_deletion_between_a_grant_and_its_answer_exempts_the_overlap_it_causes() {
     scenario.triggers = vec![Trigger {
         after_ms: 0,
         process: Some(0),
-        lock: None,
-        moment: Moment::Granted,
+        item: None,
+        label: Some(String::from("grant")),
+        moment: Moment::WriteApplied,
         reaction: Reaction::DeleteItem,
     }];
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
-    assert_eq!(report.check().stats.overlaps_after_deletion, 1, "{}", report.timeline());
+    assert_eq!(report.verdict().counted("overlaps after deletion"), 1, "{}", report.timeline());
 
     // The deletion came before both beliefs: counted from the beliefs, nothing would exempt it.
-    let entries = report.history().entries();
+    let history = lock_history(&report);
+    let entries = history.entries();
     let deleted = entries.iter().find(|e| matches!(e.event, Event::Nemesis(Nemesis::DeleteItem(_)))).map(|e| e.at);
     let first_belief = entries.iter().find(|e| matches!(e.event, Event::Held { .. })).map(|e| e.at);
     assert!(deleted < first_belief, "{}", report.timeline());
@@ -36,6 +39,6 @@ fn a_deletion_between_a_grant_and_its_answer_exempts_the_overlap_it_causes() {
 
 #[test]
 fn seed_77003214_passes() {
-    let report = World::new(Scenario::from_seed(77_003_214, &Config::default())).run();
+    let report = World::new(Scenario::from_seed(77_003_214, &Config::default(), &LockService::default())).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
 }

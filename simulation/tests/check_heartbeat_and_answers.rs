@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use dynalease_sim::check::{CheckContext, CheckReport, ViolationKind, check};
-use dynalease_sim::history::{
+use dynalease_sim::locks::check::{CheckContext, CheckReport, ViolationKind, check};
+use dynalease_sim::locks::history::{
     Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Outcome, Phase, Unheld, Value,
 };
 

@@ -2,8 +2,10 @@
 
 use std::time::Duration;
 
-use dynalease_sim::check::{CheckContext, CheckReport, ViolationKind, check};
-use dynalease_sim::history::{Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Phase, Unheld};
+use dynalease_sim::locks::check::{CheckContext, CheckReport, ViolationKind, check};
+use dynalease_sim::locks::history::{
+    Actor, BeliefId, Call, Entry, Event, History, LockState, Nemesis, OpId, Phase, Unheld,
+};
 
 mod support;
 
@@ -386,7 +388,7 @@ fn a_lease_lost_after_the_heal_is_a_violation() {
 
 #[test]
 fn a_lease_given_up_as_run_out_before_its_time_is_a_violation() {
-    use dynalease_sim::history::{Outcome, Value};
+    use dynalease_sim::locks::history::{Outcome, Value};
     let process = Actor::Process(p(0));
     let lost = |ms| at(ms, process, Event::Unheld { belief: BeliefId(0), why: Unheld::Lost(String::from("expired")) });
     // Acquire called at 1 s, granted with a lease of 30 s sent at 1 s: it runs out at 31 s.

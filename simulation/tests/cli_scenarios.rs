@@ -41,11 +41,11 @@ fn an_emitted_scenario_runs_to_the_digest_of_its_seed() {
 #[test]
 fn a_malformed_scenario_file_is_refused_with_its_line_and_field() {
     let file = scratch("malformed.toml");
-    std::fs::write(&file, "duration_ms = 120_000\nlease_ms = 30_000\n\n[[processes]]\nroles = [{ role = \"leader\" }]\n\n[[faults]]\nat_ms = 5_000\nkind = \"pause\"\nprocess = 0\nfor_ms = \"long\"\n").unwrap();
+    std::fs::write(&file, "service = \"locks\"\nduration_ms = 120_000\n\n[options]\nlease_ms = 30_000\n\n[[processes]]\n\n[[faults]]\nat_ms = 5_000\nkind = \"pause\"\nprocess = 0\nfor_ms = \"long\"\n").unwrap();
     let output = sim(&["run", "--scenario", file.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("malformed.toml: line 11, column 10, faults[0].for_ms: invalid type"), "{stderr}");
+    assert!(stderr.contains("malformed.toml: line 13, column 10, faults[0].for_ms: invalid type"), "{stderr}");
     assert!(stdout(&output).is_empty());
 
     let missing = sim(&["run", "--scenario", "/nonexistent/incident.toml"]);
@@ -59,12 +59,14 @@ fn run_as_json_is_one_document_with_violations_and_commands() {
     assert_eq!(output.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
     assert_eq!(json["seed"], 0);
-    assert_eq!(json["lock"], "naive");
-    assert_eq!(json["replay"], "dynalease-sim run --seed 0 --lock naive --timeline");
-    assert_eq!(json["shrink"], "dynalease-sim shrink --seed 0 --lock naive");
+    assert_eq!(json["options"]["lock"], "naive");
+    assert_eq!(json["replay"], "dynalease-sim --lock naive run --seed 0 --timeline");
+    assert_eq!(json["shrink"], "dynalease-sim --lock naive shrink --seed 0");
     let violation = &json["violations"][0];
     assert_eq!(violation["seed"], 0);
-    assert!(violation["kind"].as_str().is_some_and(|k| dynalease_sim::check::ViolationKind::from_name(k).is_some()));
+    assert!(
+        violation["invariant"].as_str().is_some_and(|k| dynalease_sim::locks::ViolationKind::from_name(k).is_some())
+    );
     for ops in ["first", "second"] {
         let entries = violation[ops].as_array().expect(ops);
         assert!(!entries.is_empty(), "{ops}");
@@ -92,7 +94,7 @@ fn sweep_as_json_lists_each_failing_run() {
     assert_eq!(failing.len(), failures.len());
     for (seed, run) in failing.iter().zip(failures) {
         assert_eq!(&run["seed"], seed);
-        assert!(run["shrink"].as_str().unwrap().starts_with("dynalease-sim shrink --seed "), "{run}");
+        assert!(run["shrink"].as_str().unwrap().starts_with("dynalease-sim --lock naive shrink --seed "), "{run}");
         assert!(run["replay"].as_str().unwrap().contains("--duration-s 120"), "{run}");
     }
 }
@@ -101,8 +103,8 @@ fn sweep_as_json_lists_each_failing_run() {
 fn a_failure_of_a_sweep_prints_the_shrink_command_beside_the_replay() {
     let output = sim(&["--lock", "naive", "sweep", "--seeds", "1", "--from", "0", "--duration-s", "120"]);
     let text = stdout(&output);
-    assert!(text.contains("  replay: dynalease-sim run --seed 0 --lock naive --duration-s 120 --timeline\n"), "{text}");
-    assert!(text.contains("  shrink: dynalease-sim shrink --seed 0 --lock naive --duration-s 120\n"), "{text}");
+    assert!(text.contains("  replay: dynalease-sim --lock naive run --seed 0 --duration-s 120 --timeline\n"), "{text}");
+    assert!(text.contains("  shrink: dynalease-sim --lock naive shrink --seed 0 --duration-s 120\n"), "{text}");
     // Not a terminal: no progress bar, and nothing else on stderr.
     assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
 }
@@ -114,11 +116,11 @@ fn shrink_writes_the_smallest_failing_scenario_and_its_replay() {
     let output = sim(&["--lock", "naive", "shrink", "--seed", "0", "--max-runs", "60", "--out", out]);
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     let text = stdout(&output);
-    assert!(text.starts_with("shrink: seed 0 (lock naive): 5 processes"), "{text}");
+    assert!(text.starts_with("shrink: seed 0 (service locks): 5 processes"), "{text}");
     assert!(text.contains("  step 1 (run "), "{text}");
     assert!(text.contains(&format!("wrote {out}")), "{text}");
     assert!(text.contains("--- safety phase: faults ---"), "the timeline: {text}");
-    assert!(text.contains(&format!("replay: dynalease-sim run --scenario {out} --lock naive --timeline")), "{text}");
+    assert!(text.contains(&format!("replay: dynalease-sim --lock naive run --scenario {out} --timeline")), "{text}");
     assert!(output.stderr.is_empty());
 
     // The file replays the failure, smaller than the seed's scenario.
@@ -127,7 +129,7 @@ fn shrink_writes_the_smallest_failing_scenario_and_its_replay() {
     let json: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
     assert!(json["processes"].as_u64().unwrap() < 5 && json["duration_ms"].as_u64().unwrap() < 600_000, "{json}");
     let file = std::fs::read_to_string(out).unwrap();
-    assert!(file.starts_with("# Shrunk by `dynalease-sim shrink --seed 0 --lock naive` in "), "{file}");
+    assert!(file.starts_with("# Shrunk by `dynalease-sim --lock naive shrink --seed 0` in "), "{file}");
 }
 
 #[test]

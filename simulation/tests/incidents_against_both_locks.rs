@@ -4,8 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use dynalease_sim::check::ViolationKind::{self, *};
-use dynalease_sim::{LockKind, RunReport, Scenario, World};
+use dynalease_sim::locks::ViolationKind::{self, *};
+use dynalease_sim::locks::{LockKind, LockService};
+use dynalease_sim::{RunReport, Scenario, World};
 
 /// Each incident: its file, what the library's run must show happened, and the invariants the
 /// naive lock breaks in it.
@@ -13,7 +14,7 @@ const INCIDENTS: [(&str, &[&str], &[ViolationKind]); 6] = [
     (
         "holder-paused-past-its-lease.toml",
         &[
-            "heard its renewal of leader: Pause",
+            "heard its write applied to Sim[LOCK#leader/LOCK] (renewal): Pause",
             "fenced-write leader token 1: lease lost",
             "granted leader token 2 to p1.0",
         ],
@@ -35,17 +36,21 @@ const INCIDENTS: [(&str, &[&str], &[ViolationKind]); 6] = [
     ),
     (
         "throttling-storm-during-a-takeover.toml",
-        &["throttle p0 (100%)", "unheld leader token 1: lost (expired)", "granted leader token 2 to p1.0"],
+        &["throttle p0 (100%)", "lets go of leader token 1: lost (expired)", "granted leader token 2 to p1.0"],
         &[TakeoverBeforeExpiry, OverlappingBeliefs, SlowTakeover],
     ),
     (
         "lost-acquire-answer-retried.toml",
-        &["was granted job: LoseAnswer", "granted job token 3 to p0.0", "ok     #3 acquire job -> token 3"],
+        &[
+            "had its write applied to Sim[LOCK#job/LOCK] (grant): LoseAnswer",
+            "granted job token 3 to p0.0",
+            "ok     #3 acquire job -> token 3",
+        ],
         &[RetryRefusedByItself],
     ),
     (
         "lock-item-deleted-under-its-holder.toml",
-        &["heard its renewal of leader: DeleteItem", "granted leader token 1 to p1.0"],
+        &["heard its write applied to Sim[LOCK#leader/LOCK] (renewal): DeleteItem", "granted leader token 1 to p1.0"],
         &[StaleFencedWrite],
     ),
 ];
@@ -54,12 +59,12 @@ fn incidents_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("incidents")
 }
 
-fn run(file: &str, lock: Option<LockKind>) -> RunReport {
+fn run(file: &str, lock: Option<LockKind>) -> RunReport<LockService> {
     let path = incidents_dir().join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut scenario = Scenario::<LockService>::from_toml(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
     if let Some(lock) = lock {
-        scenario.lock = lock;
+        LockService::switch_lock(&mut scenario, lock);
     }
     World::new(scenario).run()
 }
@@ -91,7 +96,7 @@ fn every_incident_says_what_happened_in_a_comment() {
 fn the_library_comes_through_every_incident() {
     for (file, happened, _) in INCIDENTS {
         let report = run(file, None);
-        assert_eq!(report.scenario().lock, LockKind::Library, "{file} names the library");
+        assert_eq!(report.scenario().service.lock, LockKind::Library, "{file} names the library");
         assert!(report.violations().is_empty(), "{file}:\n{}", report.failure_report());
         let timeline = report.timeline();
         for line in happened {
@@ -104,8 +109,8 @@ fn the_library_comes_through_every_incident() {
 fn the_naive_lock_breaks_what_each_incident_says() {
     for (file, _, expected) in INCIDENTS {
         let report = run(file, Some(LockKind::Naive));
-        let found: BTreeSet<ViolationKind> = report.violations().iter().map(|v| v.kind).collect();
-        let expected: BTreeSet<ViolationKind> = expected.iter().copied().collect();
+        let found: BTreeSet<String> = report.violations().iter().map(|v| v.invariant.name().to_owned()).collect();
+        let expected: BTreeSet<String> = expected.iter().map(|k| k.name().to_owned()).collect();
         assert_eq!(found, expected, "{file}:\n{}", report.failure_report());
     }
 }

@@ -2,10 +2,11 @@
 //! whatever the log level. (The insta snapshot of `summary_snapshot.rs` holds the digest of one
 //! seed, so `cargo test` and `cargo test --release` check that debug and release agree.)
 
-use dynalease_sim::{Config, LockKind, Scenario, World};
+use dynalease_sim::locks::{LockKind, LockService};
+use dynalease_sim::{Config, Scenario, World};
 
 fn digest(seed: u64, config: &Config) -> String {
-    World::new(Scenario::from_seed(seed, config)).run().digest()
+    World::new(Scenario::from_seed(seed, config, &LockService::default())).run().digest()
 }
 
 #[test]
@@ -18,8 +19,9 @@ fn the_same_seed_gives_the_same_digest() {
 
 #[test]
 fn the_naive_lock_replays_too() {
-    let config = Config { lock: LockKind::Naive, ..Config::default() };
-    assert_eq!(digest(5, &config), digest(5, &config));
+    let naive = LockService::with_lock(LockKind::Naive);
+    let run = || World::new(Scenario::from_seed(5, &Config::default(), &naive)).run().digest();
+    assert_eq!(run(), run());
 }
 
 #[test]

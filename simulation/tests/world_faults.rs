@@ -4,9 +4,9 @@ mod support;
 
 use std::time::Duration;
 
-use dynalease_sim::history::{Call, Event, Nemesis, Outcome, Unheld, Value};
+use dynalease_sim::locks::history::{Call, Event, Nemesis, Outcome, Unheld, Value};
 use dynalease_sim::{Fault, World};
-use support::{LEASE_MS, at, completed, grants, two_leaders, unheld};
+use support::{LEASE_MS, at, completed, grants, lock_history, service, two_leaders, unheld};
 
 #[test]
 fn a_crashed_holder_releases_nothing_and_is_taken_over_after_its_lease() {
@@ -15,7 +15,7 @@ fn a_crashed_holder_releases_nothing_and_is_taken_over_after_its_lease() {
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
 
-    let history = report.history();
+    let history = &lock_history(&report);
     let released_by_p0 = completed(history).iter().any(|(p, call, ..)| *p == 0 && matches!(call, Call::Release { .. }));
     assert!(!released_by_p0, "a crashed process sends no release");
     let crash = Duration::from_millis(crash_ms);
@@ -33,10 +33,10 @@ fn a_suspended_holder_wakes_up_believing_and_the_fence_refuses_its_writes() {
     let scenario = two_leaders(2, 400_000, vec![at(11_000, Fault::Suspend { process: 0, for_ms: 2 * LEASE_MS })]);
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
-    assert!(report.check().stats.overlaps_exempt >= 1, "the beliefs overlapped:\n{}", report.timeline());
+    assert!(report.verdict().counted("overlaps exempt") >= 1, "the beliefs overlapped:\n{}", report.timeline());
 
-    let resumed = report
-        .history()
+    let history = lock_history(&report);
+    let resumed = history
         .entries()
         .iter()
         .find(|e| matches!(e.event, Event::Nemesis(Nemesis::Resume(p)) if p.id == 0))
@@ -44,7 +44,7 @@ fn a_suspended_holder_wakes_up_believing_and_the_fence_refuses_its_writes() {
         .expect("p0 resumes");
     // Refused as a lost lease where the write marks its check, as a cancelled transaction
     // where it does not.
-    let refused = completed(report.history()).into_iter().any(|(p, call, outcome, value, at)| {
+    let refused = completed(&history).into_iter().any(|(p, call, outcome, value, at)| {
         p == 0
             && at >= resumed
             && matches!(call, Call::FencedWrite { .. })
@@ -59,8 +59,9 @@ fn a_partitioned_holder_loses_its_lease_and_the_other_takes_over() {
     let scenario = two_leaders(3, 400_000, vec![at(20_000, Fault::Partition { process: 0, for_ms: 60_000 })]);
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
-    assert!(unheld(report.history()).contains(&Unheld::Lost(String::from("expired"))), "{}", report.timeline());
-    let takeover = grants(report.history()).into_iter().find(|(_, _, p)| *p == 1);
+    let history = lock_history(&report);
+    assert!(unheld(&history).contains(&Unheld::Lost(String::from("expired"))), "{}", report.timeline());
+    let takeover = grants(&history).into_iter().find(|(_, _, p)| *p == 1);
     assert!(takeover.is_some_and(|(at, _, _)| at < Duration::from_secs(80)), "{}", report.timeline());
 }
 
@@ -71,7 +72,7 @@ fn lost_answers_to_writes_are_info_and_their_writes_still_commit() {
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
 
-    let history = report.history();
+    let history = &lock_history(&report);
     let committed: Vec<_> = history
         .entries()
         .iter()
@@ -92,21 +93,26 @@ fn lost_answers_to_writes_are_info_and_their_writes_still_commit() {
 
 #[test]
 fn a_deleted_lock_item_starts_its_tokens_at_one_again() {
-    let scenario = two_leaders(5, 300_000, vec![at(100_000, Fault::DeleteItem { lock: String::from("leader") })]);
+    let scenario = two_leaders(5, 300_000, vec![at(100_000, Fault::DeleteItem { item: service().item("leader") })]);
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
     let after: Vec<_> =
-        grants(report.history()).into_iter().filter(|(at, ..)| *at > Duration::from_secs(100)).collect();
+        grants(&lock_history(&report)).into_iter().filter(|(at, ..)| *at > Duration::from_secs(100)).collect();
     assert_eq!(after.first().map(|(_, token, _)| *token), Some(1), "{}", report.timeline());
 }
 
 #[test]
 fn a_table_outage_ends_the_lease_as_table_not_found() {
     // A renewal comes every 10 s: one falls within an outage of 15 s.
-    let scenario = two_leaders(6, 300_000, vec![at(30_000, Fault::TableOutage { for_ms: 15_000 })]);
+    let scenario =
+        two_leaders(6, 300_000, vec![at(30_000, Fault::TableOutage { table: String::from("Sim"), for_ms: 15_000 })]);
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
-    assert!(unheld(report.history()).contains(&Unheld::Lost(String::from("table_not_found"))), "{}", report.timeline());
+    assert!(
+        unheld(&lock_history(&report)).contains(&Unheld::Lost(String::from("table_not_found"))),
+        "{}",
+        report.timeline()
+    );
 }
 
 #[test]
@@ -115,7 +121,7 @@ fn a_paused_process_sends_nothing_while_paused() {
     let report = World::new(scenario).run();
     assert!(report.violations().is_empty(), "{}", report.failure_report());
     let (from, to) = (Duration::from_secs(20), Duration::from_secs(70));
-    let invoked_while_paused = report.history().entries().iter().any(|e| {
+    let invoked_while_paused = lock_history(&report).entries().iter().any(|e| {
         e.at > from
             && e.at < to
             && matches!(e.actor, dynalease_sim::history::Actor::Process(p) if p.id == 0)

@@ -25,7 +25,7 @@ def test_code_that_builds_its_own_client_reaches_the_server_through_the_environm
 ):
     for name, value in {
         "AWS_ENDPOINT_URL_DYNAMODB": dynalease_fake.endpoint_url,
-        "AWS_ACCESS_KEY_ID": "fake",
+        "AWS_ACCESS_KEY_ID": dynalease_fake.access_key_id,
         "AWS_SECRET_ACCESS_KEY": "fake",
         "AWS_DEFAULT_REGION": "us-east-1",
         "AWS_CONFIG_FILE": str(tmp_path / "no-config"),

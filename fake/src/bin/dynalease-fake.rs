@@ -110,6 +110,10 @@ struct ServeArgs {
     /// in milliseconds of the fake's clock (0, the default: ENABLED and DISABLED at once).
     #[arg(long, default_value_t = 0)]
     stream_status_change_ms: u64,
+    /// How long a write to a replica of a global table takes to reach the other replicas, in
+    /// milliseconds of the fake's clock.
+    #[arg(long, default_value_t = 1000)]
+    replication_lag_ms: u64,
     /// Stop as SIGTERM does when stdin reaches its end: a program that starts the server with a
     /// pipe on its stdin and keeps the pipe open can be sure that the server stops when it exits,
     /// even when it is killed.
@@ -246,9 +250,12 @@ fn load(path: &Path) -> Result<Option<Snapshot>, String> {
 
 /// The fake the options describe: its clock, the seed, the tables of the data file, the fault rules.
 fn fake(args: &ServeArgs, snapshot: Option<Snapshot>) -> FakeDynamoDb {
-    let clock = match args.start_time {
-        Some(start) => ControlledClock::running_from(start),
-        None => ControlledClock::from_real_time(),
+    // A manual clock stands exactly at its start time: one made running and then frozen would
+    // have run for as long as the process took in between.
+    let clock = match (args.start_time, args.clock) {
+        (Some(start), ClockMode::Manual) => ControlledClock::frozen_at(start),
+        (Some(start), ClockMode::Real) => ControlledClock::running_from(start),
+        (None, _) => ControlledClock::from_real_time(),
     };
     if args.clock == ClockMode::Manual {
         clock.freeze();
@@ -259,6 +266,7 @@ fn fake(args: &ServeArgs, snapshot: Option<Snapshot>) -> FakeDynamoDb {
         .ttl_sweep_interval(Duration::from_secs(args.ttl_sweep_interval_secs))
         .table_creation_time(Duration::from_millis(args.table_creation_ms))
         .stream_status_change_time(Duration::from_millis(args.stream_status_change_ms))
+        .replication_lag(Duration::from_millis(args.replication_lag_ms))
         .request_log_limit(args.request_log);
     if let Some(snapshot) = snapshot {
         builder = builder.snapshot(snapshot);

@@ -1,6 +1,7 @@
 //! The clock over HTTP: `GET clock`, `POST clock/freeze`, `clock/resume`, `clock/set`
 //! (`{"Time": "2026-01-01T00:00:00Z"}` or `{"EpochSeconds": 1767225600}`) and `clock/advance`
 //! (`{"By": "2days"}` or `{"Seconds": 172800}`); `POST reset` takes a time the way `clock/set` does.
+//! With `?account=ID`, each steps the clock of that account alone.
 
 use std::time::{Duration, SystemTime};
 
@@ -11,6 +12,7 @@ use super::{Answer, Refusal, time_text};
 use crate::ClockReading;
 use crate::clock::ClockError;
 use crate::fake::FakeDynamoDb;
+use crate::time_control::Step;
 
 /// A reading as the control API answers it.
 pub(super) fn reading(reading: ClockReading) -> Value {
@@ -32,32 +34,32 @@ pub(super) fn refused(error: ClockError) -> Refusal {
     Refusal { status, message: error.to_string() }
 }
 
-/// `GET clock`.
-pub(super) fn read(fake: &FakeDynamoDb) -> Value {
-    reading(fake.clock_reading())
+/// `GET clock`: the fake's clock, or the clock of `account` (the fake's, until the account's has
+/// been steered alone).
+pub(super) fn read(fake: &FakeDynamoDb, account: Option<&str>) -> Answer {
+    match account {
+        None => Ok(reading(fake.clock_reading())),
+        Some(_) => steer(fake, account, Step::Read),
+    }
 }
 
-/// `POST clock/freeze`.
-pub(super) fn freeze(fake: &FakeDynamoDb) -> Answer {
-    fake.freeze_clock().map(reading).map_err(refused)
-}
-
-/// `POST clock/resume`.
-pub(super) fn resume(fake: &FakeDynamoDb) -> Answer {
-    fake.resume_clock().map(reading).map_err(refused)
+/// `POST clock/freeze` and `POST clock/resume`, and the steps of `set` and `advance`: of the
+/// fake's clock (and every account's), or of the clock of `account` alone.
+pub(super) fn steer(fake: &FakeDynamoDb, account: Option<&str>, step: Step) -> Answer {
+    fake.steer(account, step).map(reading).map_err(refused)
 }
 
 /// The parameters of `POST clock/set`: one of the two.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "PascalCase")]
 pub(super) struct Set {
-    time: Option<String>,
-    epoch_seconds: Option<f64>,
+    pub(super) time: Option<String>,
+    pub(super) epoch_seconds: Option<f64>,
 }
 
 /// `POST clock/set`.
-pub(super) fn set(fake: &FakeDynamoDb, set: Set) -> Answer {
-    fake.set_clock(set.time("clock/set")?).map(reading).map_err(refused)
+pub(super) fn set(fake: &FakeDynamoDb, account: Option<&str>, set: Set) -> Answer {
+    steer(fake, account, Step::Set(set.time("clock/set")?))
 }
 
 impl Set {
@@ -90,7 +92,7 @@ pub(super) struct Advance {
 }
 
 /// `POST clock/advance`.
-pub(super) fn advance(fake: &FakeDynamoDb, advance: Advance) -> Answer {
+pub(super) fn advance(fake: &FakeDynamoDb, account: Option<&str>, advance: Advance) -> Answer {
     let by = match (advance.by, advance.seconds) {
         (Some(text), None) => humantime::parse_duration(&text).map_err(|error| {
             Refusal::bad(format!("By `{text}` is not a duration such as 90s, 15m, 2h or 2days: {error}"))
@@ -100,5 +102,5 @@ pub(super) fn advance(fake: &FakeDynamoDb, advance: Advance) -> Answer {
         })?,
         _ => return Err(Refusal::bad("clock/advance takes either By (such as 2days) or Seconds")),
     };
-    fake.advance_clock(by).map(reading).map_err(refused)
+    steer(fake, account, Step::Advance(by))
 }

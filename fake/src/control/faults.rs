@@ -20,7 +20,7 @@ use crate::place::{PlaceFilter, is_account_id, is_region};
 
 /// The kinds of fault, as a rule names them.
 const KINDS: &str = "Throttle, ThrottlingException, InternalServerError, LostResponse, ResourceNotFound, \
-     Latency, SlowResponse, Error, Unprocessed";
+     Latency, SlowResponse, Error, Unprocessed, StallReplication";
 
 /// A rule as `POST faults` takes it.
 #[derive(Debug, Deserialize)]
@@ -54,6 +54,7 @@ impl Rule {
             "InternalServerError" => Fault::InternalServerError,
             "LostResponse" => Fault::LostResponse,
             "ResourceNotFound" => Fault::ResourceNotFound,
+            "StallReplication" => Fault::StallReplication,
             "Latency" | "SlowResponse" => {
                 needs("DelayMs", self.delay_ms.is_some())?;
                 let delay = Duration::from_millis(self.delay_ms.unwrap_or_default());

@@ -24,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::fake::FakeDynamoDb;
+use crate::time_control::Step;
 use query::Takes;
 
 /// The path prefix of the control API.
@@ -118,15 +119,24 @@ impl Control {
         };
         let endpoint = path.trim_start_matches('/');
         let query = |takes| query::parse(query, endpoint, takes);
-        if path.starts_with("/clock") || path.starts_with("/faults/") || path == "/save" {
+        if path.starts_with("/faults/") || path == "/save" {
             query(Takes::Nothing)?;
         }
+        let account = || query(Takes::Account).map(|query| query.places.account);
         match path {
-            "/clock" => allowed(&["GET"]).map(|()| clock::read(fake)),
-            "/clock/freeze" => allowed(&["POST"]).and_then(|()| no_parameters(body)).and_then(|()| clock::freeze(fake)),
-            "/clock/resume" => allowed(&["POST"]).and_then(|()| no_parameters(body)).and_then(|()| clock::resume(fake)),
-            "/clock/set" => allowed(&["POST"]).and_then(|()| clock::set(fake, parameters(body)?)),
-            "/clock/advance" => allowed(&["POST"]).and_then(|()| clock::advance(fake, parameters(body)?)),
+            "/clock" => allowed(&["GET"]).and_then(|()| clock::read(fake, account()?.as_deref())),
+            "/clock/freeze" => allowed(&["POST"])
+                .and_then(|()| no_parameters(body))
+                .and_then(|()| clock::steer(fake, account()?.as_deref(), Step::Freeze)),
+            "/clock/resume" => allowed(&["POST"])
+                .and_then(|()| no_parameters(body))
+                .and_then(|()| clock::steer(fake, account()?.as_deref(), Step::Resume)),
+            "/clock/set" => {
+                allowed(&["POST"]).and_then(|()| clock::set(fake, account()?.as_deref(), parameters(body)?))
+            }
+            "/clock/advance" => {
+                allowed(&["POST"]).and_then(|()| clock::advance(fake, account()?.as_deref(), parameters(body)?))
+            }
             "/faults" => match method {
                 "GET" => Ok(faults::list(fake, &query(Takes::Places)?.places)),
                 "POST" => query(Takes::Nothing).and_then(|_| faults::add(fake, parameters(body)?)),

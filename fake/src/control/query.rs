@@ -1,5 +1,6 @@
 //! The query string of a control request: `account=ID` and `region=NAME`, which narrow a request
-//! to the places it is about, and `limit=N` of the request log.
+//! to the places it is about (the clock's requests take `account` alone: a clock is an
+//! account's), and `limit=N` of the request log.
 
 use super::Refusal;
 use crate::place::{PlaceFilter, is_account_id, is_region};
@@ -18,6 +19,8 @@ pub(super) struct Query {
 pub(super) enum Takes {
     /// Nothing.
     Nothing,
+    /// `account`.
+    Account,
     /// `account` and `region`.
     Places,
     /// `account`, `region` and `limit`.
@@ -30,6 +33,7 @@ pub(super) fn parse(query: Option<&str>, endpoint: &str, takes: Takes) -> Result
     let mut out = Query::default();
     let names = match takes {
         Takes::Nothing => "no parameters",
+        Takes::Account => "account=ID",
         Takes::Places => "account=ID and region=NAME",
         Takes::PlacesAndLimit => "account=ID, region=NAME and limit=N",
     };
@@ -45,7 +49,7 @@ pub(super) fn parse(query: Option<&str>, endpoint: &str, takes: Takes) -> Result
                     return Err(twice());
                 }
             }
-            "region" if takes != Takes::Nothing => {
+            "region" if matches!(takes, Takes::Places | Takes::PlacesAndLimit) => {
                 if !is_region(value) {
                     return Err(Refusal::bad(format!("region `{value}` is not a region's name, such as eu-west-1")));
                 }
@@ -79,7 +83,7 @@ mod tests {
         let query = parse(Some("account=111122223333&region=eu-west-1"), "reset", Takes::Places).unwrap();
         assert_eq!(query.places.account.as_deref(), Some("111122223333"));
         assert_eq!(query.places.region.as_deref(), Some("eu-west-1"));
-        assert!(parse(None, "reset", Takes::Places).unwrap().places.is_everything());
+        assert_eq!(parse(None, "reset", Takes::Places).unwrap().places, PlaceFilter::default());
         assert_eq!(parse(Some("limit=3"), "requests", Takes::PlacesAndLimit).unwrap().limit, Some(3));
     }
 

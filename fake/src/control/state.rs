@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Answer, Refusal, clock};
@@ -11,20 +12,40 @@ use crate::place::PlaceFilter;
 use crate::snapshot::Snapshot;
 
 /// `POST reset`: every table of the places named gone (of every place without `account` or
-/// `region`); with `Time` or `EpochSeconds`, the clock put there too, earlier or later than its
-/// time (with no table left, nothing that fell due is left to undo).
-pub(super) fn reset(fake: &FakeDynamoDb, places: &PlaceFilter, at: clock::Set) -> Answer {
+/// `region`); with `Time` or `EpochSeconds`, the clock put there too (the account's own, with
+/// `account` alone), earlier or later than its time (with no table left, nothing that fell due
+/// is left to undo).
+pub(super) fn reset(fake: &FakeDynamoDb, places: &PlaceFilter, reset: Reset) -> Answer {
+    let at = clock::Set { time: reset.time, epoch_seconds: reset.epoch_seconds };
     if at.is_empty() {
+        if reset.frozen.is_some() {
+            return Err(Refusal::bad("Frozen goes with a time (Time or EpochSeconds) to put the clock at"));
+        }
         fake.reset_places(places);
         return Ok(json!({ "Tables": [] }));
     }
-    if !places.is_everything() {
-        return Err(Refusal::bad(
-            "reset with a time resets every account and region: the clock is the server's; give no account or region",
-        ));
-    }
-    let reading = fake.reset_to(at.time("reset")?).map_err(clock::refused)?;
-    Ok(json!({ "Tables": [], "Clock": clock::reading(reading) }))
+    let time = at.time("reset")?;
+    let reading = match (&places.account, &places.region) {
+        (None, None) => fake.reset_to(time, reset.frozen),
+        (Some(account), None) => fake.reset_account_to(account, time, reset.frozen),
+        (_, Some(_)) => {
+            return Err(Refusal::bad(
+                "reset with a time is for a whole account (a clock is an account's, for all its regions) or for the \
+                 whole server: give account=ID alone, or neither",
+            ));
+        }
+    };
+    Ok(json!({ "Tables": [], "Clock": clock::reading(reading.map_err(clock::refused)?) }))
+}
+
+/// The parameters of `POST reset`: a time as `clock/set` takes it, if any, and whether the clock
+/// stands still there (`Frozen: true`), runs from there (`false`) or does as it did (absent).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "PascalCase")]
+pub(super) struct Reset {
+    time: Option<String>,
+    epoch_seconds: Option<f64>,
+    frozen: Option<bool>,
 }
 
 /// `GET snapshot`: the tables of the places named (of every place without `account` or

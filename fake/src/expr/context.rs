@@ -119,7 +119,8 @@ impl<'r> ExprContext<'r> {
             return Err(DynamoError::validation(format!(
                 "Value provided in ExpressionAttributeNames unused in expressions: keys: {{{}}}",
                 unused_names.join(", ")
-            )));
+            ))
+            .about_the_request());
         }
         let unused_values: Vec<&str> =
             self.values.iter().zip(used_values).filter(|(_, used)| !**used).map(|((k, _), _)| *k).collect();
@@ -127,7 +128,8 @@ impl<'r> ExprContext<'r> {
             return Err(DynamoError::validation(format!(
                 "Value provided in ExpressionAttributeValues unused in expressions: keys: {{{}}}",
                 unused_values.join(", ")
-            )));
+            ))
+            .about_the_request());
         }
         Ok(())
     }

@@ -152,6 +152,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
         sse_key_arn: None,
         warm,
         creating_until: (!engine.table_creation.is_zero()).then(|| now + engine.table_creation),
+        global: None,
     };
     for index in indexes {
         table.add_index(index);
@@ -285,6 +286,9 @@ pub(crate) fn update_table(engine: &mut Engine, body: &Json<'_>) -> Result<Answe
     let table = engine.table(name).map_err(|_| table_not_found(name))?;
     check_throughput_change(table, body)?;
     let stream_change = stream_request(body);
+    if table.global.is_some() {
+        crate::global::replicas::check_regional_update(body, stream_change.is_some_and(|s| s.is_none()))?;
+    }
     match stream_change {
         Some(Some(_)) if table.stream().is_some() => {
             return Err(DynamoError::validation(format!("Table already has an enabled stream: TableName: {name}")));

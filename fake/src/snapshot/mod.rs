@@ -38,14 +38,18 @@ mod file;
 mod read;
 mod write;
 
+pub(crate) use read::build_table;
+pub(crate) use write::table as table_document;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::clock::ClockError;
+use crate::clock::{ClockError, FakeClock};
 use crate::fake::FakeDynamoDb;
 use crate::place::PlaceFilter;
 use crate::time_control::ClockReading;
+use crate::ttl::SweepSchedule;
 
 /// The version of the document this fake writes and reads.
 pub(crate) const VERSION: u64 = 1;
@@ -183,7 +187,7 @@ impl FakeDynamoDb {
         let now = self.now();
         let mut accounts = self.lock_accounts();
         for account in accounts.accounts_mut() {
-            account.sweep_due(now);
+            account.sweep_due(account.now(&*self.shared.clock));
         }
         Snapshot { document: write::document(&accounts, filter, now) }
     }
@@ -201,15 +205,16 @@ impl FakeDynamoDb {
     /// go to the filter's [target](PlaceFilter::target), and each member of its `Regions` to its
     /// own account and region, which the filter must cover (else nothing changes).
     pub(crate) fn restore_into(&self, snapshot: &Snapshot, filter: &PlaceFilter) -> Result<(), String> {
-        let now = self.now();
+        let base = &*self.shared.clock;
         let mut accounts = self.lock_accounts();
-        let built = read::build(&snapshot.document, &accounts, filter, now)?;
+        let built = read::build(&snapshot.document, &accounts, filter, base)?;
         for (place, engine) in accounts.engines_mut() {
             if filter.covers(place) {
                 read::install(engine, read::Built::default());
             }
         }
         for (place, tables) in built {
+            let now = accounts.now_of(&place.account, base);
             read::install(accounts.engine_at(place.as_place(), now), tables);
         }
         Ok(())
@@ -229,19 +234,53 @@ impl FakeDynamoDb {
                 read::install(engine, read::Built::default());
             }
         }
+        // The writes of global tables on their way into what was reset go with it.
+        for (id, account) in accounts.accounts_by_id_mut() {
+            account.replication.forget_regions(|region| filter.covers(crate::place::Place { account: id, region }));
+        }
     }
 
     /// Resets the fake as [`reset`](Self::reset) does and puts its clock at `to`, which may be
-    /// before its time: with no table left, nothing that fell due is left to undo. Time-to-live
-    /// sweeps run every interval from `to`.
-    pub(crate) fn reset_to(&self, to: SystemTime) -> Result<ClockReading, ClockError> {
+    /// before its time: with no table left, nothing that fell due is left to undo. The clock
+    /// stands still there (`frozen` true), runs from there (false) or does as it did (`None`).
+    /// Time-to-live sweeps run every interval from `to`.
+    pub(crate) fn reset_to(&self, to: SystemTime, frozen: Option<bool>) -> Result<ClockReading, ClockError> {
         let clock = self.controlled_clock().ok_or(ClockError::NotControlled)?;
         let mut accounts = self.lock_accounts();
         for (_, engine) in accounts.engines_mut() {
             read::install(engine, read::Built::default());
         }
-        clock.restart_at(to);
-        accounts.restart_sweeps(to);
+        for account in accounts.accounts_mut() {
+            account.replication.forget_regions(|_| true);
+        }
+        clock.restart_at(to, frozen);
+        accounts.restart_all_at(to);
         Ok(ClockReading { now: to, frozen: clock.is_frozen() })
+    }
+
+    /// Resets the account `id` in every region as [`reset`](Self::reset) resets all, and puts
+    /// its own clock at `to` (earlier than its time too), standing still, running or as it was
+    /// by `frozen` as [`reset_to`](Self::reset_to) does: its sweeps run every interval from
+    /// `to`. Other accounts are left as they are.
+    pub(crate) fn reset_account_to(
+        &self,
+        id: &str,
+        to: SystemTime,
+        frozen: Option<bool>,
+    ) -> Result<ClockReading, ClockError> {
+        let base = self.controlled_clock().ok_or(ClockError::NotControlled)?;
+        let mut accounts = self.lock_accounts();
+        let interval = accounts.sweep_interval();
+        let account = accounts.account_mut(id, base.now());
+        for engine in account.regions.values_mut() {
+            read::install(engine, read::Built::default());
+        }
+        account.replication.forget_regions(|_| true);
+        let clock = account.own_clock(base);
+        clock.restart_at(to, frozen);
+        let reading = ClockReading { now: to, frozen: clock.is_frozen() };
+        account.sweeps = SweepSchedule::new(to, interval);
+        self.shared.own_clocks.store(true, std::sync::atomic::Ordering::Release);
+        Ok(reading)
     }
 }

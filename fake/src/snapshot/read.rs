@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::{Snapshot, SnapshotError, VERSION};
 use crate::accounts::Accounts;
+use crate::clock::FakeClock;
 use crate::engine::Engine;
 use crate::operation::Operation;
 use crate::place::{OwnedPlace, Place, PlaceFilter, is_account_id, is_region};
@@ -269,13 +270,14 @@ pub(super) struct Built {
 }
 
 /// Builds the tables of a checked document for the places of `accounts` that `filter` covers,
-/// at `now`: those of `Tables` for the filter's [target](PlaceFilter::target), those of each
+/// each at its account's time (`base`, the fake's clock, for an account without a clock of its
+/// own): those of `Tables` for the filter's [target](PlaceFilter::target), those of each
 /// member of `Regions` for its account and region, which the filter must cover.
 pub(super) fn build(
     document: &Value,
     accounts: &Accounts,
     filter: &PlaceFilter,
-    now: SystemTime,
+    base: &dyn FakeClock,
 ) -> Result<Vec<(OwnedPlace, Built)>, String> {
     let groups = regions(document).map(|(account, region, group)| (Place { account, region }, group.get("Tables")));
     let mut built: Vec<(OwnedPlace, Built)> = Vec::new();
@@ -292,6 +294,7 @@ pub(super) fn build(
                 place.account, place.region
             ));
         }
+        let now = accounts.now_of(place.account, base);
         let mut scratch = accounts.settings.engine(place);
         if let Some(engine) = accounts.engine(place) {
             scratch.next_table_id = engine.next_table_id;
@@ -321,7 +324,7 @@ pub(super) fn install(engine: &mut Engine, built: Built) {
 }
 
 /// Builds one table of a document into `engine`.
-fn build_table(engine: &mut Engine, entry: &Map<String, Value>, now: SystemTime) -> Result<(), String> {
+pub(crate) fn build_table(engine: &mut Engine, entry: &Map<String, Value>, now: SystemTime) -> Result<(), String> {
     let name = entry.get("TableName").and_then(Value::as_str).ok_or("a table needs a TableName")?.to_owned();
     let in_table = |error: String| format!("{name}: {error}");
     if let Some(unknown) = entry

@@ -11,16 +11,19 @@ use super::VERSION;
 use crate::accounts::Accounts;
 use crate::clock::epoch_timestamp;
 use crate::index::{Index, IndexKind, Projection};
-use crate::place::{Place, PlaceFilter};
+use crate::place::PlaceFilter;
 use crate::table::{Billing, Table};
 use crate::warm::Warm;
 
-/// The document of every table of the places of `accounts` that `filter` covers, taken at `now`.
+/// The document of every table of the places of `accounts` that `filter` covers, taken at `now`:
+/// those of the filter's [target](PlaceFilter::target) in `Tables` (so that the document loads
+/// back there as it is), those of every other place in `Regions`.
 pub(super) fn document(accounts: &Accounts, filter: &PlaceFilter, now: SystemTime) -> Value {
     let mut tables = Vec::new();
     let mut regions = Vec::new();
+    let target = filter.target();
     for (place, engine) in accounts.engines().filter(|(place, _)| filter.covers(*place)) {
-        if place == Place::DEFAULT {
+        if place == target {
             tables = engine.tables.values().map(table).collect();
         } else if !engine.tables.is_empty() {
             let tables: Vec<Value> = engine.tables.values().map(table).collect();
@@ -38,8 +41,8 @@ pub(super) fn document(accounts: &Accounts, filter: &PlaceFilter, now: SystemTim
     out
 }
 
-/// One table.
-fn table(table: &Table) -> Value {
+/// One table: its CreateTable input, what a snapshot adds, and its items.
+pub(crate) fn table(table: &Table) -> Value {
     let mut out = Map::new();
     out.insert("TableName".into(), json!(table.name));
     let definitions: Vec<Value> = table

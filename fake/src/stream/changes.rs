@@ -3,7 +3,7 @@
 use std::time::SystemTime;
 
 use super::{ChangeKind, ItemChange, Observer, Stream};
-use crate::table::KeySchema;
+use crate::table::{KeySchema, PrimaryKey};
 use crate::value::Item;
 
 /// Why an item changed.
@@ -13,6 +13,37 @@ pub(crate) enum Origin {
     Request,
     /// A time-to-live sweep deleted an expired item.
     TimeToLive,
+    /// A write made in another region of a global table, replicated here.
+    Replication,
+}
+
+/// The writes of a replica of a global table on their way to the other replicas, and the version
+/// (time and region of the write) of each item it holds, by which concurrent writes in two
+/// regions resolve: the last writer wins.
+#[derive(Debug, Default)]
+pub(crate) struct Replicated {
+    /// The region of this replica.
+    pub(crate) region: String,
+    /// The writes made here since the last were collected.
+    pub(crate) outbox: Vec<Outgoing>,
+    /// The version of the latest write of each key, deletions included.
+    pub(crate) versions: std::collections::BTreeMap<PrimaryKey, Version>,
+}
+
+/// When and where an item was last written: later wins, and of two writes at the same time, the
+/// region whose name sorts last.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Version {
+    pub(crate) at: SystemTime,
+    pub(crate) region: String,
+}
+
+/// One write of a replica, for the others: the item as it is now (`None`: deleted).
+#[derive(Debug, Clone)]
+pub(crate) struct Outgoing {
+    pub(crate) key: PrimaryKey,
+    pub(crate) item: Option<Item>,
+    pub(crate) version: Version,
 }
 
 /// Where a table's item changes go. A table has one only while it has a stream or an observer.
@@ -22,12 +53,14 @@ pub(crate) struct Changes {
     pub(crate) stream: Option<Stream>,
     /// The observers of the table's changes, called in the order they were added.
     pub(crate) observers: Vec<Observer>,
+    /// The replication of the table's writes to the other replicas of its global table.
+    pub(crate) replicated: Option<Replicated>,
 }
 
 impl Changes {
     /// Whether nothing wants the changes any more.
     pub(crate) fn is_empty(&self) -> bool {
-        self.stream.is_none() && self.observers.is_empty()
+        self.stream.is_none() && self.observers.is_empty() && self.replicated.is_none()
     }
 
     /// Hands on the change of one item of `table` from `old` to `new` (`None`: no item), made at
@@ -62,6 +95,14 @@ impl Changes {
             for observer in &self.observers {
                 observer.call(&change);
             }
+        }
+        if let Some(replicated) = &mut self.replicated
+            && origin != Origin::Replication
+            && let Some(primary) = key.key_of(either)
+        {
+            let version = Version { at: now, region: replicated.region.clone() };
+            replicated.versions.insert(primary.clone(), version.clone());
+            replicated.outbox.push(Outgoing { key: primary, item: new.cloned(), version });
         }
         if let Some(stream) = &mut self.stream {
             stream.push(kind, keys, old, new, now, by_ttl);

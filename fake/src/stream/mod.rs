@@ -21,7 +21,7 @@ mod streams;
 use std::time::Duration;
 
 pub(crate) use arn::{StreamArn, stream_label_after, table_in};
-pub(crate) use changes::{Changes, Origin};
+pub(crate) use changes::{Changes, Origin, Outgoing, Replicated, Version};
 pub(crate) use iterator::ShardIterator;
 pub use observer::{ChangeKind, ItemChange};
 pub(crate) use observer::{Observer, from_sdk_key, to_sdk, to_sdk_item};

@@ -8,14 +8,14 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A bar, or nothing.
-pub(crate) struct Progress {
+pub(super) struct Progress {
     bar: ProgressBar,
     unit: String,
 }
 
 impl Progress {
     /// A bar of `total` steps, counted in `unit`, if stdout and stderr are terminals.
-    pub(crate) fn new(total: u64, unit: &str) -> Self {
+    pub(super) fn new(total: u64, unit: &str) -> Self {
         if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
             return Progress { bar: ProgressBar::hidden(), unit: unit.to_owned() };
         }
@@ -29,7 +29,7 @@ impl Progress {
     }
 
     /// The count done so far, and a word on what it found (the rate goes before it).
-    pub(crate) fn step(&self, position: u64, message: String) {
+    pub(super) fn step(&self, position: u64, message: String) {
         if self.bar.is_hidden() {
             return;
         }
@@ -38,12 +38,12 @@ impl Progress {
     }
 
     /// Runs `print` with the bar out of the way, so what it writes to stdout stays whole.
-    pub(crate) fn print(&self, print: impl FnOnce()) {
+    pub(super) fn print(&self, print: impl FnOnce()) {
         self.bar.suspend(print);
     }
 
     /// Takes the bar off the terminal.
-    pub(crate) fn finish(&self) {
+    pub(super) fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }

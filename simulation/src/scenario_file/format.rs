@@ -6,8 +6,8 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::Spanned;
 
+pub(super) use crate::nemesis::{Moment, OutageKind, ReactionKind};
 use crate::net::NetSpec;
-pub(super) use crate::triggers::ReactionKind;
 
 /// A seed: an integer where TOML can hold it (up to 2^63 - 1), else a string of digits.
 pub(super) mod seed {
@@ -41,27 +41,19 @@ pub(super) mod seed {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(super) enum FileLock {
-    #[default]
-    Library,
-    Naive,
-}
-
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FileScenario {
+    pub(super) service: String,
     #[serde(default, with = "seed")]
     pub(super) seed: u64,
-    #[serde(default)]
-    pub(super) lock: FileLock,
     pub(super) duration_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) safety_ms: Option<u64>,
-    pub(super) lease_ms: u64,
     #[serde(default)]
     pub(super) loss_ppm: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) options: Option<Spanned<toml::Table>>,
     pub(super) processes: Vec<Spanned<FileProcess>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) faults: Vec<Spanned<FileFault>>,
@@ -72,14 +64,12 @@ pub(super) struct FileScenario {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FileProcess {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) lease_ms: Option<u64>,
     #[serde(default)]
     pub(super) clock: FileClock,
     #[serde(default)]
     pub(super) net: FileNet,
     #[serde(default)]
-    pub(super) roles: Vec<Spanned<FileRole>>,
+    pub(super) kinds: Vec<Spanned<toml::Value>>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -118,38 +108,6 @@ impl Default for FileNet {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(super) enum RoleName {
-    Leader,
-    StoreWriter,
-    Job,
-    TryLoop,
-    TokenHolder,
-    ScopeHolder,
-    Watcher,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct FileRole {
-    pub(super) role: RoleName,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) lock: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) write_every_ms: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) resigns: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) every_ms_max: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) timeout_ms: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) writes: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) steps: Option<u32>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
 pub(super) enum FaultName {
     Crash,
     Pause,
@@ -157,9 +115,10 @@ pub(super) enum FaultName {
     Partition,
     Latency,
     Throttle,
+    PartialBatches,
     TableOutage,
     DeleteItem,
-    CorruptItem,
+    ReplaceItem,
     ClockStep,
 }
 
@@ -181,19 +140,9 @@ pub(super) struct FileFault {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) delta_ms: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) lock: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(super) enum MomentName {
-    LockWriteSent,
-    Granted,
-    Renewed,
-    RenewalAnswered,
-    Waiting,
-    LockReadSent,
-    Released,
+    pub(super) table: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) item: Option<String>,
 }
 
 /// Whom the stop after an overtaken message stops.
@@ -221,9 +170,13 @@ pub(super) struct FileTrigger {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) process: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) lock: Option<String>,
-    pub(super) moment: MomentName,
+    pub(super) item: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) label: Option<String>,
+    pub(super) moment: Moment,
     pub(super) reaction: ReactionKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) outage: Option<OutageKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) for_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -9,17 +9,17 @@
 //! `simulation/incidents/` holds incidents written in it. In short:
 //!
 //! ```toml
+//! service = "locks"        # the service the file is a scenario of
 //! seed = 7                 # of every random choice inside the run (latencies, ids, pacing)
-//! lock = "library"         # or "naive"
 //! duration_ms = 300_000
+//!
+//! [options]                # the service's own options, as it reads them
+//! lock = "library"
 //! lease_ms = 30_000
 //!
 //! [[processes]]
 //! clock = { offset_ms = 0, drift_ppm = 0 }
-//! roles = [{ role = "leader" }]
-//!
-//! [[processes]]
-//! roles = [{ role = "leader" }]
+//! kinds = [{ role = "leader", lock = "leader", write_every_ms = 15_000, resigns = false }]
 //!
 //! [[faults]]
 //! at_ms = 60_000
@@ -28,14 +28,15 @@
 //! for_ms = 45_000
 //! ```
 //!
-//! Workloads of your own ([`ProcessSpec::custom`](crate::ProcessSpec::custom)) are code, and a file cannot hold them: a
-//! file written from a scenario that has some says so in a comment, and whoever replays it
-//! attaches them again (see `examples/proptest_workload.rs`).
+//! A file is run by a program that knows its service: `dynalease-sim` for the lock library, the
+//! program of an example for its service, a test of yours through
+//! [`harness`](crate::harness). A file of another service is refused with a clear error.
 
 use std::fmt::{self, Write as _};
 use std::ops::Range;
 
 use crate::scenario::Scenario;
+use crate::service::Service;
 
 mod format;
 mod read;
@@ -52,9 +53,10 @@ pub const MAX_PROCESSES: usize = 64;
 ///
 /// ```
 /// use dynalease_sim::Scenario;
+/// use dynalease_sim::locks::LockService;
 ///
-/// let text = "duration_ms = 60_000\nlease_ms = 30_000\n\n[[processes]]\nclock = { drift_ppm = \"fast\" }\nroles = []\n";
-/// let err = Scenario::from_toml(text).unwrap_err();
+/// let text = "service = \"locks\"\nduration_ms = 60_000\n\n[[processes]]\nclock = { drift_ppm = \"fast\" }\n";
+/// let err = Scenario::<LockService>::from_toml(text).unwrap_err();
 /// assert_eq!(err.line(), Some(5));
 /// assert_eq!(err.field(), "processes[0].clock.drift_ppm");
 /// assert!(err.to_string().starts_with("line 5, column 23, processes[0].clock.drift_ppm: "), "{err}");
@@ -144,7 +146,7 @@ fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-impl Scenario {
+impl<S: Service> Scenario<S> {
     /// The scenario as a TOML file, with `comment` (lines of their own, `#` added) at the top.
     /// Every field that shapes the run is written out, defaults too; workloads of your own are
     /// named in a comment only.
@@ -153,28 +155,19 @@ impl Scenario {
     ///
     /// ```
     /// use dynalease_sim::{Config, Scenario, World};
+    /// use dynalease_sim::locks::LockService;
     ///
     /// let config = Config { duration_ms: 60_000, ..Config::default() };
-    /// let scenario = Scenario::from_seed(7, &config);
+    /// let scenario = Scenario::from_seed(7, &config, &LockService::default());
     /// let text = scenario.to_toml("The scenario of seed 7.");
     /// assert!(text.starts_with("# The scenario of seed 7.\n"));
-    /// let again = Scenario::from_toml(&text).unwrap();
+    /// let again: Scenario<LockService> = Scenario::from_toml(&text).unwrap();
     /// assert_eq!(World::new(again).run().digest(), World::new(scenario).run().digest());
     /// ```
     pub fn to_toml(&self, comment: &str) -> String {
         let mut out = String::new();
         for line in comment.lines() {
             let _ = writeln!(out, "{}", format!("# {line}").trim_end());
-        }
-        for (id, process) in self.processes.iter().enumerate() {
-            if !process.custom.is_empty() {
-                let names: Vec<String> = process.custom.iter().map(|w| w.name()).collect();
-                let _ = writeln!(
-                    out,
-                    "# p{id} also ran workloads of its own, which a file cannot hold: {}",
-                    names.join(", ")
-                );
-            }
         }
         if !out.is_empty() {
             out.push('\n');
@@ -192,7 +185,7 @@ impl Scenario {
     /// A [`ScenarioFileError`] that names the line and the field: TOML that does not parse, an
     /// unknown field, a value of the wrong type or out of range, a fault or trigger without the
     /// fields of its kind, a process number the scenario does not have.
-    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioFileError> {
+    pub fn from_toml(text: &str) -> Result<Scenario<S>, ScenarioFileError> {
         let deserializer = toml::Deserializer::parse(text).map_err(|err| {
             ScenarioFileError::at(text, err.span(), String::from("."), err.message().trim_end().to_owned())
         })?;
@@ -203,101 +196,5 @@ impl Scenario {
             ScenarioFileError::at(text, inner.span(), field, inner.message().trim_end().to_owned())
         })?;
         file.scenario(text)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::faults::{Fault, ScheduledFault};
-    use crate::net::NetSpec;
-    use crate::scenario::{Config, LockKind, RoleKind};
-
-    fn error(text: &str) -> ScenarioFileError {
-        Scenario::from_toml(text).expect_err("a malformed file")
-    }
-
-    const HEAD: &str = "duration_ms = 120_000\nlease_ms = 30_000\n\n[[processes]]\nroles = [{ role = \"leader\" }]\n";
-
-    #[test]
-    fn a_file_names_the_line_and_field_of_a_wrong_type() {
-        let err = error("duration_ms = 120_000\nlease_ms = \"long\"\n");
-        assert_eq!((err.line(), err.field()), (Some(2), "lease_ms"), "{err}");
-        assert!(err.message().contains("invalid type"), "{err}");
-    }
-
-    #[test]
-    fn an_unknown_field_is_named_with_its_line() {
-        let err = error(&format!("{HEAD}\n[[faults]]\nat_ms = 1_000\nkind = \"pause\"\nprocess = 0\nfro_ms = 5\n"));
-        assert_eq!((err.line(), err.field()), (Some(11), "faults[0].fro_ms"), "{err}");
-    }
-
-    #[test]
-    fn a_fault_without_the_fields_of_its_kind_is_refused_at_its_table() {
-        let err = error(&format!("{HEAD}\n[[faults]]\nat_ms = 1_000\nkind = \"pause\"\nprocess = 0\n"));
-        assert_eq!((err.line(), err.field()), (Some(7), "faults[0].for_ms"), "{err}");
-        assert_eq!(err.message(), "a pause needs `for_ms`");
-        let err = error(&format!("{HEAD}\n[[faults]]\nat_ms = 1_000\nkind = \"crash\"\nprocess = 0\nfor_ms = 3\n"));
-        assert_eq!(err.field(), "faults[0].for_ms", "{err}");
-        assert!(err.message().starts_with("a crash has no `for_ms`"), "{err}");
-    }
-
-    #[test]
-    fn a_process_the_scenario_does_not_have_is_refused() {
-        let err = error(&format!(
-            "{HEAD}\n[[triggers]]\nmoment = \"granted\"\nreaction = \"pause\"\nfor_ms = 100\nprocess = 3\n"
-        ));
-        assert_eq!((err.line(), err.field()), (Some(7), "triggers[0].process"), "{err}");
-        assert!(err.message().contains("p3 is not a process"), "{err}");
-    }
-
-    #[test]
-    fn bad_toml_and_bad_values_are_errors_not_panics() {
-        assert_eq!(error("duration_ms = = 3").line(), Some(1));
-        assert_eq!(error("duration_ms = 120_000\n").field(), ".");
-        let err = error(&HEAD.replace("30_000", "10"));
-        assert!(err.message().contains("a lease lasts from 1000 ms"), "{err}");
-        assert_eq!((err.line(), err.field()), (Some(2), "lease_ms"), "{err}");
-        let err = error(&HEAD.replace("lease_ms = 30_000", "lease_ms = 30_000\nsafety_ms = 999_999"));
-        assert_eq!((err.line(), err.field()), (Some(3), "safety_ms"), "{err}");
-        assert!(error(&HEAD.replace("\"leader\"", "\"lead\"")).message().contains("unknown variant"));
-        let err = error(&HEAD.replace("{ role = \"leader\" }", "{ role = \"leader\", write_every_ms = 0 }"));
-        assert_eq!((err.line(), err.field()), (Some(5), "processes[0].roles[0].write_every_ms"), "{err}");
-        let err = error(&format!("{HEAD}net = {{ latency_ms_min = 9, latency_ms_max = 3 }}\n"));
-        assert_eq!(err.field(), "processes[0].net", "{err}");
-        assert!(
-            error("seed = -4\nduration_ms = 120_000\nlease_ms = 30_000\nprocesses = []").message().contains("negative")
-        );
-        let err = error("duration_ms = 120_000\nlease_ms = 30_000\nprocesses = []");
-        assert!(err.message().contains("1 to 64 processes"), "{err}");
-        assert_eq!((err.line(), err.field()), (Some(3), "processes"), "{err}");
-    }
-
-    #[test]
-    fn a_short_file_takes_the_defaults_of_its_roles() {
-        let scenario = Scenario::from_toml(HEAD).expect("a valid file");
-        assert_eq!(scenario.processes[0].roles, vec![RoleKind::Leader.role(30_000)]);
-        assert_eq!(scenario.safety_ms, crate::scenario::safety_ms(120_000, 30_000));
-        assert_eq!(scenario.processes[0].net, NetSpec::default());
-        assert_eq!(scenario.lock, LockKind::Library);
-    }
-
-    #[test]
-    fn times_beyond_the_integers_of_toml_read_back() {
-        let mut scenario = Scenario::from_seed(1, &Config { duration_ms: 60_000, ..Config::default() });
-        scenario.faults = vec![ScheduledFault { at_ms: u64::MAX, fault: Fault::TableOutage { for_ms: 1 } }];
-        let again = Scenario::from_toml(&scenario.to_toml("")).expect("read back");
-        assert_eq!(again.faults, scenario.faults);
-    }
-
-    #[test]
-    fn a_written_file_reads_back_to_the_same_file() {
-        for seed in [0, 1, 2, 3, 5, u64::MAX] {
-            let scenario = Scenario::from_seed(seed, &Config::default());
-            let text = scenario.to_toml("");
-            let again = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
-            assert_eq!(again.to_toml(""), text, "seed {seed}");
-            assert_eq!(again.seed, seed);
-        }
     }
 }

@@ -4,21 +4,42 @@
 use super::format::*;
 use super::{MAX_PROCESSES, ScenarioFileError, top_level_span};
 use crate::clock::ClockSpec;
-use crate::faults::{Fault, ScheduledFault};
+use crate::item::ItemRef;
+use crate::nemesis::{Fault, Reaction, ScheduledFault, Trigger, Whom};
 use crate::net::NetSpec;
-use crate::roles::Role;
-use crate::scenario::{LockKind, ProcessSpec, RoleKind, Scenario};
-use crate::triggers::{Moment, Reaction, Trigger, Whom};
+use crate::scenario::Scenario;
+use crate::service::Service;
+use crate::spec::ProcessSpec;
 
 impl FileScenario {
     /// The scenario of the file, checked; `text` is the file, for the places of errors.
-    pub(super) fn scenario(self, text: &str) -> Result<Scenario, ScenarioFileError> {
+    pub(super) fn scenario<S: Service>(self, text: &str) -> Result<Scenario<S>, ScenarioFileError> {
         let top = |field: &str, message: String| {
             ScenarioFileError::at(text, top_level_span(text, field), field.to_owned(), message)
         };
+        if self.service != S::NAME {
+            return Err(top(
+                "service",
+                format!(
+                    "the file is a scenario of the service `{}`, not of `{}`, which this program runs",
+                    self.service,
+                    S::NAME
+                ),
+            ));
+        }
         in_range("duration_ms", self.duration_ms, 1_000, 86_400_000).map_err(|m| top("duration_ms", m))?;
-        lease_in_range(self.lease_ms).map_err(|m| top("lease_ms", m))?;
         in_range("loss_ppm", u64::from(self.loss_ppm), 0, 1_000_000).map_err(|m| top("loss_ppm", m))?;
+        let (options, options_span) = match self.options {
+            Some(options) => {
+                let span = options.span();
+                (options.into_inner(), Some(span))
+            }
+            None => (toml::Table::new(), None),
+        };
+        let service: S = serde_path_to_error::deserialize(toml::Value::Table(options)).map_err(|err| {
+            let field = format!("options.{}", err.path()).trim_end_matches('.').to_owned();
+            ScenarioFileError::at(text, options_span.clone(), field, err.into_inner().message().trim_end().to_owned())
+        })?;
         if self.processes.is_empty() || self.processes.len() > MAX_PROCESSES {
             return Err(top(
                 "processes",
@@ -33,10 +54,6 @@ impl FileScenario {
                 ScenarioFileError::at(text, Some(span.clone()), format!("processes[{id}].{field}"), message)
             };
             let process = process.into_inner();
-            if let Some(lease_ms) = process.lease_ms {
-                lease_in_range(lease_ms).map_err(|m| here("lease_ms", m))?;
-            }
-            let lease_ms = process.lease_ms.unwrap_or(self.lease_ms);
             if process.clock.drift_ppm.unsigned_abs() >= 1_000_000 {
                 return Err(here(
                     "clock.drift_ppm",
@@ -54,13 +71,20 @@ impl FileScenario {
                     ),
                 ));
             }
-            let mut roles = Vec::with_capacity(process.roles.len());
-            for (index, role) in process.roles.into_iter().enumerate() {
-                let span = role.span();
-                let role = role.into_inner().role(lease_ms).map_err(|(field, message)| {
-                    ScenarioFileError::at(text, Some(span), format!("processes[{id}].roles[{index}]{field}"), message)
+            let mut kinds = Vec::with_capacity(process.kinds.len());
+            for (index, kind) in process.kinds.into_iter().enumerate() {
+                let span = kind.span();
+                let kind: S::Kind = serde_path_to_error::deserialize(kind.into_inner()).map_err(|err| {
+                    let path = err.path().to_string();
+                    let field = if path == "." { String::new() } else { format!(".{path}") };
+                    ScenarioFileError::at(
+                        text,
+                        Some(span.clone()),
+                        format!("processes[{id}].kinds[{index}]{field}"),
+                        err.into_inner().message().trim_end().to_owned(),
+                    )
                 })?;
-                roles.push(role);
+                kinds.push(kind);
             }
             processes.push(ProcessSpec {
                 clock: ClockSpec {
@@ -69,15 +93,14 @@ impl FileScenario {
                     uptime_ms: process.clock.uptime_ms,
                 },
                 net,
-                roles,
-                custom: Vec::new(),
-                lease_ms: process.lease_ms,
+                kinds,
             });
         }
+        let tables = service.tables();
         let mut faults = Vec::with_capacity(self.faults.len());
         for (index, fault) in self.faults.into_iter().enumerate() {
             let span = fault.span();
-            let fault = fault.into_inner().fault(n).map_err(|(field, message)| {
+            let fault = fault.into_inner().fault(n, &tables).map_err(|(field, message)| {
                 ScenarioFileError::at(text, Some(span), format!("faults[{index}]{field}"), message)
             })?;
             faults.push(fault);
@@ -90,21 +113,7 @@ impl FileScenario {
             })?;
             triggers.push(trigger);
         }
-        let mut scenario = Scenario {
-            seed: self.seed,
-            lock: match self.lock {
-                FileLock::Library => LockKind::Library,
-                FileLock::Naive => LockKind::Naive,
-            },
-            duration_ms: self.duration_ms,
-            safety_ms: 0,
-            lease_ms: self.lease_ms,
-            processes,
-            loss_ppm: self.loss_ppm,
-            faults,
-            triggers,
-        };
-        scenario.safety_ms = match self.safety_ms {
+        let safety_ms = match self.safety_ms {
             Some(safety_ms) if safety_ms > self.duration_ms => {
                 return Err(top(
                     "safety_ms",
@@ -112,22 +121,23 @@ impl FileScenario {
                 ));
             }
             Some(safety_ms) => safety_ms,
-            None => crate::scenario::safety_ms(scenario.duration_ms, scenario.longest_lease_ms()),
+            None => crate::scenario::safety_ms(self.duration_ms, service.healed_ms(&processes)),
         };
-        Ok(scenario)
+        Ok(Scenario {
+            seed: self.seed,
+            service,
+            duration_ms: self.duration_ms,
+            safety_ms,
+            processes,
+            loss_ppm: self.loss_ppm,
+            faults,
+            triggers,
+        })
     }
 }
 
 fn in_range(what: &str, value: u64, low: u64, high: u64) -> Result<(), String> {
     if (low..=high).contains(&value) { Ok(()) } else { Err(format!("{what} is {value}, not within {low}..={high}")) }
-}
-
-fn lease_in_range(lease_ms: u64) -> Result<(), String> {
-    if (1_000..=86_400_000).contains(&lease_ms) {
-        Ok(())
-    } else {
-        Err(format!("a lease lasts from 1000 ms (1 s) to 86400000 ms (a day), not {lease_ms} ms"))
-    }
 }
 
 /// An error of one field of a table: the field's path below the table, and what is wrong.
@@ -161,14 +171,6 @@ fn need<T>(what: &str, name: &str, value: Option<T>) -> Result<T, FieldError> {
     value.ok_or_else(|| (format!(".{name}"), format!("{what} needs `{name}`")))
 }
 
-/// A pace, which must leave the simulated time room to advance.
-fn pace(name: &str, value: u64) -> Result<u64, FieldError> {
-    if value < 100 {
-        return Err((format!(".{name}"), format!("{name} is {value}, less than 100 ms")));
-    }
-    Ok(value)
-}
-
 fn process_of(name: &str, value: u16, n: usize) -> Result<u16, FieldError> {
     if usize::from(value) >= n {
         return Err((
@@ -179,6 +181,11 @@ fn process_of(name: &str, value: u16, n: usize) -> Result<u16, FieldError> {
     Ok(value)
 }
 
+/// The item a fault names.
+fn item(what: &str, text: Option<String>) -> Result<ItemRef, FieldError> {
+    need(what, "item", text)?.parse().map_err(|e| (String::from(".item"), e))
+}
+
 fn probability(value: u32) -> Result<u32, FieldError> {
     if value > 1_000_000 {
         return Err((String::from(".per_million"), format!("per_million is {value}, more than 1000000")));
@@ -186,105 +193,8 @@ fn probability(value: u32) -> Result<u32, FieldError> {
     Ok(value)
 }
 
-impl FileRole {
-    /// The role, with the defaults of its kind for a lease of `lease_ms` where a field is
-    /// left out.
-    fn role(self, lease_ms: u64) -> Result<Role, FieldError> {
-        let what = match self.role {
-            RoleName::Leader => "a leader",
-            RoleName::StoreWriter => "a store writer",
-            RoleName::Job => "a job",
-            RoleName::TryLoop => "a try-loop",
-            RoleName::TokenHolder => "a token holder",
-            RoleName::ScopeHolder => "a scope holder",
-            RoleName::Watcher => "a watcher",
-        };
-        let fields = Fields::new(
-            what,
-            [
-                ("write_every_ms", self.write_every_ms.is_some()),
-                ("resigns", self.resigns.is_some()),
-                ("every_ms_max", self.every_ms_max.is_some()),
-                ("timeout_ms", self.timeout_ms.is_some()),
-                ("writes", self.writes.is_some()),
-                ("steps", self.steps.is_some()),
-            ],
-        );
-        let kind = match self.role {
-            RoleName::Leader => RoleKind::Leader,
-            RoleName::StoreWriter => RoleKind::StoreWriter,
-            RoleName::Job => RoleKind::Job,
-            RoleName::TryLoop => RoleKind::TryLoop,
-            RoleName::TokenHolder => RoleKind::TokenHolder,
-            RoleName::ScopeHolder => RoleKind::ScopeHolder,
-            RoleName::Watcher => RoleKind::Watcher,
-        };
-        if self.lock.as_deref() == Some("") {
-            return Err((String::from(".lock"), String::from("a lock has a name")));
-        }
-        let role = match (kind.role(lease_ms), self.lock) {
-            (Role::Leader { lock, write_every_ms, resigns }, name) => {
-                fields.only(&["write_every_ms", "resigns"])?;
-                Role::Leader {
-                    lock: name.unwrap_or(lock),
-                    write_every_ms: pace("write_every_ms", self.write_every_ms.unwrap_or(write_every_ms))?,
-                    resigns: self.resigns.unwrap_or(resigns),
-                }
-            }
-            (Role::StoreWriter { lock, every_ms_max, writes }, name) => {
-                fields.only(&["every_ms_max", "writes"])?;
-                Role::StoreWriter {
-                    lock: name.unwrap_or(lock),
-                    every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
-                    writes: self.writes.unwrap_or(writes),
-                }
-            }
-            (Role::Job { lock, every_ms_max, timeout_ms, writes }, name) => {
-                fields.only(&["every_ms_max", "timeout_ms", "writes"])?;
-                Role::Job {
-                    lock: name.unwrap_or(lock),
-                    every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
-                    timeout_ms: self.timeout_ms.unwrap_or(timeout_ms),
-                    writes: self.writes.unwrap_or(writes),
-                }
-            }
-            (Role::TryLoop { lock, every_ms_max }, name) => {
-                fields.only(&["every_ms_max"])?;
-                Role::TryLoop {
-                    lock: name.unwrap_or(lock),
-                    every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
-                }
-            }
-            (Role::TokenHolder { lock, every_ms_max, steps }, name) => {
-                fields.only(&["every_ms_max", "steps"])?;
-                Role::TokenHolder {
-                    lock: name.unwrap_or(lock),
-                    every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
-                    steps: self.steps.unwrap_or(steps),
-                }
-            }
-            (Role::ScopeHolder { lock, every_ms_max, steps }, name) => {
-                fields.only(&["every_ms_max", "steps"])?;
-                Role::ScopeHolder {
-                    lock: name.unwrap_or(lock),
-                    every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
-                    steps: self.steps.unwrap_or(steps),
-                }
-            }
-            (Role::Watcher { lock, every_ms_max }, name) => {
-                fields.only(&["every_ms_max"])?;
-                Role::Watcher {
-                    lock: name.unwrap_or(lock),
-                    every_ms_max: pace("every_ms_max", self.every_ms_max.unwrap_or(every_ms_max))?,
-                }
-            }
-        };
-        Ok(role)
-    }
-}
-
 impl FileFault {
-    fn fault(self, n: usize) -> Result<ScheduledFault, FieldError> {
+    fn fault(self, n: usize, tables: &[String]) -> Result<ScheduledFault, FieldError> {
         let (what, allowed): (&str, &[&str]) = match self.kind {
             FaultName::Crash => ("a crash", &["process", "restart_after_ms"]),
             FaultName::Pause => ("a pause", &["process", "for_ms"]),
@@ -292,9 +202,10 @@ impl FileFault {
             FaultName::Partition => ("a partition", &["process", "for_ms"]),
             FaultName::Latency => ("a latency spike", &["process", "extra_ms", "for_ms"]),
             FaultName::Throttle => ("a throttling burst", &["process", "per_million", "for_ms"]),
-            FaultName::TableOutage => ("a table outage", &["for_ms"]),
-            FaultName::DeleteItem => ("a deletion", &["lock"]),
-            FaultName::CorruptItem => ("an entity at a lock's key", &["lock", "for_ms"]),
+            FaultName::PartialBatches => ("a burst of partial batches", &["process", "per_million", "for_ms"]),
+            FaultName::TableOutage => ("a table outage", &["table", "for_ms"]),
+            FaultName::DeleteItem => ("a deletion", &["item"]),
+            FaultName::ReplaceItem => ("an entity of another kind at an item's key", &["item", "for_ms"]),
             FaultName::ClockStep => ("a clock step", &["process", "delta_ms"]),
         };
         let fields = Fields::new(
@@ -306,7 +217,8 @@ impl FileFault {
                 ("extra_ms", self.extra_ms.is_some()),
                 ("per_million", self.per_million.is_some()),
                 ("delta_ms", self.delta_ms.is_some()),
-                ("lock", self.lock.is_some()),
+                ("table", self.table.is_some()),
+                ("item", self.item.is_some()),
             ],
         );
         fields.only(allowed)?;
@@ -330,9 +242,23 @@ impl FileFault {
                 per_million: probability(need(what, "per_million", self.per_million)?)?,
                 for_ms: for_ms()?,
             },
-            FaultName::TableOutage => Fault::TableOutage { for_ms: for_ms()? },
-            FaultName::DeleteItem => Fault::DeleteItem { lock: need(what, "lock", self.lock)? },
-            FaultName::CorruptItem => Fault::CorruptItem { lock: need(what, "lock", self.lock)?, for_ms: for_ms()? },
+            FaultName::PartialBatches => Fault::PartialBatches {
+                process: self.process.map(|p| process_of("process", p, n)).transpose()?,
+                per_million: probability(need(what, "per_million", self.per_million)?)?,
+                for_ms: for_ms()?,
+            },
+            FaultName::TableOutage => {
+                let table = match (self.table, tables) {
+                    (Some(table), _) => table,
+                    (None, [only]) => only.clone(),
+                    (None, _) => {
+                        return Err((String::from(".table"), format!("{what} needs `table`: the service has several")));
+                    }
+                };
+                Fault::TableOutage { table, for_ms: for_ms()? }
+            }
+            FaultName::DeleteItem => Fault::DeleteItem { item: item(what, self.item)? },
+            FaultName::ReplaceItem => Fault::ReplaceItem { item: item(what, self.item)?, for_ms: for_ms()? },
             FaultName::ClockStep => {
                 Fault::ClockStep { process: process()?, delta_ms: need(what, "delta_ms", self.delta_ms)? }
             }
@@ -354,10 +280,11 @@ impl FileTrigger {
             ReactionKind::LoseAnswer => ("a lost answer", &[]),
             ReactionKind::DelayRequest => ("a delayed request", &["extra_ms"]),
             ReactionKind::HoldUntilRead => ("a write held until a read", &["min_ms"]),
-            ReactionKind::HoldUntilTakeover => ("a write held until a takeover", &[]),
+            ReactionKind::HoldUntilDue => ("a write held until its item falls due", &[]),
             ReactionKind::DeleteItem => ("a deletion", &[]),
-            ReactionKind::StopUntilTakeover => ("a stop until the takeover", &["lead_ms", "suspend"]),
+            ReactionKind::StopUntilDue => ("a stop until the item falls due", &["lead_ms", "suspend"]),
             ReactionKind::Overtake => ("an overtaken message", &["by", "writes", "stop", "then", "for_ms"]),
+            ReactionKind::Outage => ("an outage", &["outage", "for_ms"]),
         };
         let fields = Fields::new(
             what,
@@ -374,6 +301,7 @@ impl FileTrigger {
                 ("writes", self.writes.is_some()),
                 ("stop", self.stop.is_some()),
                 ("then", self.then.is_some()),
+                ("outage", self.outage.is_some()),
             ],
         );
         fields.only(allowed)?;
@@ -397,12 +325,12 @@ impl FileTrigger {
             ReactionKind::LoseAnswer => Reaction::LoseAnswer,
             ReactionKind::DelayRequest => Reaction::DelayRequest { extra_ms: need(what, "extra_ms", self.extra_ms)? },
             ReactionKind::HoldUntilRead => Reaction::HoldUntilRead { min_ms: need(what, "min_ms", self.min_ms)? },
-            ReactionKind::HoldUntilTakeover => Reaction::HoldUntilTakeover,
+            ReactionKind::HoldUntilDue => Reaction::HoldUntilDue,
             ReactionKind::DeleteItem => Reaction::DeleteItem,
-            ReactionKind::StopUntilTakeover => Reaction::StopUntilTakeover {
-                lead_ms: self.lead_ms.unwrap_or(0),
-                suspend: self.suspend.unwrap_or(false),
-            },
+            ReactionKind::Outage => Reaction::Outage { kind: need(what, "outage", self.outage)?, for_ms: for_ms()? },
+            ReactionKind::StopUntilDue => {
+                Reaction::StopUntilDue { lead_ms: self.lead_ms.unwrap_or(0), suspend: self.suspend.unwrap_or(false) }
+            }
             ReactionKind::Overtake => {
                 let by = self.by.unwrap_or(1);
                 if by == 0 {
@@ -433,15 +361,22 @@ impl FileTrigger {
                 Reaction::Overtake { by, writes: self.writes.unwrap_or(true), stop }
             }
         };
-        let moment = match self.moment {
-            MomentName::LockWriteSent => Moment::LockWriteSent,
-            MomentName::Granted => Moment::Granted,
-            MomentName::Renewed => Moment::Renewed,
-            MomentName::RenewalAnswered => Moment::RenewalAnswered,
-            MomentName::Waiting => Moment::Waiting,
-            MomentName::LockReadSent => Moment::LockReadSent,
-            MomentName::Released => Moment::Released,
-        };
-        Ok(Trigger { after_ms: self.after_ms, process: self.process, lock: self.lock, moment, reaction })
+        if let Some(item) = &self.item {
+            item.parse::<ItemRef>().map_err(|e| (String::from(".item"), e))?;
+        }
+        if !reaction.fits(self.moment) {
+            return Err((
+                String::from(".reaction"),
+                format!("{what} cannot happen at the moment `{}`", self.moment.name()),
+            ));
+        }
+        Ok(Trigger {
+            after_ms: self.after_ms,
+            process: self.process,
+            item: self.item,
+            label: self.label,
+            moment: self.moment,
+            reaction,
+        })
     }
 }

@@ -1,24 +1,25 @@
 //! From a scenario to a file: every field that shapes the run, defaults too.
 
 use super::format::*;
-use crate::faults::{Fault, ScheduledFault};
-use crate::roles::Role;
-use crate::scenario::{LockKind, ProcessSpec, Scenario};
-use crate::triggers::{Moment, Reaction, Trigger, Whom};
+use crate::nemesis::{Fault, Reaction, ScheduledFault, Trigger, Whom};
+use crate::scenario::Scenario;
+use crate::service::Service;
+use crate::spec::ProcessSpec;
 
 impl FileScenario {
     /// The file of `scenario`, every field spelled out.
-    pub(super) fn of(scenario: &Scenario) -> Self {
+    pub(super) fn of<S: Service>(scenario: &Scenario<S>) -> Self {
+        let options = match toml::Value::try_from(&scenario.service) {
+            Ok(toml::Value::Table(table)) if !table.is_empty() => Some(unspanned(table)),
+            _ => None,
+        };
         FileScenario {
+            service: S::NAME.to_owned(),
             seed: scenario.seed,
-            lock: match scenario.lock {
-                LockKind::Library => FileLock::Library,
-                LockKind::Naive => FileLock::Naive,
-            },
             duration_ms: scenario.duration_ms,
             safety_ms: Some(scenario.safety_ms),
-            lease_ms: scenario.lease_ms,
             loss_ppm: scenario.loss_ppm,
+            options,
             processes: scenario.processes.iter().map(|p| unspanned(FileProcess::of(p))).collect(),
             faults: scenario.faults.iter().map(|f| unspanned(FileFault::of(f))).collect(),
             triggers: scenario.triggers.iter().map(|t| unspanned(FileTrigger::of(t))).collect(),
@@ -26,68 +27,24 @@ impl FileScenario {
     }
 }
 
-impl FileRole {
-    fn of(role: &Role) -> Self {
-        let mut file = FileRole {
-            role: RoleName::Leader,
-            lock: Some(role.lock().to_owned()),
-            write_every_ms: None,
-            resigns: None,
-            every_ms_max: None,
-            timeout_ms: None,
-            writes: None,
-            steps: None,
-        };
-        match role {
-            Role::Leader { write_every_ms, resigns, .. } => {
-                file.write_every_ms = Some(*write_every_ms);
-                file.resigns = Some(*resigns);
-            }
-            Role::StoreWriter { every_ms_max, writes, .. } => {
-                file.role = RoleName::StoreWriter;
-                file.every_ms_max = Some(*every_ms_max);
-                file.writes = Some(*writes);
-            }
-            Role::Job { every_ms_max, timeout_ms, writes, .. } => {
-                file.role = RoleName::Job;
-                file.every_ms_max = Some(*every_ms_max);
-                file.timeout_ms = Some(*timeout_ms);
-                file.writes = Some(*writes);
-            }
-            Role::TryLoop { every_ms_max, .. } => {
-                file.role = RoleName::TryLoop;
-                file.every_ms_max = Some(*every_ms_max);
-            }
-            Role::TokenHolder { every_ms_max, steps, .. } => {
-                file.role = RoleName::TokenHolder;
-                file.every_ms_max = Some(*every_ms_max);
-                file.steps = Some(*steps);
-            }
-            Role::ScopeHolder { every_ms_max, steps, .. } => {
-                file.role = RoleName::ScopeHolder;
-                file.every_ms_max = Some(*every_ms_max);
-                file.steps = Some(*steps);
-            }
-            Role::Watcher { every_ms_max, .. } => {
-                file.role = RoleName::Watcher;
-                file.every_ms_max = Some(*every_ms_max);
-            }
-        }
-        file
-    }
-}
-
 impl FileProcess {
-    fn of(process: &ProcessSpec) -> Self {
+    fn of<K: serde::Serialize>(process: &ProcessSpec<K>) -> Self {
         FileProcess {
-            lease_ms: process.lease_ms,
             clock: FileClock {
                 offset_ms: process.clock.offset_ms,
                 drift_ppm: process.clock.drift_ppm,
                 uptime_ms: process.clock.uptime_ms,
             },
             net: FileNet { latency_ms_min: process.net.latency_ms_min, latency_ms_max: process.net.latency_ms_max },
-            roles: process.roles.iter().map(|r| unspanned(FileRole::of(r))).collect(),
+            kinds: process
+                .kinds
+                .iter()
+                .map(|kind| {
+                    let value = toml::Value::try_from(kind)
+                        .unwrap_or_else(|err| toml::Value::String(format!("(cannot be written: {err})")));
+                    unspanned(value)
+                })
+                .collect(),
         }
     }
 }
@@ -103,7 +60,8 @@ impl FileFault {
             extra_ms: None,
             per_million: None,
             delta_ms: None,
-            lock: None,
+            table: None,
+            item: None,
         };
         match &scheduled.fault {
             Fault::Crash { restart_after_ms, .. } => file.restart_after_ms = Some(*restart_after_ms),
@@ -129,17 +87,23 @@ impl FileFault {
                 file.per_million = Some(*per_million);
                 file.for_ms = Some(*for_ms);
             }
-            Fault::TableOutage { for_ms } => {
-                file.kind = FaultName::TableOutage;
+            Fault::PartialBatches { per_million, for_ms, .. } => {
+                file.kind = FaultName::PartialBatches;
+                file.per_million = Some(*per_million);
                 file.for_ms = Some(*for_ms);
             }
-            Fault::DeleteItem { lock } => {
-                file.kind = FaultName::DeleteItem;
-                file.lock = Some(lock.clone());
+            Fault::TableOutage { table, for_ms } => {
+                file.kind = FaultName::TableOutage;
+                file.table = Some(table.clone());
+                file.for_ms = Some(*for_ms);
             }
-            Fault::CorruptItem { lock, for_ms } => {
-                file.kind = FaultName::CorruptItem;
-                file.lock = Some(lock.clone());
+            Fault::DeleteItem { item } => {
+                file.kind = FaultName::DeleteItem;
+                file.item = Some(item.to_string());
+            }
+            Fault::ReplaceItem { item, for_ms } => {
+                file.kind = FaultName::ReplaceItem;
+                file.item = Some(item.to_string());
                 file.for_ms = Some(*for_ms);
             }
             Fault::ClockStep { delta_ms, .. } => {
@@ -156,17 +120,11 @@ impl FileTrigger {
         let mut file = FileTrigger {
             after_ms: trigger.after_ms,
             process: trigger.process,
-            lock: trigger.lock.clone(),
-            moment: match trigger.moment {
-                Moment::LockWriteSent => MomentName::LockWriteSent,
-                Moment::Granted => MomentName::Granted,
-                Moment::Renewed => MomentName::Renewed,
-                Moment::RenewalAnswered => MomentName::RenewalAnswered,
-                Moment::Waiting => MomentName::Waiting,
-                Moment::LockReadSent => MomentName::LockReadSent,
-                Moment::Released => MomentName::Released,
-            },
-            reaction: ReactionKind::Pause,
+            item: trigger.item.clone(),
+            label: trigger.label.clone(),
+            moment: trigger.moment,
+            reaction: trigger.reaction.kind(),
+            outage: None,
             for_ms: None,
             restart_after_ms: None,
             per_million: None,
@@ -181,50 +139,39 @@ impl FileTrigger {
             then: None,
         };
         match &trigger.reaction {
-            Reaction::Pause { for_ms } => file.for_ms = Some(*for_ms),
-            Reaction::Suspend { for_ms } => {
-                file.reaction = ReactionKind::Suspend;
-                file.for_ms = Some(*for_ms);
-            }
+            Reaction::Pause { for_ms } | Reaction::Suspend { for_ms } => file.for_ms = Some(*for_ms),
             Reaction::Crash { restart_after_ms } => {
-                file.reaction = ReactionKind::Crash;
                 file.restart_after_ms = Some(*restart_after_ms);
             }
             Reaction::Partition { for_ms } => {
-                file.reaction = ReactionKind::Partition;
                 file.for_ms = Some(*for_ms);
             }
             Reaction::Throttle { per_million, for_ms } => {
-                file.reaction = ReactionKind::Throttle;
                 file.per_million = Some(*per_million);
                 file.for_ms = Some(*for_ms);
             }
             Reaction::ClockStep { delta_ms } => {
-                file.reaction = ReactionKind::ClockStep;
                 file.delta_ms = Some(*delta_ms);
             }
             Reaction::DelayAnswer { extra_ms } => {
-                file.reaction = ReactionKind::DelayAnswer;
                 file.extra_ms = Some(*extra_ms);
             }
-            Reaction::LoseAnswer => file.reaction = ReactionKind::LoseAnswer,
+            Reaction::LoseAnswer | Reaction::HoldUntilDue | Reaction::DeleteItem => {}
             Reaction::DelayRequest { extra_ms } => {
-                file.reaction = ReactionKind::DelayRequest;
                 file.extra_ms = Some(*extra_ms);
             }
             Reaction::HoldUntilRead { min_ms } => {
-                file.reaction = ReactionKind::HoldUntilRead;
                 file.min_ms = Some(*min_ms);
             }
-            Reaction::HoldUntilTakeover => file.reaction = ReactionKind::HoldUntilTakeover,
-            Reaction::DeleteItem => file.reaction = ReactionKind::DeleteItem,
-            Reaction::StopUntilTakeover { lead_ms, suspend } => {
-                file.reaction = ReactionKind::StopUntilTakeover;
+            Reaction::Outage { kind, for_ms } => {
+                file.outage = Some(*kind);
+                file.for_ms = Some(*for_ms);
+            }
+            Reaction::StopUntilDue { lead_ms, suspend } => {
                 file.lead_ms = Some(*lead_ms);
                 file.suspend = Some(*suspend);
             }
             Reaction::Overtake { by, writes, stop } => {
-                file.reaction = ReactionKind::Overtake;
                 file.by = Some(*by);
                 file.writes = Some(*writes);
                 if let Some((whom, how)) = stop {

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use dynalease_sim::history::{Actor, Entry, Event, LockId, LockRecord, LockState, ProcessRef};
+use dynalease_sim::locks::history::{Actor, Entry, Event, LockId, LockRecord, LockState, ProcessRef};
 
 use super::LEASE_MS;
 

@@ -4,65 +4,52 @@
 
 pub mod history;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use dynalease_sim::history::{Call, Event, History, Outcome, Unheld, Value};
-use dynalease_sim::{
-    ClockSpec, Fault, LockKind, NetSpec, ProcessCtx, ProcessSpec, Role, Scenario, ScheduledFault, Workload,
-    WorkloadFuture,
-};
+use dynalease_sim::locks::history::{Call, Event, History, Outcome, Unheld, Value, project};
+use dynalease_sim::locks::{LockService, LockWorkload, Role};
+use dynalease_sim::{ClockSpec, Fault, NetSpec, ProcessSpec, RunReport, Scenario, ScheduledFault};
 
 /// The lease of the hand-made scenarios.
 pub const LEASE_MS: u64 = 30_000;
-
-/// A role that starts `delay_ms` after its process.
-#[derive(Debug)]
-pub struct After {
-    pub delay_ms: u64,
-    pub role: Role,
-}
-
-impl Workload for After {
-    fn name(&self) -> String {
-        format!("{} after {} ms", self.role.name(), self.delay_ms)
-    }
-
-    fn run(&self, ctx: ProcessCtx) -> WorkloadFuture {
-        let (delay, role) = (Duration::from_millis(self.delay_ms), self.role.clone());
-        Box::pin(async move {
-            ctx.sleep(delay).await;
-            role.run(ctx).await;
-        })
-    }
-}
 
 pub fn leader() -> Role {
     Role::Leader { lock: String::from("leader"), write_every_ms: 5_000, resigns: false }
 }
 
+/// A role that starts `delay_ms` after its process.
+pub fn after(delay_ms: u64, role: Role) -> LockWorkload {
+    LockWorkload { role, lease_ms: None, after_ms: Some(delay_ms) }
+}
+
 /// A process with a nominal clock and the default network.
-pub fn process(roles: Vec<Role>, custom: Vec<Arc<dyn Workload>>) -> ProcessSpec {
-    ProcessSpec { clock: ClockSpec::default(), net: NetSpec::default(), roles, custom, lease_ms: None }
+pub fn process(kinds: Vec<LockWorkload>) -> ProcessSpec<LockWorkload> {
+    ProcessSpec { clock: ClockSpec::default(), net: NetSpec::default(), kinds }
+}
+
+/// The lock service of the hand-made scenarios: the library, leases of [`LEASE_MS`].
+pub fn service() -> LockService {
+    LockService { lease_ms: LEASE_MS, ..LockService::default() }
 }
 
 /// Two leaders of the lock "leader": p0 from the start, p1 five seconds later, so that p0
-/// holds the lock first. No faults but `faults`; `duration_ms` of which the last 120 s heal.
-pub fn two_leaders(seed: u64, duration_ms: u64, faults: Vec<ScheduledFault>) -> Scenario {
+/// holds the lock first. No faults but `faults`; `duration_ms` of which the last 150 s heal.
+pub fn two_leaders(seed: u64, duration_ms: u64, faults: Vec<ScheduledFault>) -> Scenario<LockService> {
     Scenario {
         seed,
-        lock: LockKind::Library,
+        service: service(),
         duration_ms,
         safety_ms: duration_ms - 150_000,
-        lease_ms: LEASE_MS,
-        processes: vec![
-            process(vec![leader()], Vec::new()),
-            process(Vec::new(), vec![Arc::new(After { delay_ms: 5_000, role: leader() })]),
-        ],
+        processes: vec![process(vec![leader().into()]), process(vec![after(5_000, leader())])],
         loss_ppm: 0,
         faults,
         triggers: Vec::new(),
     }
+}
+
+/// The history of a run, as the lock checker reads it.
+pub fn lock_history(report: &RunReport<LockService>) -> History {
+    project(report.history())
 }
 
 pub fn at(at_ms: u64, fault: Fault) -> ScheduledFault {

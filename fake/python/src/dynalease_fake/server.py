@@ -33,6 +33,7 @@ FAULT_KINDS: Dict[str, str] = {
     "slow_response": "SlowResponse",
     "error": "Error",
     "unprocessed": "Unprocessed",
+    "stall_replication": "StallReplication",
 }
 
 # The details each kind takes: those it needs, and those it may have.
@@ -116,6 +117,12 @@ class FakeServer:
         self._endpoint: Optional[str] = None
         self._control: Optional[ControlConnection] = None
         self._start: Optional[datetime] = None
+        # The account this object speaks for (None: the default account, and the whole server
+        # for the control API), and whether it runs the process or only speaks to it.
+        self._account: Optional[str] = None
+        self._pid: Optional[int] = None
+        self._borrowed = False
+        self._owns_connection = True
 
     # Starting and stopping.
 
@@ -133,20 +140,33 @@ class FakeServer:
     def start(self) -> "FakeServer":
         """Starts the server and waits until it listens; raises :class:`ServerStartError`, with
         what it printed, if it does not. Returns the server."""
-        if self._process is not None:
+        return self._start_with(subprocess.PIPE)
+
+    def _start_with(self, stdin: Any, log: Optional[StrPath] = None) -> "FakeServer":
+        """Starts the server with ``stdin`` as its standard input and its output to a pipe, or
+        to the file ``log``."""
+        if self._process is not None or self._borrowed:
             raise RuntimeError("this FakeServer is already running")
         command = self.command()
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            # A process group of its own: a Ctrl-C in the terminal reaches the test run, which
-            # stops the server in order, instead of the server first.
-            start_new_session=True,
-        )
+        output = open(log, "wb") if log is not None else subprocess.PIPE
         try:
-            line, reason = _first_line(process, self._start_timeout)
+            process = subprocess.Popen(
+                command,
+                stdin=stdin,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                # A process group of its own: a Ctrl-C in the terminal reaches the test run, which
+                # stops the server in order, instead of the server first.
+                start_new_session=True,
+            )
+        finally:
+            if log is not None:
+                output.close()
+        try:
+            if log is None:
+                line, reason = _first_line(process, self._start_timeout)
+            else:
+                line, reason = _first_line_of_file(process, log, self._start_timeout)
         except BaseException:
             _kill(process)
             raise
@@ -164,6 +184,7 @@ class FakeServer:
         endpoint = line.splitlines()[0].strip()[len(_ANNOUNCEMENT) :]
         address = urlsplit(endpoint)
         self._process = process
+        self._pid = process.pid
         self._endpoint = endpoint
         self._control = ControlConnection(address.hostname or self._host, address.port or 0)
         if self._manual:
@@ -177,7 +198,12 @@ class FakeServer:
     def stop(self, timeout: float = 10.0) -> int:
         """Stops the server as SIGTERM does (requests in flight are answered, the data file is
         written) and returns its exit code; after ``timeout`` seconds, kills it. Raises
-        :class:`ServerError` if it exited with an error. Does nothing if it is not running."""
+        :class:`ServerError` if it exited with an error. Does nothing if it is not running. A
+        :class:`FakeServer` of :meth:`for_account` or :meth:`connect` stops nothing: it only
+        forgets its connection."""
+        if self._borrowed:
+            self._forget()
+            return 0
         process = self._process
         if process is None:
             return 0
@@ -211,14 +237,16 @@ class FakeServer:
             warnings.warn(str(stopped), RuntimeWarning, stacklevel=2)
 
     def __repr__(self) -> str:
-        where = self._endpoint if self._process is not None else "not running"
-        return f"<FakeServer {where}>"
+        where = self._endpoint if self._control is not None else "not running"
+        account = f" account {self._account}" if self._account is not None else ""
+        return f"<FakeServer {where}{account}>"
 
     def _forget(self) -> None:
-        if self._control is not None:
+        if self._control is not None and self._owns_connection:
             self._control.close()
         self._process = None
         self._control = None
+        self._endpoint = None
 
     def _abandon(self) -> None:
         process = self._process
@@ -238,17 +266,77 @@ class FakeServer:
     @property
     def pid(self) -> int:
         """The server's process id."""
-        return self._running().pid
+        self._running()
+        assert self._pid is not None
+        return self._pid
 
     def is_running(self) -> bool:
         """Whether the server process is alive."""
-        return self._process is not None and self._process.poll() is None
+        if self._process is not None:
+            return self._process.poll() is None
+        return self._control is not None and self._pid is not None and _alive(self._pid)
+
+    # Accounts.
+
+    @property
+    def account(self) -> Optional[str]:
+        """The account this object speaks for, twelve digits; ``None`` for the default account
+        (``000000000000``), whose control requests are for the whole server."""
+        return self._account
+
+    @property
+    def access_key_id(self) -> str:
+        """The access key id of this object's account, for code under test that builds its own
+        clients (``AWS_ACCESS_KEY_ID``): the account itself, or ``"fake"`` for the default one."""
+        return self._account or "fake"
+
+    def for_account(self, account: str) -> "FakeServer":
+        """The same server, seen from the account ``account`` (twelve digits): its clients sign
+        with that account as their access key id, so their tables are that account's alone, and
+        its clock, fault rules, reset, snapshots and request log are that account's (its clock
+        moves apart from the others' once this object moves it). Stopping it stops nothing."""
+        if not (isinstance(account, str) and len(account) == 12 and account.isascii() and account.isdigit()):
+            raise ValueError(f"an account is twelve digits, not {account!r}")
+        self._running()
+        view = FakeServer.__new__(FakeServer)
+        view.__dict__.update(self.__dict__)
+        view._account = account
+        view._borrowed = True
+        view._owns_connection = False
+        view._process = None
+        return view
+
+    @classmethod
+    def connect(
+        cls,
+        endpoint_url: str,
+        *,
+        account: Optional[str] = None,
+        clock: Optional[Literal["real", "manual"]] = None,
+        start_time: Optional[datetime] = None,
+        pid: Optional[int] = None,
+    ) -> "FakeServer":
+        """A :class:`FakeServer` for a server that another process started, at ``endpoint_url``:
+        the same methods, for the account ``account`` if given. ``clock="manual"`` and
+        ``start_time`` tell :meth:`reset` where to put the clock back. Stopping it stops nothing."""
+        server = cls(clock=clock)
+        address = urlsplit(endpoint_url)
+        server._endpoint = endpoint_url
+        server._control = ControlConnection(address.hostname or "127.0.0.1", address.port or 0)
+        server._borrowed = True
+        server._pid = pid
+        if account is not None:
+            server._account = server.for_account(account)._account
+        if server._manual:
+            server._start = start_time if start_time is not None else server.now()
+        return server
 
     # boto3.
 
     def client(self, **arguments: Any) -> Any:
-        """A boto3 DynamoDB client for this server, with dummy credentials and region
-        ``us-east-1``; ``arguments`` go to ``boto3.client`` and win (``config=...``)."""
+        """A boto3 DynamoDB client for this server, with dummy credentials (the access key id is
+        :attr:`access_key_id`) and region ``us-east-1``; ``arguments`` go to ``boto3.client`` and
+        win (``config=...``, ``region_name=...``)."""
         return _boto3("client").client("dynamodb", **self._client_arguments(arguments))
 
     def streams_client(self, **arguments: Any) -> Any:
@@ -263,7 +351,7 @@ class FakeServer:
         base: Dict[str, Any] = {
             "endpoint_url": self.endpoint_url,
             "region_name": "us-east-1",
-            "aws_access_key_id": "fake",
+            "aws_access_key_id": self.access_key_id,
             "aws_secret_access_key": "fake",
         }
         base.update(arguments)
@@ -273,11 +361,11 @@ class FakeServer:
 
     def now(self) -> datetime:
         """The fake's time, in UTC."""
-        return _reading(self._request("GET", "clock"))
+        return _reading(self._request("GET", self._scoped("clock")))
 
     def is_frozen(self) -> bool:
         """Whether the fake's clock stands still."""
-        return bool(self._request("GET", "clock")["Frozen"])
+        return bool(self._request("GET", self._scoped("clock"))["Frozen"])
 
     def advance(
         self, seconds: Union[float, timedelta] = 0, *, minutes: float = 0, hours: float = 0, days: float = 0
@@ -287,20 +375,20 @@ class FakeServer:
         their stream records) is done before it returns. Returns the new time."""
         by = seconds if isinstance(seconds, timedelta) else timedelta(seconds=seconds)
         by += timedelta(minutes=minutes, hours=hours, days=days)
-        return _reading(self._request("POST", "clock/advance", {"Seconds": by.total_seconds()}))
+        return _reading(self._request("POST", self._scoped("clock/advance"), {"Seconds": by.total_seconds()}))
 
     def set_time(self, when: datetime) -> datetime:
         """Sets the fake's clock to ``when``, a timezone-aware ``datetime`` not before its time
         (the clock only moves forward), doing what fell due in between. Returns the new time."""
-        return _reading(self._request("POST", "clock/set", {"EpochSeconds": _epoch_seconds(when)}))
+        return _reading(self._request("POST", self._scoped("clock/set"), {"EpochSeconds": _epoch_seconds(when)}))
 
     def freeze(self) -> datetime:
         """Stops the fake's clock where it is; returns that time."""
-        return _reading(self._request("POST", "clock/freeze"))
+        return _reading(self._request("POST", self._scoped("clock/freeze")))
 
     def run(self) -> datetime:
         """Lets the fake's clock run with real time from where it stands; returns that time."""
-        return _reading(self._request("POST", "clock/resume"))
+        return _reading(self._request("POST", self._scoped("clock/resume")))
 
     # Faults.
 
@@ -312,6 +400,9 @@ class FakeServer:
         probability: Optional[float] = None,
         times: Optional[int] = None,
         after: Optional[int] = None,
+        *,
+        account: Optional[str] = None,
+        region: Optional[str] = None,
         **details: Any,
     ) -> int:
         """Adds a fault rule and returns its id.
@@ -320,10 +411,13 @@ class FakeServer:
         ``throttling_exception``, ``internal_error`` (500), ``lost_response`` (the request is
         applied, its answer lost), ``resource_not_found``, ``latency`` or ``slow_response``
         (``ms=``), ``error`` (``code=``, and ``message=`` and ``status=``, 400 by default) or
-        ``unprocessed`` (``processed=``: how many requests of a batch are processed). The rule
-        is narrowed to an ``operation`` (``"PutItem"``) and a ``table``, drawn with a
+        ``unprocessed`` (``processed=``: how many requests of a batch are processed) or
+        ``stall_replication`` (the writes of a global table stop reaching the replicas in
+        ``region``, of ``table``, until the rule is removed). The rule is narrowed to an
+        ``operation`` (``"PutItem"``), a ``table`` and a ``region`` (of the request's signature), drawn with a
         ``probability`` (from the server's seed), used up after ``times`` faults, and lets
-        ``after`` matching requests through first.
+        ``after`` matching requests through first; ``account`` (twelve digits) and ``region``
+        narrow it to the requests signed for them.
         """
         if kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {kind!r}; the kinds are {', '.join(FAULT_KINDS)}")
@@ -339,6 +433,8 @@ class FakeServer:
         for member, value in (
             ("Operation", operation),
             ("Table", table),
+            ("Account", account if account is not None else self._account),
+            ("Region", region),
             ("Probability", probability),
             ("Times", times),
             ("After", after),
@@ -355,34 +451,36 @@ class FakeServer:
         self._request("DELETE", f"faults/{int(fault_id)}")
 
     def clear_faults(self) -> List[int]:
-        """Removes every fault rule; returns their ids."""
-        return list(self._request("DELETE", "faults")["Removed"])
+        """Removes every fault rule (of this object's account, for one of :meth:`for_account`);
+        returns their ids."""
+        return list(self._request("DELETE", self._scoped("faults"))["Removed"])
 
     def faults(self) -> List[Dict[str, Any]]:
         """The fault rules, as the control API shows them: ``Id``, ``Fault``, ``Operation``,
         ``Table``, ``Probability``, ``Times``, ``Remaining``, ``After``, ``Matched`` (requests it
         matched) and ``Fired`` (faults it gave), used-up rules too."""
-        return list(self._request("GET", "faults")["Rules"])
+        return list(self._request("GET", self._scoped("faults"))["Rules"])
 
     # Tables.
 
     def reset(self) -> None:
         """Everything back to how a test wants to find it: every table gone, every fault rule
         removed, the request log emptied, and a manual clock back at the time it started,
-        standing still. A real clock runs on."""
+        standing still. A real clock runs on. For an object of :meth:`for_account`, all of
+        that of its account alone."""
         if self._manual and self._start is not None:
-            answer = self._request("POST", "reset", {"EpochSeconds": _epoch_seconds(self._start)})
-            if not answer["Clock"]["Frozen"]:
-                self._request("POST", "clock/freeze")
+            at = {"EpochSeconds": _epoch_seconds(self._start), "Frozen": True}
+            self._request("POST", self._scoped("reset"), at)
         else:
-            self._request("POST", "reset")
-        self._request("DELETE", "faults")
-        self._request("DELETE", "requests")
+            self._request("POST", self._scoped("reset"))
+        self._request("DELETE", self._scoped("faults"))
+        self._request("DELETE", self._scoped("requests"))
 
     def snapshot(self) -> Dict[str, Any]:
         """Every table, with its indexes, settings and items, as a dict (the JSON of the control
-        API's snapshot, which :meth:`load` and the ``data`` file take)."""
-        return dict(self._request("GET", "snapshot"))
+        API's snapshot, which :meth:`load` and the ``data`` file take); of this object's account
+        alone for one of :meth:`for_account`."""
+        return dict(self._request("GET", self._scoped("snapshot")))
 
     def load(self, snapshot: Union[Mapping[str, Any], StrPath]) -> List[str]:
         """Replaces every table with those of ``snapshot``, a dict or the path of a JSON file, all
@@ -393,7 +491,7 @@ class FakeServer:
         else:
             with open(os.fspath(snapshot), "rb") as file:
                 raw = file.read()
-        return list(self._request("PUT", "snapshot", raw=raw)["Tables"])
+        return list(self._request("PUT", self._scoped("snapshot"), raw=raw)["Tables"])
 
     def save(self) -> None:
         """Writes the tables to the ``data`` file now (:class:`ControlError` 409 without one)."""
@@ -404,17 +502,23 @@ class FakeServer:
     def requests(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
         """The request log, oldest first (the latest ``limit`` requests if given): each with
         ``Time``, ``Operation``, ``Table``, ``Outcome`` (``OK`` or the error code) and ``Fault``."""
-        path = "requests" if limit is None else f"requests?limit={int(limit)}"
+        path = self._scoped("requests")
+        if limit is not None:
+            path += ("&" if "?" in path else "?") + f"limit={int(limit)}"
         return list(self._request("GET", path)["Requests"])
 
     def clear_requests(self) -> None:
-        """Empties the request log."""
-        self._request("DELETE", "requests")
+        """Empties the request log (of this object's account's requests, for one of
+        :meth:`for_account`)."""
+        self._request("DELETE", self._scoped("requests"))
 
-    def _running(self) -> subprocess.Popen[bytes]:
-        if self._process is None:
+    def _scoped(self, path: str) -> str:
+        """A control path, narrowed to this object's account if it has one."""
+        return path if self._account is None else f"{path}?account={self._account}"
+
+    def _running(self) -> None:
+        if self._control is None:
             raise RuntimeError("the server is not running: use `with FakeServer() as fake:` or call start()")
-        return self._process
 
     def _request(self, method: str, path: str, body: Any = None, *, raw: Optional[bytes] = None) -> Any:
         self._running()
@@ -482,6 +586,34 @@ def _first_line(process: subprocess.Popen[bytes], timeout: float) -> Tuple[str, 
     if not text.startswith(_ANNOUNCEMENT):
         return text, "its first line does not name an address"
     return text, None
+
+
+def _first_line_of_file(process: subprocess.Popen[bytes], log: StrPath, timeout: float) -> Tuple[str, Optional[str]]:
+    """As :func:`_first_line`, for a server whose output goes to the file ``log``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with open(log, "rb") as file:
+            text = file.read().decode(errors="replace")
+        if "\n" in text:
+            if not text.startswith(_ANNOUNCEMENT):
+                return text, "its first line does not name an address"
+            return text, None
+        if process.poll() is not None:
+            return text, "it exited before naming its address"
+        if time.monotonic() >= deadline:
+            return text, f"it named no address within {timeout:g} s"
+        time.sleep(0.001)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (it may be another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _rest(process: subprocess.Popen[bytes]) -> str:

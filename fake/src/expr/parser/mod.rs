@@ -144,7 +144,7 @@ impl<'a, 'r> Parser<'a, 'r> {
     }
 
     fn fail(&self, detail: impl std::fmt::Display) -> DynamoError {
-        DynamoError::validation(format!("Invalid {}: {detail}", self.label))
+        DynamoError::validation(format!("Invalid {}: {detail}", self.label)).about_the_request()
     }
 
     /// Checks what can be checked before parsing: emptiness, size, and hopeless nesting.

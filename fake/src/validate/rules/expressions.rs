@@ -2,7 +2,7 @@
 //! counterparts may not be mixed, `ExpressionAttributeNames`/`Values` only come with an
 //! expression, and their keys must be placeholders.
 
-use super::{Object, field, refuse};
+use super::{Object, field, refuse_request};
 use crate::error::DynamoError;
 
 /// The expression parameters of an operation and the legacy parameters they replace.
@@ -12,6 +12,10 @@ pub(crate) struct Parameters {
     pub(crate) expressions: &'static [&'static str],
     /// The legacy parameters, in the order messages list them.
     pub(crate) legacy: &'static [&'static str],
+    /// Whether the refusal of `ExpressionAttributeValues` without an expression names the
+    /// expressions that are null (`: FilterExpression is null`): the reads and the transactions
+    /// do; the single-item writes, whose refusal DynamoDB envelopes since its 2026 rollout, do not.
+    pub(crate) names_null_expressions: bool,
 }
 
 impl Parameters {
@@ -29,7 +33,7 @@ pub(crate) fn check_parameters(object: &Object<'_>, parameters: Parameters) -> R
     let mixes = |name: &str| used(name) && (name != "KeyConditions" || used("KeyConditionExpression"));
     let uses_expressions = parameters.expressions.iter().any(|name| used(name));
     if uses_expressions && parameters.legacy.iter().any(|name| mixes(name)) {
-        return refuse(format!(
+        return refuse_request(format!(
             "Can not use both expression and non-expression parameters in the same request: \
              Non-expression parameters: {{{}}} Expression parameters: {{{}}}",
             join(parameters.legacy.iter().copied().filter(|name| mixes(name))),
@@ -37,13 +41,17 @@ pub(crate) fn check_parameters(object: &Object<'_>, parameters: Parameters) -> R
         ));
     }
     if used("ExpressionAttributeNames") && !uses_expressions {
-        return refuse("ExpressionAttributeNames can only be specified when using expressions");
+        return refuse_request("ExpressionAttributeNames can only be specified when using expressions");
     }
     let mut with_values = parameters.with_values();
     if used("ExpressionAttributeValues") && with_values.clone().next().is_some() && !with_values.any(used) {
+        const REFUSAL: &str = "ExpressionAttributeValues can only be specified when using expressions";
+        if !parameters.names_null_expressions {
+            return refuse_request(REFUSAL);
+        }
         let count = parameters.with_values().count();
-        return refuse(format!(
-            "ExpressionAttributeValues can only be specified when using expressions: {} {} null",
+        return refuse_request(format!(
+            "{REFUSAL}: {} {} null",
             parameters.with_values().collect::<Vec<_>>().join(" and "),
             if count > 1 { "are" } else { "is" },
         ));
@@ -75,15 +83,15 @@ fn check_maps_of(object: &Object<'_>, maps: &[(&str, char)]) -> Result<(), Dynam
             continue;
         };
         if map.is_empty() {
-            return refuse(format!("{member} must not be empty"));
+            return refuse_request(format!("{member} must not be empty"));
         }
         if let Some(key) = map.keys().find(|key| !is_placeholder(key, sigil)) {
-            return refuse(format!("{member} contains invalid key: Syntax error; key: \"{key}\""));
+            return refuse_request(format!("{member} contains invalid key: Syntax error; key: \"{key}\""));
         }
         if sigil == '#'
             && let Some((key, _)) = map.iter().find(|(_, name)| name.as_str() == Some(""))
         {
-            return refuse(format!("{member} contains invalid value: Empty attribute name for key {key}"));
+            return refuse_request(format!("{member} contains invalid value: Empty attribute name for key {key}"));
         }
     }
     Ok(())

@@ -1,10 +1,11 @@
 //! `PutItem`, `GetItem`, `UpdateItem`, `DeleteItem`.
 
 use super::expressions::{Parameters, check_parameters};
-use super::{Object, attributes_to_get_unique, refuse, text};
+use super::{Object, attributes_to_get_unique, refuse_request, text};
 use crate::error::DynamoError;
 
-const CONDITION: Parameters = Parameters { expressions: &["ConditionExpression"], legacy: &["Expected"] };
+const CONDITION: Parameters =
+    Parameters { expressions: &["ConditionExpression"], legacy: &["Expected"], names_null_expressions: false };
 
 /// `PutItem` and `DeleteItem` before the values are read.
 pub(crate) fn conditional_write(request: &Object<'_>) -> Result<(), DynamoError> {
@@ -15,7 +16,7 @@ pub(crate) fn conditional_write(request: &Object<'_>) -> Result<(), DynamoError>
 pub(crate) fn conditional_write_after_values(request: &Object<'_>) -> Result<(), DynamoError> {
     match text(request, "ReturnValues") {
         None | Some("ALL_OLD" | "NONE") => Ok(()),
-        Some(_) => refuse("ReturnValues can only be ALL_OLD or NONE"),
+        Some(_) => refuse_request("ReturnValues can only be ALL_OLD or NONE"),
     }
 }
 
@@ -26,11 +27,13 @@ pub(crate) fn update(request: &Object<'_>) -> Result<(), DynamoError> {
         Parameters {
             expressions: &["UpdateExpression", "ConditionExpression"],
             legacy: &["AttributeUpdates", "Expected"],
+            names_null_expressions: false,
         },
     )
 }
 
-const PROJECTION: Parameters = Parameters { expressions: &["ProjectionExpression"], legacy: &["AttributesToGet"] };
+const PROJECTION: Parameters =
+    Parameters { expressions: &["ProjectionExpression"], legacy: &["AttributesToGet"], names_null_expressions: true };
 
 /// `GetItem` before the key is read.
 pub(crate) fn get(request: &Object<'_>) -> Result<(), DynamoError> {

@@ -75,6 +75,12 @@ pub(crate) fn refuse(message: impl Into<String>) -> Result<(), DynamoError> {
     Err(DynamoError::validation(message))
 }
 
+/// DynamoDB's refusal with `message`, of a parameter the request gets wrong in itself: the
+/// single-item writes report it inside `1 validation error detected: `.
+pub(crate) fn refuse_request(message: impl Into<String>) -> Result<(), DynamoError> {
+    Err(DynamoError::validation(message).about_the_request())
+}
+
 /// DynamoDB's refusal of a `TableClass` it does not know (the names are case-sensitive).
 pub(crate) fn table_class(request: &Object<'_>) -> Result<(), DynamoError> {
     match text(request, "TableClass") {

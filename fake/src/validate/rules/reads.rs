@@ -12,6 +12,7 @@ pub(crate) fn query(request: &Object<'_>) -> Result<(), DynamoError> {
         Parameters {
             expressions: &["ProjectionExpression", "FilterExpression", "KeyConditionExpression"],
             legacy: &["AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions"],
+            names_null_expressions: true,
         },
     )?;
     check_select(request).map_err(enveloped)
@@ -35,6 +36,7 @@ pub(crate) fn scan(request: &Object<'_>) -> Result<(), DynamoError> {
         Parameters {
             expressions: &["ProjectionExpression", "FilterExpression"],
             legacy: &["AttributesToGet", "ScanFilter", "ConditionalOperator"],
+            names_null_expressions: true,
         },
     )?;
     attributes_to_get_unique(request)?;

@@ -20,7 +20,7 @@ pub(crate) fn write(request: &Object<'_>) -> Result<(), DynamoError> {
             "Update" => &["UpdateExpression", "ConditionExpression"],
             _ => &["ConditionExpression"],
         };
-        check_parameters(action, Parameters { expressions, legacy: &[] })?;
+        check_parameters(action, Parameters { expressions, legacy: &[], names_null_expressions: true })?;
     }
     Ok(())
 }

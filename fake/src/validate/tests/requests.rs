@@ -28,11 +28,11 @@ fn expressions_and_legacy_parameters_do_not_mix() {
             "PutItem",
             json!({"TableName": "abc", "Item": {"a": {}}, "Expected": {"a": {}}, "ExpressionAttributeValues": {}})
         ),
-        "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null"
+        "ExpressionAttributeValues can only be specified when using expressions"
     );
     assert_eq!(
         validation("UpdateItem", json!({"TableName": "abc", "Key": {}, "ExpressionAttributeValues": {}})),
-        "ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null"
+        "ExpressionAttributeValues can only be specified when using expressions"
     );
     assert_eq!(
         validation(
