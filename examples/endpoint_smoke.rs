@@ -22,7 +22,7 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, Put, ScalarAttributeType, TableStatus,
     TransactWriteItem,
 };
-use dynalease::{HeldCheck, LockTable, LockTableOptions, ProcessLocks, TableRef, TransactWriteExt};
+use dynalease::{HeldCheck, LockTable, LockTableOptions, ProcessLocks, RenewOptions, TableRef, TransactWriteExt};
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -99,7 +99,7 @@ fn data_item(table: &str, lease: &dynalease::Lease) -> Result<TransactWriteItem,
 async fn run(client: &Client, table: &str) -> bool {
     let locks = |label: &str| {
         LockTable::new(
-            TableRef::new(client.clone(), table, "pk", Some("sk")),
+            TableRef::builder(client.clone(), table).partition_key("pk").sort_key("sk").build()?,
             LockTableOptions::default().holder_label(label),
         )
     };
@@ -132,7 +132,7 @@ async fn run(client: &Client, table: &str) -> bool {
     let written = match data_item(table, &first) {
         Ok(item) => client
             .transact_write_items()
-            .is_held_marked(&first, &mut held)
+            .fenced_by_marked(&first, &mut held)
             .transact_items(item)
             .send()
             .await
@@ -174,9 +174,7 @@ async fn run(client: &Client, table: &str) -> bool {
     let takeover = async {
         let ghost = a.simulate_holder("crashed", LEASE, Some("ghost")).await?;
         let started = Instant::now();
-        let lease = tokio::time::timeout(LEASE * 5, b.acquire("crashed", LEASE))
-            .await
-            .map_err(|_| "no takeover within five leases")??;
+        let lease = b.try_acquire_for("crashed", LEASE, LEASE * 5).await?.ok_or("no takeover within five leases")?;
         let waited = started.elapsed();
         ensure(waited >= LEASE, format!("taken over after {waited:?}, before one lease"))?;
         let token = lease.fencing_token();
@@ -192,7 +190,7 @@ async fn run(client: &Client, table: &str) -> bool {
         b.simulate_holder("fenced", LEASE, Some("usurper")).await?;
         let mut held = HeldCheck::default();
         let item = data_item(table, &lease)?;
-        match client.transact_write_items().is_held_marked(&lease, &mut held).transact_items(item).send().await {
+        match client.transact_write_items().fenced_by_marked(&lease, &mut held).transact_items(item).send().await {
             Ok(_) => Err("the write committed".into()),
             Err(err) => ensure(held.lost_lease(&err), format!("refused, but not for the lease: {err:?}"))
                 .map(|()| String::new()),
@@ -205,7 +203,7 @@ async fn run(client: &Client, table: &str) -> bool {
     let shape = async {
         let token = processes.create("import", LEASE).await?.ok_or("create: the lock was not free")?;
         ensure(processes.create("import", LEASE).await?.is_none(), "a second create succeeded")?;
-        ensure(processes.renew(&token, Some(LEASE), None).await?, "renew answered false")?;
+        ensure(processes.renew(&token, RenewOptions::new().duration(LEASE)).await?, "renew answered false")?;
         ensure(processes.exists("import").await?, "exists answered false while held")?;
         ensure(processes.release(&token).await?, "release answered false")?;
         ensure(!processes.exists("import").await?, "exists answered true after release")?;

@@ -103,10 +103,10 @@ impl Sweeper {
                 .item("status", AttributeValue::S("shipped".into()))
                 .item("fence", AttributeValue::N(lease.fencing_token().to_string()))
                 .build()?;
-            // `is_held_current`: the write commits only while this term's lease holds the lock.
+            // `fenced_by_current`: the write commits only while this term's lease holds the lock.
             self.client
                 .transact_write_items()
-                .is_held_current()?
+                .fenced_by_current()?
                 .transact_items(TransactWriteItem::builder().put(put).build())
                 .send()
                 .await?;
@@ -173,10 +173,8 @@ async fn main() -> ExitCode {
     let fake = dynalease_fake::FakeDynamoDb::new();
     let client = fake_client(&fake);
     let label = format!("leader-service-{}", std::process::id());
-    let locks = match LockTable::new(
-        TableRef::new(client.clone(), "Shop", "pk", Some("sk")),
-        LockTableOptions::default().holder_label(label),
-    ) {
+    let table = TableRef::builder(client.clone(), "Shop").partition_key("pk").sort_key("sk").build();
+    let locks = match table.and_then(|table| LockTable::new(table, LockTableOptions::default().holder_label(label))) {
         Ok(locks) => locks,
         Err(err) => {
             eprintln!("{err}");

@@ -16,17 +16,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     fake.create_table("Shop", "pk", Some("sk"));
     let client = fake.client();
     let locks = LockTable::new(
-        TableRef::new(client.clone(), "Shop", "pk", Some("sk")),
+        TableRef::builder(client.clone(), "Shop").partition_key("pk").sort_key("sk").build()?,
         LockTableOptions::default().holder_label("report-runner"),
     )?;
 
     // A little longer than one lease: gives up on a live holder, takes over a crashed one.
-    let Ok(lease) = tokio::time::timeout(LEASE + Duration::from_secs(10), locks.acquire("nightly-report", LEASE)).await
-    else {
+    let Some(lease) = locks.try_acquire_for("nightly-report", LEASE, LEASE + Duration::from_secs(10)).await? else {
         println!("another process runs the report");
         return Ok(());
     };
-    let lease = lease?;
     println!("running the report with fencing token {}", lease.fencing_token());
 
     let stop = lease.ended();
@@ -44,7 +42,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut held = HeldCheck::default();
         let written = client
             .transact_write_items()
-            .is_held_marked(&lease, &mut held)
+            .fenced_by_marked(&lease, &mut held)
             .transact_items(TransactWriteItem::builder().put(put).build())
             .send()
             .await;

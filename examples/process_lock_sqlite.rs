@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use dynalease::rusqlite::{Connection, TransactionBehavior};
-use dynalease::{Clock, LockTable, LockTableOptions, ProcessLocks, SqliteTable, TokioClock};
+use dynalease::{Clock, LockTable, LockTableOptions, ProcessLocks, RenewOptions, SqliteTable, TokioClock};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,12 +27,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Create: the table is made on first use; one instance gets a token.
     let token = first.create("nightly-import", Duration::from_secs(15)).await?.ok_or("the lock is free")?;
-    println!("instance 1 created the lock, fencing token {}", ProcessLocks::fencing_token(&token)?);
+    println!("instance 1 created the lock, fencing token {}", token.fencing_token());
     assert!(second.create("nightly-import", Duration::from_secs(15)).await?.is_none());
     println!("instance 2 finds it held: exists = {}", second.exists("nightly-import").await?);
 
     // Renew with a minimum window: more than 7 s of 15 are left, so nothing is written.
-    assert!(first.renew(&token, Some(Duration::from_secs(15)), Some(Duration::from_secs(7))).await?);
+    assert!(
+        first
+            .renew(&token, RenewOptions::new().duration(Duration::from_secs(15)).only_within(Duration::from_secs(7)))
+            .await?
+    );
     println!("instance 1 renewed (nothing to write yet)");
 
     // Release by token, never by name: only the holder can.

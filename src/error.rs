@@ -19,18 +19,16 @@ pub(crate) type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// use dynalease::{Error, LockTable, LockTableOptions, TableRef};
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
+/// # async fn main() -> Result<(), Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(
-///     TableRef::new(fake.client(), "Shop", "pk", Some("sk")),
-///     LockTableOptions::default(),
-/// )
-/// .unwrap();
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 ///
 /// let err = locks.try_acquire("job", Duration::from_millis(10)).await.unwrap_err();
 /// assert!(matches!(err, Error::InvalidLeaseDuration { .. }));
 /// assert!(!err.is_transient());
+/// # Ok(())
 /// # }
 /// ```
 #[derive(Debug)]
@@ -43,21 +41,43 @@ pub enum Error {
         /// The duration asked for.
         lease: Duration,
     },
+    /// A margin of [`Lease::warning`](crate::Lease::warning) of zero, or longer than half the
+    /// lease.
+    #[non_exhaustive]
+    InvalidMargin {
+        /// The margin asked for.
+        margin: Duration,
+        /// The lease duration.
+        lease: Duration,
+    },
     /// A lock name that cannot be a key: empty, or too long for DynamoDB.
     #[non_exhaustive]
     InvalidLockName {
         /// The name given.
         name: String,
         /// Why it was refused.
-        reason: &'static str,
+        reason: crate::InvalidName,
     },
-    /// A [`TableRef`](crate::TableRef) or [`LockTableOptions`](crate::LockTableOptions) that
-    /// cannot work, such as a holder label of 300 characters.
+    /// A [`TableRef`](crate::TableRef), a SQL table or
+    /// [`LockTableOptions`](crate::LockTableOptions) that cannot work, such as a holder label
+    /// of 300 characters.
     #[non_exhaustive]
     InvalidOptions {
         /// What is wrong with them.
-        reason: String,
+        reason: crate::InvalidOption,
     },
+    /// A fencing check in a caller's SQL transaction for a lease whose locks are not in that
+    /// database (`Lease::check_held_sqlite` for a lease of DynamoDB or PostgreSQL, say).
+    #[non_exhaustive]
+    WrongStore {
+        /// The table of the lease's locks.
+        table: String,
+        /// The store the check is for: `SQLite` or `PostgreSQL`.
+        expected: &'static str,
+    },
+    /// `Lease::check_held_sqlite` with a connection outside a transaction: the check would
+    /// hold for nothing. Begin the transaction first.
+    NotInTransaction,
     /// The item at the key of the lock is not a lock item, for instance an entity whose key
     /// happens to be `LOCK#` and the name, or in a SQL table a row at the lock's name whose
     /// columns no lock would write (an owner without a lease, a lease out of range, a value
@@ -69,7 +89,7 @@ pub enum Error {
         /// The table that holds the item.
         table: String,
         /// Which attribute is missing or malformed.
-        reason: String,
+        reason: crate::ItemMismatch,
     },
     /// DynamoDB answered that the table does not exist (ResourceNotFoundException), or a SQL
     /// table that the store had created was dropped since (the next call creates it again).
@@ -78,30 +98,29 @@ pub enum Error {
         /// The table.
         table: String,
     },
-    /// The table's key schema is not the one of its [`TableRef`](crate::TableRef): other key
-    /// names, a sort key more or less, or keys that are not strings. For a SQL table: a table
-    /// of that name whose columns are not those of a lock table (a column missing or of
-    /// another type, another primary key, a column the locks would leave empty that must not
-    /// be).
+    /// The table does not fit its locks ([`TableMismatch`](crate::TableMismatch) says how):
+    /// for DynamoDB, other key names than its [`TableRef`](crate::TableRef)'s, a sort key more
+    /// or less, keys that are not strings, or time to live not enabled on the attribute of the
+    /// options; for a SQL table, columns that are not those of a lock table.
     #[non_exhaustive]
-    KeySchemaMismatch {
+    TableMismatch {
         /// The table.
         table: String,
-        /// How the schema differs.
-        reason: String,
+        /// What does not fit.
+        mismatch: crate::TableMismatch,
     },
-    /// [`TransactWriteExt::is_held_current`](crate::TransactWriteExt::is_held_current) found no
+    /// The [`LockTable`](crate::LockTable) was shut down
+    /// ([`LockTable::shutdown`](crate::LockTable::shutdown)): it acquires no more locks.
+    #[non_exhaustive]
+    ShutDown {
+        /// The table.
+        table: String,
+    },
+    /// [`TransactWriteExt::fenced_by_current`](crate::TransactWriteExt::fenced_by_current) found no
     /// current lease: the code does not run inside the work of
     /// [`LockTable::run_as_leader`](crate::LockTable::run_as_leader), or runs in a task that
-    /// the work spawned. Pass the lease to [`is_held`](crate::TransactWriteExt::is_held).
+    /// the work spawned. Pass the lease to [`fenced_by`](crate::TransactWriteExt::fenced_by).
     NoCurrentLease,
-    /// A token of [`ProcessLocks`](crate::ProcessLocks) that is not one: not made by
-    /// [`ProcessLocks::create`](crate::ProcessLocks::create), cut short or edited.
-    #[non_exhaustive]
-    InvalidToken {
-        /// What is wrong with it.
-        reason: String,
-    },
     /// A fencing check in a caller's SQL transaction found that the lease no longer holds its
     /// lock: another owner, another fencing token, or no row. Roll the transaction back.
     #[non_exhaustive]
@@ -173,13 +192,16 @@ impl Error {
             Error::Sql { code: Some(code), .. } => code,
             Error::Sql { code: None, .. } => "connection",
             Error::TableNotFound { .. } => "ResourceNotFoundException",
-            Error::KeySchemaMismatch { .. } => "ValidationException",
+            Error::TableMismatch { .. } => "ValidationException",
             Error::NotALock { .. } => "not_a_lock",
             Error::NotHeld { .. } => "not_held",
+            Error::ShutDown { .. } => "shut_down",
             Error::InvalidLeaseDuration { .. }
+            | Error::InvalidMargin { .. }
             | Error::InvalidLockName { .. }
             | Error::InvalidOptions { .. }
-            | Error::InvalidToken { .. }
+            | Error::WrongStore { .. }
+            | Error::NotInTransaction
             | Error::NoCurrentLease => "invalid_argument",
         }
     }
@@ -191,22 +213,32 @@ impl fmt::Display for Error {
             Error::InvalidLeaseDuration { lease } => {
                 write!(f, "lease duration {lease:?} is outside the allowed range of 1 s to 1 day")
             }
+            Error::InvalidMargin { margin, lease } => write!(
+                f,
+                "the warning margin {margin:?} must be more than zero and at most half the lease of {lease:?}"
+            ),
             Error::InvalidLockName { name, reason } => {
                 write!(f, "invalid lock name {name:?}: {reason}")
             }
             Error::InvalidOptions { reason } => write!(f, "invalid lock table options: {reason}"),
+            Error::WrongStore { table, expected } => write!(f, "the locks of table {table:?} are not in {expected}"),
+            Error::NotInTransaction => {
+                f.write_str("the fencing check needs a connection inside a transaction: begin it first")
+            }
             Error::NotALock { lock, table, reason } => write!(
                 f,
                 "the item at the key of lock {lock:?} in table {table:?} is not a lock ({reason}); give the lock another name"
             ),
             Error::TableNotFound { table } => write!(f, "table {table:?} was not found"),
-            Error::KeySchemaMismatch { table, reason } => {
-                write!(f, "the key schema of table {table:?} does not fit: {reason}")
+            Error::TableMismatch { table, mismatch } => {
+                write!(f, "table {table:?} does not fit the locks: {mismatch}")
+            }
+            Error::ShutDown { table } => {
+                write!(f, "the lock table of {table:?} was shut down: it acquires no more locks")
             }
             Error::NoCurrentLease => f.write_str(
-                "no lease is current: pass the lease to is_held, or run this code inside the work of LockTable::run_as_leader",
+                "no lease is current: pass the lease to fenced_by, or run this code inside the work of LockTable::run_as_leader",
             ),
-            Error::InvalidToken { reason } => write!(f, "invalid lock token: {reason}"),
             Error::NotHeld { lock, table, fencing_token } => write!(
                 f,
                 "the lease on lock {lock:?} in table {table:?} with fencing token {fencing_token} no longer holds it"

@@ -16,7 +16,7 @@ use crate::store::dynamodb::{FENCE, OWNER, lock_key};
 
 /// Fencing for `TransactWriteItems`: the transaction commits only while a lease holds its lock.
 ///
-/// [`is_held`](Self::is_held) appends a `ConditionCheck` on the lock item: its owner is the
+/// [`fenced_by`](Self::fenced_by) appends a `ConditionCheck` on the lock item: its owner is the
 /// lease's and its fence is the lease's fencing token. DynamoDB evaluates it when the
 /// transaction commits, which is what makes it safe; [`Lease::ended`] is only what this
 /// process knows. The lock item must be in the same account and region as the items of the
@@ -38,7 +38,8 @@ use crate::store::dynamodb::{FENCE, OWNER, lock_key};
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
 /// let client = fake.client();
-/// let locks = LockTable::new(TableRef::new(client.clone(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(client.clone(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 /// let lease = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
 ///
 /// let put = TransactWriteItem::builder()
@@ -54,7 +55,7 @@ use crate::store::dynamodb::{FENCE, OWNER, lock_key};
 /// let mut held = HeldCheck::default();
 /// let sent = client
 ///     .transact_write_items()
-///     .is_held_marked(&lease, &mut held)
+///     .fenced_by_marked(&lease, &mut held)
 ///     .transact_items(put)
 ///     .send()
 ///     .await;
@@ -66,16 +67,14 @@ use crate::store::dynamodb::{FENCE, OWNER, lock_key};
 /// # Ok(())
 /// # }
 /// ```
-// `is_held` reads as the condition it adds, the name the seed gives it; it consumes the
-// builder as every method of the builder does.
-#[allow(clippy::wrong_self_convention)]
 pub trait TransactWriteExt: Sized {
-    /// Appends a check that `lease` still holds its lock.
-    fn is_held(self, lease: &Lease) -> Self;
+    /// Fences the transaction by `lease`: appends a check that the lease still holds its lock,
+    /// so that the transaction commits only while it does.
+    fn fenced_by(self, lease: &Lease) -> Self;
 
     /// Appends a check that `lease` still holds its lock, and records in `marker` where it
     /// sits, for [`HeldCheck::lost_lease`].
-    fn is_held_marked(self, lease: &Lease, marker: &mut HeldCheck) -> Self;
+    fn fenced_by_marked(self, lease: &Lease, marker: &mut HeldCheck) -> Self;
 
     /// Appends a check that the [current](Lease::current) lease still holds its lock: the
     /// lease of the leader term this code runs in, so that the work of
@@ -84,7 +83,7 @@ pub trait TransactWriteExt: Sized {
     ///
     /// Fails with [`Error::NoCurrentLease`] outside the work of a term, and in tasks the work
     /// spawned, where the lease does not flow (see [`Lease::current`]): pass the lease to
-    /// [`is_held`](Self::is_held) there.
+    /// [`fenced_by`](Self::fenced_by) there.
     ///
     /// # Examples
     ///
@@ -103,7 +102,7 @@ pub trait TransactWriteExt: Sized {
     ///         .build()?;
     ///     client
     ///         .transact_write_items()
-    ///         .is_held_current()?
+    ///         .fenced_by_current()?
     ///         .transact_items(TransactWriteItem::builder().put(put).build())
     ///         .send()
     ///         .await?;
@@ -115,7 +114,8 @@ pub trait TransactWriteExt: Sized {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
     /// let client = fake.client();
-    /// let locks = LockTable::new(TableRef::new(client.clone(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(client.clone(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// assert!(ship(&client, "1").await.is_err(), "no lease is current outside a term");
     /// let stop = CancellationToken::new();
@@ -124,12 +124,12 @@ pub trait TransactWriteExt: Sized {
     /// # Ok(())
     /// # }
     /// ```
-    fn is_held_current(self) -> Result<Self, Error> {
+    fn fenced_by_current(self) -> Result<Self, Error> {
         let lease = Lease::current().ok_or(Error::NoCurrentLease)?;
-        Ok(self.is_held(&lease))
+        Ok(self.fenced_by(&lease))
     }
 
-    /// [`is_held_current`](Self::is_held_current), recording in `marker` where the check sits.
+    /// [`fenced_by_current`](Self::fenced_by_current), recording in `marker` where the check sits.
     ///
     /// # Examples
     ///
@@ -137,28 +137,28 @@ pub trait TransactWriteExt: Sized {
     /// # use dynalease::{HeldCheck, TransactWriteExt};
     /// # async fn f(client: aws_sdk_dynamodb::Client) -> Result<(), dynalease::Error> {
     /// let mut held = HeldCheck::default();
-    /// let sent = client.transact_write_items().is_held_current_marked(&mut held)?.send().await;
+    /// let sent = client.transact_write_items().fenced_by_current_marked(&mut held)?.send().await;
     /// if sent.as_ref().is_err_and(|err| held.lost_lease(err)) {
     ///     return Ok(()); // the term is over: leave the rest to the next leader
     /// }
     /// # Ok(())
     /// # }
     /// ```
-    fn is_held_current_marked(self, marker: &mut HeldCheck) -> Result<Self, Error> {
+    fn fenced_by_current_marked(self, marker: &mut HeldCheck) -> Result<Self, Error> {
         let lease = Lease::current().ok_or(Error::NoCurrentLease)?;
-        Ok(self.is_held_marked(&lease, marker))
+        Ok(self.fenced_by_marked(&lease, marker))
     }
 }
 
 impl TransactWriteExt for TransactWriteItemsFluentBuilder {
-    fn is_held(self, lease: &Lease) -> Self {
+    fn fenced_by(self, lease: &Lease) -> Self {
         self.transact_items(held_check(lease))
     }
 
-    fn is_held_marked(self, lease: &Lease, marker: &mut HeldCheck) -> Self {
+    fn fenced_by_marked(self, lease: &Lease, marker: &mut HeldCheck) -> Self {
         let index = self.get_transact_items().as_ref().map_or(0, Vec::len);
         *marker = HeldCheck { index: Some(index) };
-        self.is_held(lease)
+        self.fenced_by(lease)
     }
 }
 
@@ -179,7 +179,7 @@ fn held_check(lease: &Lease) -> TransactWriteItem {
     TransactWriteItem::builder().condition_check(check).build()
 }
 
-/// Where [`TransactWriteExt::is_held_marked`] put its check in a transaction.
+/// Where [`TransactWriteExt::fenced_by_marked`] put its check in a transaction.
 ///
 /// DynamoDB answers a cancelled transaction with one reason per item, in order; the reason at
 /// this position tells whether the lease was lost.
@@ -190,7 +190,7 @@ fn held_check(lease: &Lease) -> TransactWriteItem {
 /// # use dynalease::{HeldCheck, Lease, TransactWriteExt};
 /// # async fn f(client: aws_sdk_dynamodb::Client, lease: Lease) {
 /// let mut held = HeldCheck::default();
-/// let sent = client.transact_write_items().is_held_marked(&lease, &mut held).send().await;
+/// let sent = client.transact_write_items().fenced_by_marked(&lease, &mut held).send().await;
 /// if let Err(err) = sent {
 ///     if held.lost_lease(&err) {
 ///         return; // another process holds the lock now
@@ -223,7 +223,7 @@ impl HeldCheck {
     /// # use dynalease::{HeldCheck, Lease, TransactWriteExt};
     /// # async fn f(client: aws_sdk_dynamodb::Client, lease: Lease) {
     /// let mut held = HeldCheck::default();
-    /// if let Err(err) = client.transact_write_items().is_held_marked(&lease, &mut held).send().await {
+    /// if let Err(err) = client.transact_write_items().fenced_by_marked(&lease, &mut held).send().await {
     ///     println!("the check failed with {:?}", held.reason(&err).and_then(|r| r.code()));
     /// }
     /// # }
@@ -247,7 +247,7 @@ impl HeldCheck {
     /// # use dynalease::{HeldCheck, Lease, TransactWriteExt};
     /// # async fn f(client: aws_sdk_dynamodb::Client, lease: Lease) {
     /// let mut held = HeldCheck::default();
-    /// let sent = client.transact_write_items().is_held_marked(&lease, &mut held).send().await;
+    /// let sent = client.transact_write_items().fenced_by_marked(&lease, &mut held).send().await;
     /// if sent.as_ref().is_err_and(|err| held.lost_lease(err)) {
     ///     return; // another process holds the lock now
     /// }

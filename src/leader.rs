@@ -43,7 +43,8 @@ tokio::task_local! {
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 ///
 /// let stop = CancellationToken::new();
 /// let ended = locks
@@ -64,8 +65,9 @@ tokio::task_local! {
 // matches them exhaustively to give each its answer.
 #[derive(Debug)]
 pub enum LeaderError<E> {
-    /// The caller cancelled its token. The lease, if there was one, was released; whatever the
-    /// work returned is dropped.
+    /// The caller cancelled its token, or shut the lock table down
+    /// ([`LockTable::shutdown`]) while the election ran. The lease, if there was one, was
+    /// released; whatever the work returned is dropped.
     Cancelled,
     /// The work returned this error on its own, while it led: the lease was released.
     Work(E),
@@ -185,7 +187,7 @@ impl LockTable {
     ///
     /// Work that ignores its token runs on after the lease is lost, when another process may
     /// lead at the same time: writes that must not happen then go through
-    /// [`is_held`](crate::TransactWriteExt::is_held) or carry the fencing token. Cancelling
+    /// [`fenced_by`](crate::TransactWriteExt::fenced_by) or carry the fencing token. Cancelling
     /// `stop` while an acquire is under way may leave a lock that nobody holds until its lease
     /// runs out. The lease duration is also how long the work of a leader that crashed stays
     /// undone.
@@ -201,13 +203,14 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let stop = CancellationToken::new();
     /// let election = locks.run_as_leader("order-sweeper", Duration::from_secs(30), stop.clone(), |lease, token| async move {
     ///     println!("leading with fencing token {}", lease.fencing_token());
     ///     while !token.is_cancelled() {
-    ///         // one round of sweeping, each write under is_held(&lease)
+    ///         // one round of sweeping, each write under fenced_by(&lease)
     ///         tokio::select! {
     ///             biased;
     ///             () = token.cancelled() => {}
@@ -236,6 +239,12 @@ impl LockTable {
         F: Future<Output = Result<T, E>>,
     {
         check(name, lease).map_err(LeaderError::Election)?;
+        if self.shared().is_shut_down() {
+            return Err(LeaderError::Election(self.shared().shut_down()));
+        }
+        // Cancelled by the caller, and by a shutdown of the table.
+        let election = self.shared().election(&stop);
+        let stop = election.token.clone();
         let mut outage = None;
         loop {
             let held = match self.contend(name, lease, &stop, &mut outage).await {
@@ -271,7 +280,7 @@ impl LockTable {
                 let answer = tokio::select! {
                     biased;
                     () = stop.cancelled() => return Err(Stopped::Cancelled),
-                    answer = self.attempt(name, duration) => answer,
+                    answer = self.try_once(name, duration) => answer,
                 };
                 let wait = match answer {
                     Ok(attempt) => {
@@ -325,7 +334,16 @@ impl LockTable {
         match contended {
             Ok(won) => {
                 record_outcome(&span, Some(&won));
-                Ok(self.lease(name, duration, won, &span))
+                match self.lease(name, duration, won, &span).await {
+                    Ok(lease) => Ok(lease),
+                    // The table was shut down while the write was under way: released again.
+                    Err(_) => Err(Stopped::Cancelled),
+                }
+            }
+            // A shutdown of the table stops a running election as its caller would.
+            Err(Stopped::Election(Error::ShutDown { .. })) => {
+                record_outcome(&span, None);
+                Err(Stopped::Cancelled)
             }
             Err(stopped) => {
                 match &stopped {
@@ -438,7 +456,7 @@ impl Lease {
     /// A lease from [`LockTable::acquire`] or [`LockTable::try_acquire`] is never current. In
     /// an election inside the work of another, the inner lease is current; pass the outer one
     /// explicitly. A clone kept past its term is a lease that has ended, so a transaction under
-    /// [`is_held`](crate::TransactWriteExt::is_held) with it fails at DynamoDB, which is the
+    /// [`fenced_by`](crate::TransactWriteExt::fenced_by) with it fails at DynamoDB, which is the
     /// fencing it is there for.
     ///
     /// # Examples
@@ -452,7 +470,8 @@ impl Lease {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// assert!(Lease::current().is_none());
     /// let token = locks

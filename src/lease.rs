@@ -4,6 +4,7 @@
 //! - [`LossReason`]: why a lease ended before it was released.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -31,7 +32,8 @@ const FIRST_RETRY: Duration = Duration::from_millis(100);
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
 ///
 /// fake.delete_table("Shop");
@@ -100,6 +102,8 @@ struct LeaseState {
 /// The shared part of a lease: the handle, its heartbeat and its background release.
 pub(crate) struct LeaseInner {
     table: Arc<Shared>,
+    /// Its serial number among the leases of its table, which a shutdown releases.
+    serial: u64,
     name: String,
     owner: String,
     fence: u64,
@@ -113,6 +117,8 @@ pub(crate) struct LeaseInner {
     renewing: tokio::sync::Mutex<()>,
     /// The span of the acquire, which every renewal span follows from.
     acquired_in: Option<tracing::Id>,
+    /// The runtime of the heartbeat, where the watches of [`Lease::warning`] run too.
+    runtime: tokio::runtime::Handle,
 }
 
 impl fmt::Debug for LeaseInner {
@@ -278,9 +284,40 @@ impl LeaseInner {
         }
     }
 
+    /// Cancels `warning` once less than `margin` is left of the lease without a renewal that
+    /// succeeded, or once the lease is lost; returns when the lease is released.
+    async fn warn(self: Arc<Self>, margin: Duration, warning: CancellationToken) {
+        let clock = self.table.clock.clone();
+        let ended = self.ended.clone();
+        loop {
+            let (sent_at, end) = {
+                let state = self.state();
+                (state.sent_at, state.end)
+            };
+            match end {
+                Some(End::Lost(_)) => return warning.cancel(),
+                Some(End::Released) => return,
+                None => {}
+            }
+            let due = sent_at + self.duration - margin;
+            let now = clock.monotonic();
+            if now >= due {
+                return warning.cancel();
+            }
+            // A renewal may have moved `sent_at`: look again after the sleep.
+            tokio::select! {
+                biased;
+                () = warning.cancelled() => return,
+                () = ended.cancelled() => {}
+                () = clock.sleep(due - now) => {}
+            }
+        }
+    }
+
     /// Marks the lease released. Returns whether a release request is needed: the item may
     /// still name this lease as its owner unless a renewal found it taken or gone.
     fn begin_release(&self) -> bool {
+        self.table.forget_lease(self.serial);
         let needed = {
             let mut state = self.state();
             if state.releasing {
@@ -341,9 +378,25 @@ impl LeaseInner {
             log_release_failure(&self.name, self.table.store.table_name(), Some(&err));
         }
     }
+
+    /// Releases the lease for a shutdown of its table: `None` when no request is needed (a
+    /// release has begun already, or the lease was lost to another holder), otherwise the
+    /// request, whose failure it also logs (43).
+    pub(crate) fn release_for_shutdown(self: Arc<Self>) -> Option<impl Future<Output = Result<(), Error>> + Send> {
+        if !self.begin_release() {
+            return None;
+        }
+        Some(async move {
+            let sent = self.send_release().await;
+            if let Err(err) = &sent {
+                log_release_failure(&self.name, self.table.store.table_name(), Some(err));
+            }
+            sent
+        })
+    }
 }
 
-fn log_release_failure(name: &str, table: &str, err: Option<&Error>) {
+pub(crate) fn log_release_failure(name: &str, table: &str, err: Option<&Error>) {
     match err {
         Some(err) => tracing::warn!(
             event_id = 43,
@@ -375,7 +428,7 @@ fn log_release_failure(name: &str, table: &str, err: Option<&Error>) {
 /// releases the lease when the term ends, whatever clones the work kept.
 ///
 /// A lease can run out while its process is paused without knowing it. Writes that must not
-/// happen then go through [`TransactWriteExt::is_held`](crate::TransactWriteExt::is_held), or
+/// happen then go through [`TransactWriteExt::fenced_by`](crate::TransactWriteExt::fenced_by), or
 /// carry the [`fencing_token`](Self::fencing_token) to a system that checks it.
 ///
 /// # Examples
@@ -388,7 +441,8 @@ fn log_release_failure(name: &str, table: &str, err: Option<&Error>) {
 /// # async fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, LockTableOptions::default())?;
 ///
 /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
 /// assert_eq!(lease.name(), "nightly-report");
@@ -430,15 +484,19 @@ impl fmt::Debug for Lease {
 impl Lease {
     /// Starts the lease of a write that was sent at `sent_at` and succeeded. A lease whose
     /// answer came after a whole lease has ended already; any other starts its heartbeat.
+    /// Also says whether its table took it in: not once the table was shut down, and then
+    /// the caller releases it.
     pub(crate) fn start(
         table: Arc<Shared>,
         name: &str,
         won: Won,
         duration: Duration,
         acquired_in: Option<tracing::Id>,
-    ) -> Lease {
+    ) -> (Lease, bool) {
         let Won { owner, rvn, fence, sent_at, .. } = won;
+        let serial = table.next_serial();
         let inner = Arc::new(LeaseInner {
+            serial,
             table,
             name: name.to_owned(),
             owner,
@@ -448,13 +506,15 @@ impl Lease {
             ended: CancellationToken::new(),
             renewing: tokio::sync::Mutex::new(()),
             acquired_in,
+            runtime: tokio::runtime::Handle::current(),
         });
+        let admitted = inner.table.register_lease(serial, &inner);
         if inner.table.clock.monotonic() >= sent_at + duration {
             inner.end(End::Lost(LossReason::Expired));
         } else {
             tokio::spawn(inner.clone().heartbeat());
         }
-        Lease { _holds: Arc::new(Holds(inner.clone())), inner }
+        (Lease { _holds: Arc::new(Holds(inner.clone())), inner }, admitted)
     }
 
     /// The name of the lock.
@@ -541,6 +601,76 @@ impl Lease {
         }
     }
 
+    /// A token that is cancelled once less than `margin` is left of the lease with no renewal
+    /// that succeeded: a warning before the end, so that work can stop or checkpoint while the
+    /// lease still holds.
+    ///
+    /// What is left is measured as the lease itself measures it: from the send of its last
+    /// write that succeeded (the acquire or a renewal), on this process's clock. A lease that
+    /// renews on time never gets there: the heartbeat renews a third of the lease after the
+    /// last send, so the warning comes only when renewals fail or go unanswered until `margin`
+    /// before the end. The token is also cancelled when the lease is lost before then (taken
+    /// over, deleted, its table gone), since nothing is left of it then; it is never cancelled
+    /// by a release. Each call watches on its own, until the lease ends; cancelling the token
+    /// stops its watch.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidMargin`] for a margin of zero or longer than half the lease: the
+    /// heartbeat renews with two thirds of the lease left, so a longer margin would warn before
+    /// renewals that come on time.
+    ///
+    /// # Examples
+    ///
+    /// A leader that stops its work five seconds before its lease would run out without a
+    /// renewal, and leaves the rest to the next leader:
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use dynalease::{LockTable, LockTableOptions, TableRef};
+    /// use tokio_util::sync::CancellationToken;
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() -> Result<(), dynalease::Error> {
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// fake.create_table("Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
+    ///
+    /// # // Every renewal fails from now on, as in an outage.
+    /// # use dynalease_fake::{Fault, FaultRule};
+    /// # fake.inject(FaultRule::new(Fault::InternalServerError).operation("UpdateItem").after(1));
+    /// let stop = CancellationToken::new();
+    /// let ended = locks
+    ///     .run_as_leader("order-sweeper", Duration::from_secs(30), stop, |lease, token| async move {
+    ///         let warning = lease.warning(Duration::from_secs(5))?;
+    ///         loop {
+    ///             tokio::select! {
+    ///                 biased;
+    ///                 () = token.cancelled() => return Ok::<(), dynalease::Error>(()), // lost, or the caller stops
+    ///                 () = warning.cancelled() => {
+    ///                     // 5 s left and no renewal: checkpoint, and let the next leader go on.
+    ///                     return Ok(());
+    ///                 }
+    ///                 () = tokio::time::sleep(Duration::from_secs(1)) => { /* one step of the work */ }
+    ///             }
+    ///         }
+    ///     })
+    ///     .await;
+    /// assert!(ended.is_ok(), "the work stopped on the warning, 25 s into a lease that did not renew");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn warning(&self, margin: Duration) -> Result<CancellationToken, Error> {
+        let lease = self.inner.duration;
+        if margin.is_zero() || margin > lease / 2 {
+            return Err(Error::InvalidMargin { margin, lease });
+        }
+        let warning = CancellationToken::new();
+        self.inner.runtime.spawn(self.inner.clone().warn(margin, warning.clone()));
+        Ok(warning)
+    }
+
     /// Renews the lease now, before a step that must not start on a lease about to run out.
     ///
     /// Sends one renewal. Returns `Ok(false)` if the lease has ended, before or because of this
@@ -556,7 +686,8 @@ impl Lease {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
     ///
     /// if lease.renew().await? {
@@ -587,7 +718,8 @@ impl Lease {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let lease = locks.acquire("nightly-report", Duration::from_secs(30)).await?;
     /// lease.release().await?;
@@ -609,8 +741,8 @@ impl Drop for Holds {
         }
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
-                let inner = inner.clone();
-                runtime.spawn(async move { inner.send_release_or_log().await });
+                let (inner, releases) = (inner.clone(), inner.table.releases.clone());
+                releases.spawn_on(async move { inner.send_release_or_log().await }, &runtime);
             }
             Err(_) => log_release_failure(&inner.name, inner.table.store.table_name(), None),
         }

@@ -10,15 +10,19 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 use crate::clock::Clock;
 use crate::error::Error;
 use crate::ids::IdSource;
-use crate::lease::Lease;
+use crate::invalid::InvalidName;
+use crate::lease::{Lease, LeaseInner};
 use crate::options::{LockTableOptions, Resolved};
 use crate::store::dynamodb::DynamoStore;
 use crate::store::{AcquireOutcome, Expect, Grant, Holder, LockStore, LockView};
@@ -50,6 +54,16 @@ pub(crate) struct Shared {
     seen: Mutex<BTreeMap<String, Seen>>,
     #[cfg(feature = "testing")]
     pub(crate) refusals: tokio::sync::watch::Sender<BTreeMap<String, u64>>,
+    /// Cancelled by [`LockTable::shutdown`]: the table acquires nothing more.
+    pub(crate) closed: CancellationToken,
+    /// The leases of this table that no release has begun for, by serial number.
+    leases: Mutex<BTreeMap<u64, Weak<LeaseInner>>>,
+    /// The stop tokens of the elections running on this table, by serial number.
+    elections: Mutex<BTreeMap<u64, CancellationToken>>,
+    /// The serial numbers of `leases` and `elections`.
+    serials: AtomicU64,
+    /// The releases under way in the background: of dropped leases, and of a shutdown.
+    pub(crate) releases: TaskTracker,
 }
 
 impl fmt::Debug for Shared {
@@ -88,6 +102,70 @@ impl Shared {
         self.seen().get(name).is_none_or(|seen| now < seen.since + lease)
     }
 
+    /// Whether [`LockTable::shutdown`] was called.
+    pub(crate) fn is_shut_down(&self) -> bool {
+        self.closed.is_cancelled()
+    }
+
+    /// The error of an acquire on a table that was shut down.
+    pub(crate) fn shut_down(&self) -> Error {
+        Error::ShutDown { table: self.table.table.clone() }
+    }
+
+    pub(crate) fn next_serial(&self) -> u64 {
+        self.serials.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Keeps `lease` for a shutdown to release; `false` once the table was shut down.
+    pub(crate) fn register_lease(&self, serial: u64, lease: &Arc<LeaseInner>) -> bool {
+        let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
+        // Under the lock that `take_leases` takes after `closed` is cancelled: a lease
+        // registered after that sees it cancelled.
+        if self.is_shut_down() {
+            return false;
+        }
+        leases.insert(serial, Arc::downgrade(lease));
+        true
+    }
+
+    /// Forgets the lease `serial`, whose release has begun.
+    pub(crate) fn forget_lease(&self, serial: u64) {
+        self.leases.lock().unwrap_or_else(|e| e.into_inner()).remove(&serial);
+    }
+
+    /// Every lease no release has begun for, forgotten.
+    pub(crate) fn take_leases(&self) -> Vec<Arc<LeaseInner>> {
+        let leases = std::mem::take(&mut *self.leases.lock().unwrap_or_else(|e| e.into_inner()));
+        leases.into_values().filter_map(|lease| lease.upgrade()).collect()
+    }
+
+    /// Cancels the stop token of every election of this table.
+    pub(crate) fn stop_elections(&self) {
+        let elections = std::mem::take(&mut *self.elections.lock().unwrap_or_else(|e| e.into_inner()));
+        for stop in elections.into_values() {
+            stop.cancel();
+        }
+    }
+
+    /// A stop token for an election, cancelled by `stop` and by a shutdown of the table until
+    /// the returned guard is dropped.
+    pub(crate) fn election(&self, stop: &CancellationToken) -> ElectionStop<'_> {
+        let token = stop.child_token();
+        let serial = self.next_serial();
+        self.elections.lock().unwrap_or_else(|e| e.into_inner()).insert(serial, token.clone());
+        if self.is_shut_down() {
+            token.cancel();
+        }
+        ElectionStop { shared: self, serial, token }
+    }
+
+    /// How long this table has seen the holder it last saw of `name` unchanged, on its own
+    /// monotonic clock.
+    pub(crate) fn unchanged_for(&self, name: &str) -> Option<Duration> {
+        let now = self.clock.monotonic();
+        self.seen().get(name).map(|seen| now.saturating_sub(seen.since))
+    }
+
     /// Records that a try found the lock held, and says when to look again.
     fn refuse(&self, name: &str, holder_lease: Duration, until_due: Duration) -> Attempt {
         #[cfg(feature = "testing")]
@@ -96,6 +174,19 @@ impl Shared {
         });
         tracing::debug!(lock = %name, "the lock is held; waiting");
         Attempt::Refused { retry_in: (holder_lease / 3).min(MAX_POLL).min(until_due) }
+    }
+}
+
+/// The stop token of an election, registered with its table for a shutdown to cancel.
+pub(crate) struct ElectionStop<'a> {
+    shared: &'a Shared,
+    serial: u64,
+    pub(crate) token: CancellationToken,
+}
+
+impl Drop for ElectionStop<'_> {
+    fn drop(&mut self) {
+        self.shared.elections.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.serial);
     }
 }
 
@@ -169,7 +260,7 @@ pub(crate) fn record_error(span: &tracing::Span, err: &Error) {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
 /// fake.create_table("Shop", "pk", Some("sk"));
 /// let locks = LockTable::new(
-///     TableRef::new(fake.client(), "Shop", "pk", Some("sk")),
+///     TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?,
 ///     LockTableOptions::default().holder_label("pod-7"),
 /// )?;
 ///
@@ -211,10 +302,9 @@ impl LockTable {
 
     /// The locks in `table`, with `options`.
     ///
-    /// Sends nothing. Fails with [`Error::InvalidOptions`] when the table reference or the
-    /// options cannot work: an empty table or key name, a holder label outside 1 to 256
-    /// characters, a time-to-live attribute that is a key or a lock attribute, a retention
-    /// shorter than a day.
+    /// Sends nothing. Fails with [`Error::InvalidOptions`] when the options cannot work with
+    /// the table: a holder label outside 1 to 256 characters, a time-to-live attribute that is
+    /// a key or a lock attribute, a retention shorter than a day.
     ///
     /// # Examples
     ///
@@ -222,29 +312,16 @@ impl LockTable {
     /// use dynalease::{Error, LockTable, LockTableOptions, TableRef};
     ///
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
+    /// # async fn main() -> Result<(), Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
-    /// let table = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
     /// let too_long = "x".repeat(257);
     /// let err = LockTable::new(table, LockTableOptions::default().holder_label(too_long)).unwrap_err();
     /// assert!(matches!(err, Error::InvalidOptions { .. }));
+    /// # Ok(())
     /// # }
     /// ```
     pub fn new(table: TableRef, options: LockTableOptions) -> Result<LockTable, Error> {
-        let invalid = |reason: &str| Err(Error::InvalidOptions { reason: reason.to_owned() });
-        if table.table.is_empty() {
-            return invalid("the table name is empty");
-        }
-        if table.partition_key.is_empty() {
-            return invalid("the partition key name is empty");
-        }
-        match table.sort_key.as_deref() {
-            Some("") => return invalid("the sort key name is empty"),
-            Some(sort_key) if sort_key == table.partition_key => {
-                return invalid("the sort key is the partition key");
-            }
-            _ => {}
-        }
         let options = options.resolve(&table.partition_key, table.sort_key.as_deref())?;
         let store = DynamoStore::new(table.clone(), options.time_to_live.clone(), options.clock.clone());
         Ok(LockTable::over(Box::new(store), Location::dynamodb(table), options))
@@ -263,28 +340,12 @@ impl LockTable {
                 seen: Mutex::new(BTreeMap::new()),
                 #[cfg(feature = "testing")]
                 refusals: tokio::sync::watch::Sender::new(BTreeMap::new()),
+                closed: CancellationToken::new(),
+                leases: Mutex::new(BTreeMap::new()),
+                elections: Mutex::new(BTreeMap::new()),
+                serials: AtomicU64::new(0),
+                releases: TaskTracker::new(),
             }),
-        }
-    }
-
-    /// The DynamoDB table the locks live in.
-    ///
-    /// # Panics
-    ///
-    /// For a `LockTable` over a SQL table, which has none: use
-    /// [`table_name`](Self::table_name) or [`dynamodb_table`](Self::dynamodb_table) there.
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// # fn f(locks: dynalease::LockTable) {
-    /// println!("locks in {}", locks.table().table_name());
-    /// # }
-    /// ```
-    pub fn table(&self) -> &TableRef {
-        match self.shared.table.dynamodb_table() {
-            Some(table) => table,
-            None => panic!("LockTable::table: the locks of {:?} are not in DynamoDB", self.shared.table.table),
         }
     }
 
@@ -338,7 +399,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let Some(lease) = locks.try_acquire("cache-refresh", Duration::from_secs(30)).await? else {
     ///     return Ok(()); // another process holds it; try again next round
@@ -350,7 +412,10 @@ impl LockTable {
     /// ```
     pub async fn try_acquire(&self, name: &str, lease: Duration) -> Result<Option<Lease>, Error> {
         let (tried, span) = self.try_win(name, lease).await;
-        Ok(tried?.map(|won| self.lease(name, lease, won, &span)))
+        match tried? {
+            Some(won) => self.lease(name, lease, won, &span).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The writes of [`try_acquire`](Self::try_acquire), in its span: the write that won, if
@@ -364,7 +429,7 @@ impl LockTable {
         let tried = async {
             // A lock that changed between the read and the write is looked at again, once.
             for _ in 0..2 {
-                match self.attempt(name, lease).await? {
+                match self.try_once(name, lease).await? {
                     Attempt::Won(won) => return Ok(Some(won)),
                     Attempt::Refused { retry_in } if retry_in.is_zero() => continue,
                     Attempt::Refused { .. } => return Ok(None),
@@ -388,9 +453,8 @@ impl LockTable {
     /// this process's clock. Dropping the future cancels the wait; a write that reached
     /// DynamoDB before leaves a lock nobody holds until its lease runs out.
     ///
-    /// A process that runs once, such as a scheduled job, wraps it in a timeout a little
-    /// longer than one lease: that gives up on a live holder, and still takes over from one
-    /// that crashed.
+    /// A process that runs once, such as a scheduled job, waits a bounded time instead, with
+    /// [`try_acquire_for`](Self::try_acquire_for).
     ///
     /// # Errors
     ///
@@ -406,26 +470,100 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
-    /// let wait = locks.acquire("nightly-report", Duration::from_secs(30));
-    /// let Ok(lease) = tokio::time::timeout(Duration::from_secs(40), wait).await else {
-    ///     return Ok(()); // another process runs the report
-    /// };
-    /// let lease = lease?;
-    /// // ... the report, stopping when lease.ended() is cancelled ...
+    /// let lease = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
+    /// // ... the work, stopping when lease.ended() is cancelled ...
     /// lease.release().await?;
     /// # Ok(())
     /// # }
     /// ```
     pub async fn acquire(&self, name: &str, lease: Duration) -> Result<Lease, Error> {
+        match self.acquire_until(name, lease, None).await? {
+            Some(lease) => Ok(lease),
+            None => unreachable!("an acquire without a deadline returns a lease or an error"),
+        }
+    }
+
+    /// Acquires the lock `name` for `lease`, waiting at most `wait` while another process holds
+    /// it: `None` when the wait runs out without the lock.
+    ///
+    /// It polls as [`acquire`](Self::acquire) does, and takes a last look when the wait runs
+    /// out. A request under way at that moment is waited for rather than dropped, since a
+    /// dropped write may leave a lock that nobody holds until its lease runs out; so the call
+    /// can return later than `wait` by the time of one request (and its retries by the
+    /// client).
+    ///
+    /// A process that runs once, such as a scheduled job, waits a little longer than one lease:
+    /// that gives up on a live holder, and still takes over from one that crashed, which needs
+    /// a whole lease of waiting. A wait of zero tries once, as
+    /// [`try_acquire`](Self::try_acquire) does; a wait too long for the clock waits as
+    /// [`acquire`](Self::acquire) does.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_acquire`](Self::try_acquire).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use dynalease::{LockTable, LockTableOptions, TableRef};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() -> Result<(), dynalease::Error> {
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// fake.create_table("Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
+    ///
+    /// let lease = Duration::from_secs(30);
+    /// let Some(lease) = locks.try_acquire_for("nightly-report", lease, lease + Duration::from_secs(10)).await? else {
+    ///     return Ok(()); // another process runs the report
+    /// };
+    /// // ... the report, stopping when lease.ended() is cancelled ...
+    /// lease.release().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn try_acquire_for(&self, name: &str, lease: Duration, wait: Duration) -> Result<Option<Lease>, Error> {
+        let deadline = self.shared.clock.monotonic().checked_add(wait);
+        self.acquire_until(name, lease, Some(deadline)).await
+    }
+
+    /// Polls for the lock until it is won or, with `deadline` (on the monotonic clock; `None`
+    /// inside it for a deadline too far away to count), until the deadline has passed.
+    async fn acquire_until(
+        &self,
+        name: &str,
+        lease: Duration,
+        deadline: Option<Option<Duration>>,
+    ) -> Result<Option<Lease>, Error> {
         check(name, lease)?;
         let span = acquire_span!("Lock.Acquire", self.shared.table.table, name);
+        let clock = &self.shared.clock;
         let acquired = async {
             loop {
-                match self.attempt(name, lease).await? {
-                    Attempt::Won(won) => return Ok(won),
-                    Attempt::Refused { retry_in } => self.shared.clock.sleep(retry_in).await,
+                match self.try_once(name, lease).await? {
+                    Attempt::Won(won) => return Ok(Some(won)),
+                    Attempt::Refused { retry_in } => {
+                        let wait = match deadline {
+                            Some(Some(deadline)) if !retry_in.is_zero() => {
+                                let left = deadline.saturating_sub(clock.monotonic());
+                                if left.is_zero() {
+                                    return Ok(None);
+                                }
+                                retry_in.min(left)
+                            }
+                            _ => retry_in,
+                        };
+                        tokio::select! {
+                            biased;
+                            () = self.shared.closed.cancelled() => return Err(self.shared.shut_down()),
+                            () = clock.sleep(wait) => {}
+                        }
+                    }
                 }
             }
         }
@@ -433,8 +571,11 @@ impl LockTable {
         .await;
         match acquired {
             Ok(won) => {
-                record_outcome(&span, Some(&won));
-                Ok(self.lease(name, lease, won, &span))
+                record_outcome(&span, won.as_ref());
+                match won {
+                    Some(won) => self.lease(name, lease, won, &span).await.map(Some),
+                    None => Ok(None),
+                }
             }
             Err(err) => {
                 record_error(&span, &err);
@@ -443,9 +584,30 @@ impl LockTable {
         }
     }
 
-    /// The lease of a write that won, whose renewals follow from `span`.
-    pub(crate) fn lease(&self, name: &str, duration: Duration, won: Won, span: &tracing::Span) -> Lease {
-        Lease::start(self.shared.clone(), name, won, duration, span.id())
+    /// The lease of a write that won, whose renewals follow from `span`; on a table shut down
+    /// meanwhile, the lock is released again and the acquire fails with [`Error::ShutDown`].
+    pub(crate) async fn lease(
+        &self,
+        name: &str,
+        duration: Duration,
+        won: Won,
+        span: &tracing::Span,
+    ) -> Result<Lease, Error> {
+        let (lease, admitted) = Lease::start(self.shared.clone(), name, won, duration, span.id());
+        if admitted {
+            Ok(lease)
+        } else {
+            lease.release_or_log().await;
+            Err(self.shared.shut_down())
+        }
+    }
+
+    /// One try, unless the table was shut down.
+    pub(crate) async fn try_once(&self, name: &str, lease: Duration) -> Result<Attempt, Error> {
+        if self.shared.is_shut_down() {
+            return Err(self.shared.shut_down());
+        }
+        self.attempt(name, lease).await
     }
 
     /// One try: a read first if the lock was seen held, then a conditional write when the
@@ -521,12 +683,12 @@ impl LockTable {
 /// Checks the name and the lease duration of an acquire.
 pub(crate) fn check(name: &str, lease: Duration) -> Result<(), Error> {
     if name.is_empty() {
-        return Err(Error::InvalidLockName { name: name.to_owned(), reason: "a lock name must not be empty" });
+        return Err(Error::InvalidLockName { name: name.to_owned(), reason: InvalidName::Empty });
     }
     if name.len() > MAX_NAME_BYTES {
         return Err(Error::InvalidLockName {
             name: name.to_owned(),
-            reason: "a lock name must not be longer than 1024 bytes",
+            reason: InvalidName::TooLong { bytes: name.len() },
         });
     }
     if !(MIN_LEASE..=MAX_LEASE).contains(&lease) {

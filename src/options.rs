@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::clock::{Clock, TokioClock};
 use crate::error::Error;
 use crate::ids::{IdSource, RandomIds};
+use crate::invalid::InvalidOption;
 use crate::store::dynamodb as item;
 
 /// The options of a [`LockTable`](crate::LockTable), built by chaining.
@@ -26,7 +27,8 @@ use crate::store::dynamodb as item;
 /// let options = LockTableOptions::default()
 ///     .holder_label("pod-7")
 ///     .time_to_live("expiresAt", Duration::from_secs(7 * 24 * 3600));
-/// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), options)?;
+/// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// let locks = LockTable::new(table, options)?;
 /// # Ok(())
 /// # }
 /// ```
@@ -146,37 +148,25 @@ impl LockTableOptions {
 
     /// Checks the options against the keys of the table, and fills in the defaults.
     pub(crate) fn resolve(self, partition_key: &str, sort_key: Option<&str>) -> Result<Resolved, Error> {
+        let invalid = |reason: InvalidOption| Err(Error::InvalidOptions { reason });
         if let Some(label) = &self.holder_label {
             let chars = label.chars().count();
             if chars == 0 || chars > Self::MAX_HOLDER_LABEL_CHARS {
-                return Err(Error::InvalidOptions {
-                    reason: format!(
-                        "the holder label must have 1 to {} characters, it has {chars}",
-                        Self::MAX_HOLDER_LABEL_CHARS
-                    ),
-                });
+                return invalid(InvalidOption::HolderLabelLength { chars });
             }
         }
         if let Some((attribute, retention)) = &self.time_to_live {
             if attribute.is_empty() {
-                return Err(Error::InvalidOptions {
-                    reason: String::from("the time to live attribute must have a name"),
-                });
+                return invalid(InvalidOption::EmptyTimeToLiveAttribute);
             }
             if attribute == partition_key || Some(attribute.as_str()) == sort_key {
-                return Err(Error::InvalidOptions {
-                    reason: format!("the time to live attribute {attribute:?} is a key of the table"),
-                });
+                return invalid(InvalidOption::TimeToLiveIsKey { attribute: attribute.clone() });
             }
             if item::LOCK_ATTRIBUTES.contains(&attribute.as_str()) {
-                return Err(Error::InvalidOptions {
-                    reason: format!("the time to live attribute {attribute:?} is an attribute of the lock"),
-                });
+                return invalid(InvalidOption::TimeToLiveIsLockAttribute { attribute: attribute.clone() });
             }
             if *retention < Self::MIN_RETENTION {
-                return Err(Error::InvalidOptions {
-                    reason: format!("the time to live retention {retention:?} is shorter than one day"),
-                });
+                return invalid(InvalidOption::RetentionTooShort { retention: *retention });
             }
         }
         Ok(Resolved {

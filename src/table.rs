@@ -1,9 +1,12 @@
-//! [`TableRef`]: the table that holds the lock items.
+//! [`TableRef`] and [`TableRefBuilder`]: the table that holds the lock items.
 
 use aws_sdk_dynamodb::Client;
 
+use crate::error::Error;
+use crate::invalid::InvalidOption;
+
 /// A DynamoDB table as the locks see it: a client, the table's name and the names of its
-/// string key attributes.
+/// string key attributes, built by name with [`TableRef::builder`].
 ///
 /// The locks live in a table you already have, one item per lock, so they fit a single-table
 /// design. The key attributes of the table must be strings.
@@ -13,16 +16,14 @@ use aws_sdk_dynamodb::Client;
 /// ```
 /// use dynalease::TableRef;
 ///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
+/// # fn main() -> Result<(), dynalease::Error> {
 /// let fake = dynalease_fake::FakeDynamoDb::new();
-/// fake.create_table("Shop", "pk", Some("sk"));
-/// let with_sort_key = TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+/// let with_sort_key = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
 /// assert_eq!(with_sort_key.table_name(), "Shop");
 ///
-/// fake.create_table("Locks", "id", None);
-/// let without = TableRef::new(fake.client(), "Locks", "id", None);
+/// let without = TableRef::builder(fake.client(), "Locks").partition_key("id").build()?;
 /// assert_eq!(without.sort_key(), None);
+/// # Ok(())
 /// # }
 /// ```
 #[derive(Clone, Debug)]
@@ -33,26 +34,107 @@ pub struct TableRef {
     pub(crate) sort_key: Option<String>,
 }
 
-impl TableRef {
-    /// Describes the table `table`, with partition key `partition_key` and, if it has one,
-    /// the sort key `sort_key`, reached through `client`.
-    ///
-    /// Nothing is sent: a table that does not exist shows as
-    /// [`Error::TableNotFound`](crate::Error::TableNotFound) on the first acquire.
+/// Builds a [`TableRef`]: from [`TableRef::builder`], with the names of the table's keys.
+///
+/// # Examples
+///
+/// ```
+/// # fn main() -> Result<(), dynalease::Error> {
+/// let fake = dynalease_fake::FakeDynamoDb::new();
+/// let table = dynalease::TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+/// assert_eq!(table.partition_key(), "pk");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct TableRefBuilder {
+    client: Client,
+    table: String,
+    partition_key: Option<String>,
+    sort_key: Option<String>,
+}
+
+impl TableRefBuilder {
+    /// The name of the table's partition key attribute. Required.
     ///
     /// # Examples
     ///
     /// ```
     /// # let fake = dynalease_fake::FakeDynamoDb::new();
-    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let builder = dynalease::TableRef::builder(fake.client(), "Locks").partition_key("id");
     /// ```
-    pub fn new(
-        client: Client,
-        table: impl Into<String>,
-        partition_key: impl Into<String>,
-        sort_key: Option<&str>,
-    ) -> Self {
-        Self { client, table: table.into(), partition_key: partition_key.into(), sort_key: sort_key.map(str::to_owned) }
+    pub fn partition_key(mut self, name: impl Into<String>) -> Self {
+        self.partition_key = Some(name.into());
+        self
+    }
+
+    /// The name of the table's sort key attribute, if the table has one. The lock items then
+    /// have the sort key `LOCK`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let builder = dynalease::TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk");
+    /// ```
+    pub fn sort_key(mut self, name: impl Into<String>) -> Self {
+        self.sort_key = Some(name.into());
+        self
+    }
+
+    /// The table reference. Sends nothing: a table that does not exist or has other keys shows
+    /// at the first request, or up front with [`LockTable::check_table`](crate::LockTable::check_table).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidOptions`] for an empty table name, no partition key or an empty one, an
+    /// empty sort key, or a sort key named as the partition key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dynalease::{Error, TableRef};
+    ///
+    /// let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let no_key = TableRef::builder(fake.client(), "Shop").build();
+    /// assert!(matches!(no_key, Err(Error::InvalidOptions { .. })));
+    /// ```
+    pub fn build(self) -> Result<TableRef, Error> {
+        let invalid = |reason: InvalidOption| Err(Error::InvalidOptions { reason });
+        if self.table.is_empty() {
+            return invalid(InvalidOption::EmptyTableName);
+        }
+        let Some(partition_key) = self.partition_key else {
+            return invalid(InvalidOption::NoPartitionKey);
+        };
+        if partition_key.is_empty() {
+            return invalid(InvalidOption::EmptyPartitionKey);
+        }
+        match self.sort_key.as_deref() {
+            Some("") => return invalid(InvalidOption::EmptySortKey),
+            Some(sort_key) if sort_key == partition_key => return invalid(InvalidOption::SortKeyIsPartitionKey),
+            _ => {}
+        }
+        Ok(TableRef { client: self.client, table: self.table, partition_key, sort_key: self.sort_key })
+    }
+}
+
+impl TableRef {
+    /// A builder of the reference to the table `table`, reached through `client`: name its
+    /// keys, then [`build`](TableRefBuilder::build).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # fn main() -> Result<(), dynalease::Error> {
+    /// # let fake = dynalease_fake::FakeDynamoDb::new();
+    /// let table = dynalease::TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn builder(client: Client, table: impl Into<String>) -> TableRefBuilder {
+        TableRefBuilder { client, table: table.into(), partition_key: None, sort_key: None }
     }
 
     /// The client that sends the requests.
@@ -60,8 +142,9 @@ impl TableRef {
     /// # Examples
     ///
     /// ```
+    /// # use dynalease::TableRef;
     /// # let fake = dynalease_fake::FakeDynamoDb::new();
-    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build().unwrap();
     /// let client: &aws_sdk_dynamodb::Client = table.client();
     /// ```
     pub fn client(&self) -> &Client {
@@ -73,8 +156,9 @@ impl TableRef {
     /// # Examples
     ///
     /// ```
+    /// # use dynalease::TableRef;
     /// # let fake = dynalease_fake::FakeDynamoDb::new();
-    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build().unwrap();
     /// assert_eq!(table.table_name(), "Shop");
     /// ```
     pub fn table_name(&self) -> &str {
@@ -86,8 +170,9 @@ impl TableRef {
     /// # Examples
     ///
     /// ```
+    /// # use dynalease::TableRef;
     /// # let fake = dynalease_fake::FakeDynamoDb::new();
-    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build().unwrap();
     /// assert_eq!(table.partition_key(), "pk");
     /// ```
     pub fn partition_key(&self) -> &str {
@@ -99,8 +184,9 @@ impl TableRef {
     /// # Examples
     ///
     /// ```
+    /// # use dynalease::TableRef;
     /// # let fake = dynalease_fake::FakeDynamoDb::new();
-    /// let table = dynalease::TableRef::new(fake.client(), "Shop", "pk", Some("sk"));
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build().unwrap();
     /// assert_eq!(table.sort_key(), Some("sk"));
     /// ```
     pub fn sort_key(&self) -> Option<&str> {
@@ -120,7 +206,7 @@ pub(crate) struct Location {
 /// The store of a [`Location`], with what a fencing check needs of it.
 #[derive(Clone, Debug)]
 pub(crate) enum StoreKind {
-    /// A DynamoDB table: `is_held` adds a condition check on its lock item.
+    /// A DynamoDB table: `fenced_by` adds a condition check on its lock item.
     DynamoDb(TableRef),
     /// A SQLite table, with the statement that checks a lease in a caller's transaction.
     #[cfg(feature = "sqlite")]

@@ -62,7 +62,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let token = locks.simulate_holder("job", Duration::from_secs(30), "another-pod").await?;
     /// assert_eq!(token, 1);
@@ -99,7 +100,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// locks.simulate_holder("job", Duration::from_secs(30), None).await?;
     /// locks.simulate_release("job").await?;
@@ -127,7 +129,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let lease = locks.acquire("job", Duration::from_secs(30)).await?;
     /// locks.simulate_delete("job").await?;
@@ -153,7 +156,8 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let locks = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let locks = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// assert_eq!(locks.state("job").await?, None);
     /// let lease = locks.acquire("job", Duration::from_secs(30)).await?;
@@ -198,8 +202,10 @@ impl LockTable {
     /// # async fn main() -> Result<(), dynalease::Error> {
     /// let fake = dynalease_fake::FakeDynamoDb::new();
     /// fake.create_table("Shop", "pk", Some("sk"));
-    /// let leader = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
-    /// let follower = LockTable::new(TableRef::new(fake.client(), "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let leader = LockTable::new(table, LockTableOptions::default())?;
+    /// let table = TableRef::builder(fake.client(), "Shop").partition_key("pk").sort_key("sk").build()?;
+    /// let follower = LockTable::new(table, LockTableOptions::default())?;
     ///
     /// let held = leader.acquire("job", Duration::from_secs(30)).await?;
     /// let refused = follower.wait_for_refusal("job");

@@ -7,7 +7,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
 };
-use dynalease::{Error, LockTable, LockTableOptions, TableRef};
+use dynalease::{Error, InvalidOption, LockTable, LockTableOptions, TableMismatch, TableRef};
 use support::{LEASE, fake, locks, raw_item, requests, s};
 
 async fn put_entity(fake: &dynalease_fake::FakeDynamoDb, attributes: &[(&str, &str)]) {
@@ -124,8 +124,11 @@ async fn a_lock_item_whose_attributes_went_bad_is_an_error_when_read() {
 #[tokio::test(start_paused = true)]
 async fn a_missing_table_is_table_not_found() {
     let fake = fake();
-    let locks =
-        LockTable::new(TableRef::new(fake.client(), "Nowhere", "pk", Some("sk")), LockTableOptions::default()).unwrap();
+    let locks = LockTable::new(
+        TableRef::builder(fake.client(), "Nowhere").partition_key("pk").sort_key("sk").build().unwrap(),
+        LockTableOptions::default(),
+    )
+    .unwrap();
 
     let err = locks.acquire("job", LEASE).await.unwrap_err();
 
@@ -134,7 +137,7 @@ async fn a_missing_table_is_table_not_found() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_table_whose_keys_are_not_strings_is_a_key_schema_mismatch() {
+async fn a_table_whose_keys_are_not_strings_is_a_table_mismatch_naming_the_key() {
     let fake = dynalease_fake::FakeDynamoDb::new();
     fake.client()
         .create_table()
@@ -147,35 +150,58 @@ async fn a_table_whose_keys_are_not_strings_is_a_key_schema_mismatch() {
         .send()
         .await
         .unwrap();
-    let locks =
-        LockTable::new(TableRef::new(fake.client(), "Numbers", "id", None), LockTableOptions::default()).unwrap();
+    let locks = LockTable::new(
+        TableRef::builder(fake.client(), "Numbers").partition_key("id").build().unwrap(),
+        LockTableOptions::default(),
+    )
+    .unwrap();
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
-    assert!(matches!(&err, Error::KeySchemaMismatch { table, .. } if table == "Numbers"), "{err:?}");
+    let Error::TableMismatch { table, mismatch, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(table, "Numbers");
+    assert_eq!(mismatch, &TableMismatch::KeyNotString { key: "id".into(), found: "N".into() });
     assert!(err.to_string().contains("not a string"), "{err}");
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_key_schema_mismatch() {
+async fn a_table_ref_with_a_sort_key_the_table_lacks_is_a_table_mismatch() {
     let fake = dynalease_fake::FakeDynamoDb::new();
     fake.create_table("Locks", "id", None);
-    let locks =
-        LockTable::new(TableRef::new(fake.client(), "Locks", "id", Some("sk")), LockTableOptions::default()).unwrap();
+    let locks = LockTable::new(
+        TableRef::builder(fake.client(), "Locks").partition_key("id").sort_key("sk").build().unwrap(),
+        LockTableOptions::default(),
+    )
+    .unwrap();
 
     let err = locks.try_acquire("job", LEASE).await.unwrap_err();
 
-    assert!(matches!(err, Error::KeySchemaMismatch { .. }), "{err:?}");
+    let expected = TableMismatch::SortKey { expected: Some("sk".into()), found: None };
+    assert!(matches!(&err, Error::TableMismatch { mismatch, .. } if *mismatch == expected), "{err:?}");
 }
 
 #[test]
 fn a_table_ref_without_names_is_refused() {
     let fake = fake();
-    for (table, pk, sk) in [("", "pk", None), ("Shop", "", None), ("Shop", "pk", Some("")), ("Shop", "pk", Some("pk"))]
-    {
-        let result = LockTable::new(TableRef::new(fake.client(), table, pk, sk), LockTableOptions::default());
-        assert!(matches!(result, Err(Error::InvalidOptions { .. })), "{table:?} {pk:?} {sk:?}");
+    let cases = [
+        ("", "pk", None, InvalidOption::EmptyTableName),
+        ("Shop", "", None, InvalidOption::EmptyPartitionKey),
+        ("Shop", "pk", Some(""), InvalidOption::EmptySortKey),
+        ("Shop", "pk", Some("pk"), InvalidOption::SortKeyIsPartitionKey),
+    ];
+    for (table, pk, sk, expected) in cases {
+        let mut builder = TableRef::builder(fake.client(), table).partition_key(pk);
+        if let Some(sk) = sk {
+            builder = builder.sort_key(sk);
+        }
+        let err = builder.build().unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidOptions { reason, .. } if *reason == expected),
+            "{table:?} {pk:?} {sk:?}: {err:?}"
+        );
     }
+    let without_partition_key = TableRef::builder(fake.client(), "Shop").sort_key("sk").build();
+    assert!(matches!(without_partition_key, Err(Error::InvalidOptions { reason: InvalidOption::NoPartitionKey, .. })));
 }
 
 #[tokio::test(start_paused = true)]

@@ -32,7 +32,11 @@ async fn a_held_lock_is_one_item_with_the_lock_attributes() {
 async fn a_table_without_sort_key_keys_the_lock_by_partition_key_alone() {
     let fake = dynalease_fake::FakeDynamoDb::new();
     fake.create_table("Locks", "id", None);
-    let locks = LockTable::new(TableRef::new(fake.client(), "Locks", "id", None), LockTableOptions::default()).unwrap();
+    let locks = LockTable::new(
+        TableRef::builder(fake.client(), "Locks").partition_key("id").build().unwrap(),
+        LockTableOptions::default(),
+    )
+    .unwrap();
 
     let _lease = locks.acquire("job", LEASE).await.unwrap();
 

@@ -1,5 +1,5 @@
 //! The lease of the current term: where `Lease::current` flows and where it does not, and
-//! `is_held_current` on a transaction.
+//! `fenced_by_current` on a transaction.
 
 mod support;
 
@@ -24,7 +24,7 @@ fn put_order(id: &str) -> TransactWriteItem {
 
 /// Ships order `id` under the current lease, as code deep in the work of a leader does.
 async fn ship(client: &Client, id: &str) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    client.transact_write_items().is_held_current()?.transact_items(put_order(id)).send().await?;
+    client.transact_write_items().fenced_by_current()?.transact_items(put_order(id)).send().await?;
     Ok(())
 }
 
@@ -99,21 +99,21 @@ async fn a_task_spawned_by_the_work_does_not_see_the_current_lease() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn is_held_current_without_a_current_lease_is_a_clear_error() {
+async fn fenced_by_current_without_a_current_lease_is_a_clear_error() {
     let fake = fake();
     let client = fake.client();
 
-    let err = client.transact_write_items().is_held_current().unwrap_err();
+    let err = client.transact_write_items().fenced_by_current().unwrap_err();
 
     assert!(matches!(err, Error::NoCurrentLease));
-    assert!(err.to_string().contains("run_as_leader") && err.to_string().contains("is_held"), "{err}");
+    assert!(err.to_string().contains("run_as_leader") && err.to_string().contains("fenced_by"), "{err}");
     let mut held = HeldCheck::default();
-    assert!(matches!(client.transact_write_items().is_held_current_marked(&mut held), Err(Error::NoCurrentLease)));
+    assert!(matches!(client.transact_write_items().fenced_by_current_marked(&mut held), Err(Error::NoCurrentLease)));
     assert_eq!(held.index(), None);
 }
 
 #[tokio::test(start_paused = true)]
-async fn is_held_current_commits_while_the_term_holds_the_lock() {
+async fn fenced_by_current_commits_while_the_term_holds_the_lock() {
     let fake = fake();
     let client = fake.client();
     let locks = locks(&fake);
@@ -126,7 +126,7 @@ async fn is_held_current_commits_while_the_term_holds_the_lock() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn is_held_current_fails_the_transaction_once_another_process_holds_the_lock() {
+async fn fenced_by_current_fails_the_transaction_once_another_process_holds_the_lock() {
     let fake = fake();
     let client = fake.client();
     let locks = locks(&fake);
@@ -138,7 +138,7 @@ async fn is_held_current_fails_the_transaction_once_another_process_holds_the_lo
             let mut held = HeldCheck::default();
             let sent = client
                 .transact_write_items()
-                .is_held_current_marked(&mut held)
+                .fenced_by_current_marked(&mut held)
                 .unwrap()
                 .transact_items(put_order("2"))
                 .send()
@@ -169,7 +169,7 @@ async fn a_lease_kept_past_its_term_has_ended_and_fails_its_transaction_at_dynam
     let kept = kept.lock().unwrap().take().expect("kept in the term");
     let mut held = HeldCheck::default();
     let sent =
-        client.transact_write_items().is_held_marked(&kept, &mut held).transact_items(put_order("3")).send().await;
+        client.transact_write_items().fenced_by_marked(&kept, &mut held).transact_items(put_order("3")).send().await;
 
     assert!(kept.ended().is_cancelled(), "the election released it when the term ended");
     assert!(held.lost_lease(&sent.unwrap_err()));

@@ -251,8 +251,11 @@ async fn credentials_that_are_not_there_yet_count_as_transient() {
 #[tokio::test(start_paused = true)]
 async fn a_missing_table_ends_the_election_with_an_error_of_the_election() {
     let fake = fake();
-    let locks =
-        LockTable::new(TableRef::new(fake.client(), "Missing", "pk", Some("sk")), LockTableOptions::default()).unwrap();
+    let locks = LockTable::new(
+        TableRef::builder(fake.client(), "Missing").partition_key("pk").sort_key("sk").build().unwrap(),
+        LockTableOptions::default(),
+    )
+    .unwrap();
     let terms = AtomicU32::new(0);
 
     let ended = locks

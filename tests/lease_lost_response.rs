@@ -11,7 +11,7 @@ use support::{LEASE, fake, locks, n, raw_item, requests};
 /// A transaction with nothing but the check of `lease`.
 async fn holds(client: &aws_sdk_dynamodb::Client, lease: &dynalease::Lease) -> bool {
     let mut held = HeldCheck::default();
-    match client.transact_write_items().is_held_marked(lease, &mut held).send().await {
+    match client.transact_write_items().fenced_by_marked(lease, &mut held).send().await {
         Ok(_) => true,
         Err(err) if held.lost_lease(&err) => false,
         Err(err) => panic!("unexpected error: {err:?}"),

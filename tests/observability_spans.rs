@@ -5,7 +5,7 @@ mod support;
 
 use std::time::Duration;
 
-use dynalease::{LockTableOptions, ProcessLocks};
+use dynalease::{LockTableOptions, ProcessLocks, RenewOptions};
 use support::telemetry::{SpanRecord, Telemetry};
 use support::{LEASE, fake, locks, locks_with};
 use tokio_util::sync::CancellationToken;
@@ -175,7 +175,7 @@ async fn the_process_lock_shape_reports_the_same_spans() {
     let locks = ProcessLocks::new(locks(&fake));
 
     let token = locks.create("span-process", LEASE).await.unwrap().unwrap();
-    assert!(locks.renew(&token, None, None).await.unwrap());
+    assert!(locks.renew(&token, RenewOptions::new()).await.unwrap());
     assert!(locks.release(&token).await.unwrap());
 
     let names: Vec<&str> = telemetry.lock_spans("span-process").iter().map(|s| s.name).collect();

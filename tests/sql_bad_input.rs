@@ -1,12 +1,12 @@
 //! Bad input and foreign data in a SQL lock table, each a clear, typed error that names the
 //! lock and the table, as in DynamoDB: a row at the lock's name that is not a lock is
-//! `NotALock` and is left as it was, a table with other columns is `KeySchemaMismatch`, a
+//! `NotALock` and is left as it was, a table with other columns is `TableMismatch`, a
 //! table name that is not a plain identifier is refused before anything is opened.
 #![cfg(any(feature = "sqlite", feature = "postgres"))]
 
 mod support;
 
-use dynalease::{Error, LeaderError, LockTable, LockTableOptions};
+use dynalease::{Error, LeaderError, LockTable, LockTableOptions, TableMismatch};
 use support::LEASE;
 use tokio_util::sync::CancellationToken;
 
@@ -16,9 +16,10 @@ async fn insert<S: support::stores::SqlStore>(store: &S, columns: &str, values: 
     store.execute(&format!("INSERT INTO \"{}\" ({columns}) VALUES ({values})", store.table())).await;
 }
 
-fn not_a_lock(err: &Error) -> (&str, &str, &str) {
+/// The lock, the table and the reason (as its text) of a `NotALock`.
+fn not_a_lock(err: &Error) -> (&str, &str, String) {
     match err {
-        Error::NotALock { lock, table, reason, .. } => (lock, table, reason),
+        Error::NotALock { lock, table, reason, .. } => (lock, table, reason.to_string()),
         other => panic!("expected NotALock, got {other:?}"),
     }
 }
@@ -64,17 +65,17 @@ sql_store_contract! {
         assert_eq!(store.column("widget", "fence").await, Some(Some(String::from("-3"))));
     }
 
-    async fn a_table_without_the_lock_columns_is_a_key_schema_mismatch_naming_the_table(store) {
+    async fn a_table_without_the_lock_columns_is_a_table_mismatch_naming_the_table(store) {
         store.execute(&format!("CREATE TABLE \"{}\" (name TEXT PRIMARY KEY, owner TEXT)", store.table())).await;
 
         let err = store.locks().try_acquire("job", LEASE).await.unwrap_err();
 
-        assert!(matches!(&err, Error::KeySchemaMismatch { table, reason, .. } if table == store.table() && reason == "it has no column rvn"), "{err:?}");
+        assert!(matches!(&err, Error::TableMismatch { table, mismatch: TableMismatch::MissingColumn { column: "rvn", .. }, .. } if table == store.table()), "{err:?}");
         assert!(err.to_string().contains(&format!("\"{}\"", store.table())), "{err}");
         assert!(!err.is_transient());
     }
 
-    async fn a_table_whose_columns_have_other_types_is_a_key_schema_mismatch(store) {
+    async fn a_table_whose_columns_have_other_types_is_a_table_mismatch(store) {
         store.execute(&format!(
             "CREATE TABLE \"{}\" (name TEXT PRIMARY KEY, owner TEXT, rvn TEXT, fence TEXT, lease_ms BIGINT, holder TEXT, expires_at BIGINT)",
             store.table()
@@ -82,10 +83,11 @@ sql_store_contract! {
 
         let err = store.locks().acquire("job", LEASE).await.unwrap_err();
 
-        assert!(matches!(&err, Error::KeySchemaMismatch { reason, .. } if reason.starts_with("its column fence is of type")), "{err:?}");
+        assert!(matches!(&err, Error::TableMismatch { mismatch: TableMismatch::ColumnType { column: "fence", expected: "a 64-bit integer", .. }, .. }), "{err:?}");
+        assert!(err.to_string().contains("its column fence is of type"), "{err}");
     }
 
-    async fn a_table_with_another_primary_key_is_a_key_schema_mismatch(store) {
+    async fn a_table_with_another_primary_key_is_a_table_mismatch(store) {
         store.execute(&format!(
             "CREATE TABLE \"{}\" (id BIGINT PRIMARY KEY, name TEXT, owner TEXT, rvn TEXT, fence BIGINT, lease_ms BIGINT, holder TEXT, expires_at BIGINT)",
             store.table()
@@ -93,10 +95,11 @@ sql_store_contract! {
 
         let err = store.locks().try_acquire("job", LEASE).await.unwrap_err();
 
-        assert!(matches!(&err, Error::KeySchemaMismatch { reason, .. } if reason == "its primary key is (id), not (name)"), "{err:?}");
+        assert!(matches!(&err, Error::TableMismatch { mismatch: TableMismatch::PrimaryKey { found }, .. } if found == &["id"]), "{err:?}");
+        assert!(err.to_string().contains("its primary key is (id), not (name)"), "{err}");
     }
 
-    async fn a_table_with_a_required_column_the_locks_do_not_write_is_a_key_schema_mismatch(store) {
+    async fn a_table_with_a_required_column_the_locks_do_not_write_is_a_table_mismatch(store) {
         store.execute(&format!(
             "CREATE TABLE \"{}\" (name TEXT PRIMARY KEY, owner TEXT, rvn TEXT, fence BIGINT, lease_ms BIGINT, holder TEXT, expires_at BIGINT, tenant TEXT NOT NULL)",
             store.table()
@@ -104,7 +107,7 @@ sql_store_contract! {
 
         let err = store.locks().try_acquire("job", LEASE).await.unwrap_err();
 
-        assert!(matches!(&err, Error::KeySchemaMismatch { reason, .. } if reason.contains("tenant")), "{err:?}");
+        assert!(matches!(&err, Error::TableMismatch { mismatch: TableMismatch::RequiredColumn { column }, .. } if column == "tenant"), "{err:?}");
     }
 
     async fn a_table_with_more_columns_than_a_lock_needs_works(store) {
@@ -128,7 +131,7 @@ async fn a_sqlite_row_whose_fence_is_text_is_not_a_lock() {
 
     let err = store.locks().try_acquire("widget", LEASE).await.unwrap_err();
 
-    assert_eq!(not_a_lock(&err), ("widget", "locks", "its fence is not a whole number"));
+    assert_eq!(not_a_lock(&err), ("widget", "locks", String::from("its fence is not a whole number")));
     assert_eq!(store.column("widget", "fence").await, Some(Some(String::from("seven"))));
 }
 

@@ -177,7 +177,7 @@ async fn a_sqlite_check_outside_a_transaction_is_refused() {
     .await
     .unwrap();
 
-    assert!(matches!(&err, Error::InvalidOptions { reason, .. } if reason.contains("transaction")), "{err:?}");
+    assert!(matches!(err, Error::NotInTransaction), "{err:?}");
 }
 
 #[cfg(feature = "sqlite")]
@@ -190,7 +190,8 @@ async fn a_lease_of_another_store_is_refused_by_a_sqlite_check() {
 
     let err = lease.check_held_sqlite(&tx).unwrap_err();
 
-    assert!(matches!(&err, Error::InvalidOptions { reason, .. } if reason.contains("not in SQLite")), "{err:?}");
+    assert!(matches!(&err, Error::WrongStore { table, expected: "SQLite", .. } if table == "Shop"), "{err:?}");
+    assert!(err.to_string().contains("not in SQLite"), "{err}");
 }
 
 #[cfg(feature = "sqlite")]
@@ -212,7 +213,7 @@ async fn a_sql_lease_never_holds_a_dynamodb_transaction() {
     let sent = fake
         .client()
         .transact_write_items()
-        .is_held(&lease)
+        .fenced_by(&lease)
         .transact_items(TransactWriteItem::builder().put(put).build())
         .send()
         .await;

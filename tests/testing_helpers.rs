@@ -15,7 +15,10 @@ async fn seed_example_a_simulated_holder_takes_the_lock_from_this_process() -> R
     let fake = FakeDynamoDb::new();
     fake.create_table("Shop", "pk", Some("sk"));
     let client = fake.client();
-    let locks = LockTable::new(TableRef::new(client, "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    let locks = LockTable::new(
+        TableRef::builder(client, "Shop").partition_key("pk").sort_key("sk").build().unwrap(),
+        LockTableOptions::default(),
+    )?;
 
     let lease = locks.acquire("order-sweeper", Duration::from_secs(30)).await?;
     locks.simulate_holder("order-sweeper", Duration::from_secs(30), "another-pod").await?;
@@ -43,8 +46,14 @@ async fn seed_example_a_second_instance_contends_and_waits() -> Result<(), dynal
     fake.create_table("Shop", "pk", Some("sk"));
     let first = fake.client();
     let second = fake.client();
-    let leader = LockTable::new(TableRef::new(first, "Shop", "pk", Some("sk")), LockTableOptions::default())?;
-    let follower = LockTable::new(TableRef::new(second, "Shop", "pk", Some("sk")), LockTableOptions::default())?;
+    let leader = LockTable::new(
+        TableRef::builder(first, "Shop").partition_key("pk").sort_key("sk").build().unwrap(),
+        LockTableOptions::default(),
+    )?;
+    let follower = LockTable::new(
+        TableRef::builder(second, "Shop").partition_key("pk").sort_key("sk").build().unwrap(),
+        LockTableOptions::default(),
+    )?;
 
     let _held = leader.acquire("order-sweeper", Duration::from_secs(30)).await?;
     let refused = follower.wait_for_refusal("order-sweeper");

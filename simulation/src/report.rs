@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::history::{Entry, Event, History, Nemesis, Outcome, Phase};
+use crate::history::{Actor, Entry, Event, History, Nemesis, Outcome, Phase};
 use crate::scenario::Scenario;
 use crate::service::Service;
 use crate::tables::Tables;
@@ -235,6 +235,18 @@ impl<S: Service> RunReport<S> {
 
         let from = violation.window.0.saturating_sub(self.scenario.service.scale());
         let to = violation.window.1 + Duration::from_secs(2);
+        // The requests of the processes involved (for services whose requests are recorded):
+        // what they sent, what DynamoDB applied, what they heard.
+        let requests: std::collections::BTreeSet<u32> = entries
+            .iter()
+            .filter(|e| e.at >= from && e.at <= to)
+            .filter_map(|e| match (&e.event, e.actor) {
+                (Event::Request { request, .. }, Actor::Process(p)) if violation.processes.contains(&p.id) => {
+                    Some(*request)
+                }
+                _ => None,
+            })
+            .collect();
         let keep = |index: usize, entry: &Entry| {
             entry.at >= from
                 && entry.at <= to
@@ -242,6 +254,14 @@ impl<S: Service> RunReport<S> {
                     || violation.first.contains(&index)
                     || violation.second.contains(&index)
                     || concerns(entry).is_some_and(|p| violation.processes.contains(&p))
+                    || matches!(&entry.event, Event::Request { request, .. } if requests.contains(request))
+                    // The operations and notes of the processes involved that are about nothing in
+                    // particular (a service's own types say no subject).
+                    || (matches!(
+                        (&entry.event, entry.actor),
+                        (Event::Invoke { .. } | Event::Complete { .. } | Event::Note(_), Actor::Process(p))
+                            if violation.processes.contains(&p.id)
+                    ) && timeline.subject(index).is_none())
                     || matches!(
                         entry.event,
                         Event::Nemesis(
@@ -255,11 +275,11 @@ impl<S: Service> RunReport<S> {
         let lines: Vec<String> =
             entries.iter().enumerate().filter(|(i, e)| keep(*i, e)).map(|(_, e)| timeline.line(e)).collect();
         let processes: Vec<String> = violation.processes.iter().map(|p| format!("p{p}")).collect();
+        let faults = if processes.is_empty() { String::new() } else { format!("faults of {}, ", processes.join(" ")) };
         let _ = writeln!(
             out,
-            "  timeline ({}faults of {}, {} .. {}):",
+            "  timeline ({}{faults}{} .. {}):",
             if violation.subject.is_empty() { String::new() } else { format!("{}, ", violation.subject) },
-            processes.join(" "),
             seconds(from),
             seconds(to)
         );

@@ -350,3 +350,40 @@ fn an_election_stopped_while_its_write_was_on_its_way_waits_for_the_clients_retr
     assert_eq!(kinds(&run(stopped(6_020))), []);
     assert_eq!(kinds(&run(stopped(9_000))), [ViolationKind::SlowStop]);
 }
+
+#[test]
+fn a_renewal_that_answered_true_while_the_item_held_no_lease_of_its_token_is_a_violation() {
+    // p0 holds owner 1 with token 1 and releases it at 5 s; at 10 s it renews the same token.
+    let history = |released: bool, answer: Value| {
+        let mut entries = vec![applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1))];
+        if released {
+            entries.push(applied(5_002, 0, 5_000, 2, held_by(1, 1, 1), LockState::Free { fence: 1 }));
+        }
+        entries.push(invoke(10_000, 0, 0, Call::Renew { lock: LOCK, token: 1 }));
+        entries.push(complete(10_004, 0, 0, Outcome::Ok, answer));
+        entries
+    };
+    assert_eq!(kinds(&run(history(false, Value::None))), [], "the lease held the item");
+    assert_eq!(kinds(&run(history(true, Value::Bool(false)))), [], "a renewal that answered false");
+    let report = run(history(true, Value::None));
+    assert_eq!(kinds(&report), [ViolationKind::RenewedUnheld]);
+    assert!(report.violations[0].message.contains("no owner (token 1)"), "{}", report.violations[0].message);
+}
+
+#[test]
+fn a_renewal_is_not_vouched_for_by_another_owner_that_carries_its_token_number_after_a_deletion() {
+    // p0 holds owner 1 with token 1; the item is deleted, and p1 acquires it as owner 2, whose
+    // token is 1 again. A renewal of p0's token 1 that answers true renewed nothing of p0's.
+    let mut entries = vec![
+        applied(2, 0, 0, 1, LockState::Absent, held_by(1, 1, 1)),
+        nemesis(5_000, Nemesis::DeleteItem(LOCK)),
+        applied(6_002, 1, 6_000, 1, LockState::Absent, held_by(2, 2, 1)),
+        invoke(10_000, 0, 0, Call::Renew { lock: LOCK, token: 1 }),
+        complete(10_004, 0, 0, Outcome::Ok, Value::None),
+    ];
+    assert_eq!(kinds(&run(entries.clone())), [ViolationKind::RenewedUnheld]);
+    // Renewed by the holder of owner 2, it is its own lease.
+    entries[3] = invoke(10_000, 1, 0, Call::Renew { lock: LOCK, token: 1 });
+    entries[4] = complete(10_004, 1, 0, Outcome::Ok, Value::None);
+    assert_eq!(kinds(&run(entries)), []);
+}

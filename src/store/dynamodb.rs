@@ -13,18 +13,24 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::describe_table::DescribeTableError;
+use aws_sdk_dynamodb::operation::describe_time_to_live::DescribeTimeToLiveError;
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
+use aws_sdk_dynamodb::operation::scan::ScanError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, KeyType, ReturnValue, ReturnValuesOnConditionCheckFailure, ScalarAttributeType,
+    AttributeValue, KeyType, ReturnValue, ReturnValuesOnConditionCheckFailure, ScalarAttributeType, TableDescription,
+    TimeToLiveStatus,
 };
 
-use super::{AcquireOutcome, Expect, Grant, LockStore, LockView, RenewOutcome, StoreFuture};
+use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, RenewOutcome, StoreFuture};
 use crate::clock::Clock;
 use crate::error::Error;
+use crate::item_mismatch::ItemMismatch;
 use crate::lock_table::{MAX_LEASE, MIN_LEASE};
 use crate::table::TableRef;
+use crate::table_check::TableMismatch;
 
 /// `LOCK`: the value of `_type`, and the sort key of a lock item.
 pub(crate) const LOCK: &str = "LOCK";
@@ -68,22 +74,59 @@ pub(crate) fn lock_key(table: &TableRef, name: &str) -> HashMap<String, Attribut
     key
 }
 
+/// The name of the lock whose item has `key`, or `None` for an item at a key no lock has.
+pub(crate) fn lock_name(table: &TableRef, item: &HashMap<String, AttributeValue>) -> Option<String> {
+    let partition = item.get(&table.partition_key)?.as_s().ok()?;
+    let name = partition.strip_prefix(KEY_PREFIX).filter(|name| !name.is_empty())?;
+    if let Some(sort_key) = &table.sort_key {
+        if item.get(sort_key)?.as_s().ok()? != LOCK {
+            return None;
+        }
+    }
+    Some(name.to_owned())
+}
+
+/// How the keys of the table `described` differ from those of `table`, if they do.
+fn key_mismatch(table: &TableRef, described: &TableDescription) -> Option<TableMismatch> {
+    let key_named = |kind: KeyType| {
+        described.key_schema().iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name().to_owned())
+    };
+    let hash = key_named(KeyType::Hash);
+    let range = key_named(KeyType::Range);
+    if hash.as_deref() != Some(table.partition_key.as_str()) {
+        return Some(TableMismatch::PartitionKey { expected: table.partition_key.clone(), found: hash });
+    }
+    if range != table.sort_key {
+        return Some(TableMismatch::SortKey { expected: table.sort_key.clone(), found: range });
+    }
+    for key in [hash, range].into_iter().flatten() {
+        let kind =
+            described.attribute_definitions().iter().find(|d| d.attribute_name() == key).map(|d| d.attribute_type());
+        if kind != Some(&ScalarAttributeType::S) {
+            let found = kind.map_or_else(|| String::from("unknown"), |kind| kind.as_str().to_owned());
+            return Some(TableMismatch::KeyNotString { key, found });
+        }
+    }
+    None
+}
+
 /// Decodes a lock item, or says why it is not one.
-pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView, String> {
-    let string = |attr: &str| -> Result<Option<&String>, String> {
+pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView, ItemMismatch> {
+    let string = |attr: &str| -> Result<Option<&String>, ItemMismatch> {
         match item.get(attr) {
             None => Ok(None),
             Some(AttributeValue::S(s)) => Ok(Some(s)),
-            Some(_) => Err(format!("its {attr} is not a string")),
+            Some(_) => Err(ItemMismatch::WrongType { attribute: attr.to_owned(), expected: "a string" }),
         }
     };
-    let number = |attr: &str| -> Result<Option<u64>, String> {
+    let number = |attr: &str| -> Result<Option<u64>, ItemMismatch> {
         match item.get(attr) {
             None => Ok(None),
-            Some(AttributeValue::N(n)) => {
-                n.parse::<u64>().map(Some).map_err(|_| format!("its {attr} {n} is not a whole number"))
-            }
-            Some(_) => Err(format!("its {attr} is not a number")),
+            Some(AttributeValue::N(n)) => n
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| ItemMismatch::NotAWholeNumber { attribute: attr.to_owned(), value: n.clone() }),
+            Some(_) => Err(ItemMismatch::WrongType { attribute: attr.to_owned(), expected: "a number" }),
         }
     };
 
@@ -91,9 +134,9 @@ pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView,
     let owner = string(OWNER)?;
     if kind.map(String::as_str) != Some(LOCK) {
         return Err(match (kind, owner) {
-            (Some(_), _) => format!("its {TYPE} is not {LOCK}"),
-            (None, Some(_)) => format!("it has an {OWNER} but no {TYPE} = {LOCK}"),
-            (None, None) => format!("it has no {TYPE} = {LOCK}"),
+            (Some(_), _) => ItemMismatch::OtherType,
+            (None, Some(_)) => ItemMismatch::OwnerWithoutType,
+            (None, None) => ItemMismatch::NoType,
         });
     }
     let fence = number(FENCE)?;
@@ -103,16 +146,16 @@ pub(crate) fn decode(item: &HashMap<String, AttributeValue>) -> Result<LockView,
 
     let rvn = string(RVN)?;
     let lease_ms = number(LEASE_MS)?;
-    let missing: Vec<&str> = [(RVN, rvn.is_none()), (FENCE, fence.is_none()), (LEASE_MS, lease_ms.is_none())]
+    let missing: Vec<&'static str> = [(RVN, rvn.is_none()), (FENCE, fence.is_none()), (LEASE_MS, lease_ms.is_none())]
         .into_iter()
         .filter_map(|(attr, absent)| absent.then_some(attr))
         .collect();
     let (Some(rvn), Some(fence), Some(lease_ms)) = (rvn, fence, lease_ms) else {
-        return Err(format!("it has an {OWNER} but no {}", missing.join(" and no ")));
+        return Err(ItemMismatch::Missing { attributes: missing });
     };
     let lease = Duration::from_millis(lease_ms);
     if !(MIN_LEASE..=MAX_LEASE).contains(&lease) {
-        return Err(format!("its {LEASE_MS} {lease_ms} is outside the lease durations of a lock"));
+        return Err(ItemMismatch::LeaseOutOfRange { attribute: LEASE_MS, value: lease_ms.to_string() });
     }
     Ok(LockView::Held(super::Holder {
         owner: owner.clone(),
@@ -251,8 +294,8 @@ impl DynamoStore {
                 return Error::TableNotFound { table: self.table.table.clone() };
             }
             Some("ValidationException") => {
-                if let Some(reason) = self.key_schema_mismatch().await {
-                    return Error::KeySchemaMismatch { table: self.table.table.clone(), reason };
+                if let Some(mismatch) = self.key_schema_mismatch().await {
+                    return Error::TableMismatch { table: self.table.table.clone(), mismatch };
                 }
             }
             _ => {}
@@ -276,31 +319,31 @@ impl DynamoStore {
 
     /// Describes the table and compares its keys with the [`TableRef`]. `None` when they fit
     /// or when the table cannot be described.
-    async fn key_schema_mismatch(&self) -> Option<String> {
+    async fn key_schema_mismatch(&self) -> Option<TableMismatch> {
         let described = self.table.client.describe_table().table_name(&self.table.table).send().await.ok()?;
-        let table = described.table()?;
-        let key_named = |kind: KeyType| {
-            table.key_schema().iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name().to_owned())
+        key_mismatch(&self.table, described.table()?)
+    }
+
+    /// Checks that time to live is enabled (or being enabled) on `attribute`.
+    async fn check_time_to_live(&self, attribute: &str) -> Result<(), Error> {
+        let described = match self.table.client.describe_time_to_live().table_name(&self.table.table).send().await {
+            Ok(described) => described,
+            Err(err) => return Err(self.failure("DescribeTimeToLive", err).await),
         };
-        let hash = key_named(KeyType::Hash);
-        let range = key_named(KeyType::Range);
-        if hash.as_deref() != Some(self.table.partition_key.as_str()) {
-            return Some(format!("its partition key is {hash:?}, not {:?}", self.table.partition_key));
+        let description = described.time_to_live_description();
+        let status = description.and_then(|d| d.time_to_live_status());
+        let enabled = matches!(status, Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling));
+        let enabled_on = description.and_then(|d| d.attribute_name()).filter(|_| enabled);
+        if enabled_on == Some(attribute) {
+            return Ok(());
         }
-        if range != self.table.sort_key {
-            return Some(format!("its sort key is {range:?}, not {:?}", self.table.sort_key));
-        }
-        for key in [hash, range].into_iter().flatten() {
-            let kind = table
-                .attribute_definitions()
-                .iter()
-                .find(|d| d.attribute_name() == key)
-                .map(|d| d.attribute_type().clone());
-            if kind != Some(ScalarAttributeType::S) {
-                return Some(format!("its key {key:?} is not a string"));
-            }
-        }
-        None
+        Err(Error::TableMismatch {
+            table: self.table.table.clone(),
+            mismatch: TableMismatch::TimeToLiveDisabled {
+                attribute: attribute.to_owned(),
+                enabled_on: enabled_on.map(str::to_owned),
+            },
+        })
     }
 
     /// The item that a failed conditional update brought back (ALL_OLD).
@@ -353,6 +396,62 @@ impl LockStore for DynamoStore {
         })
     }
 
+    fn check_table(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let described = match self.table.client.describe_table().table_name(&self.table.table).send().await {
+                Ok(described) => described,
+                Err(err) => return Err(self.failure("DescribeTable", err).await),
+            };
+            let Some(description) = described.table() else {
+                return Err(Error::TableNotFound { table: self.table.table.clone() });
+            };
+            if let Some(mismatch) = key_mismatch(&self.table, description) {
+                return Err(Error::TableMismatch { table: self.table.table.clone(), mismatch });
+            }
+            match &self.time_to_live {
+                Some((attribute, _)) => self.check_time_to_live(attribute).await,
+                None => Ok(()),
+            }
+        })
+    }
+
+    fn list<'a>(&'a self, cursor: Option<&'a Cursor>) -> StoreFuture<'a, Page> {
+        Box::pin(async move {
+            let start = match cursor {
+                Some(Cursor::DynamoDb(key)) => Some(key.clone()),
+                _ => None,
+            };
+            // Strongly consistent, so that a listing shows each lock as a read of it would.
+            let answer = self
+                .table
+                .client
+                .scan()
+                .table_name(&self.table.table)
+                .consistent_read(true)
+                .filter_expression("#type = :lock")
+                .expression_attribute_names("#type", TYPE)
+                .expression_attribute_values(":lock", AttributeValue::S(LOCK.to_owned()))
+                .set_exclusive_start_key(start)
+                .send()
+                .await;
+            let output = match answer {
+                Ok(output) => output,
+                Err(err) => return Err(self.failure("Scan", err).await),
+            };
+            let locks = output
+                .items()
+                .iter()
+                .filter_map(|item| {
+                    let name = lock_name(&self.table, item)?;
+                    let view = self.decode_for(&name, item);
+                    Some((name, view))
+                })
+                .collect();
+            let next = output.last_evaluated_key().filter(|key| !key.is_empty()).cloned().map(Cursor::DynamoDb);
+            Ok(Page { locks, next })
+        })
+    }
+
     fn acquire<'a>(
         &'a self,
         name: &'a str,
@@ -393,7 +492,7 @@ impl LockStore for DynamoStore {
                         _ => Err(Error::NotALock {
                             lock: name.to_owned(),
                             table: self.table.table.clone(),
-                            reason: String::from("the acquire did not read back as held"),
+                            reason: ItemMismatch::NotReadBack { write: "acquire" },
                         }),
                     }
                 }
@@ -426,7 +525,7 @@ impl LockStore for DynamoStore {
                     _ => Err(Error::NotALock {
                         lock: name.to_owned(),
                         table: self.table.table.clone(),
-                        reason: String::from("the renewal did not read back as held"),
+                        reason: ItemMismatch::NotReadBack { write: "renewal" },
                     }),
                 },
                 Err(err) => match self.refused_view(name, &err).await {
@@ -473,7 +572,7 @@ impl LockStore for DynamoStore {
                     _ => Err(Error::NotALock {
                         lock: name.to_owned(),
                         table: self.table.table.clone(),
-                        reason: String::from("the simulated holder did not read back as held"),
+                        reason: ItemMismatch::NotReadBack { write: "simulated holder" },
                     }),
                 },
                 Err(err) => Err(self.failure("UpdateItem", err).await),
@@ -535,6 +634,9 @@ pub(crate) fn failure_kind(source: &(dyn StdError + 'static)) -> &'static str {
     kind::<GetItemError>(source)
         .or_else(|| kind::<UpdateItemError>(source))
         .or_else(|| kind::<DeleteItemError>(source))
+        .or_else(|| kind::<ScanError>(source))
+        .or_else(|| kind::<DescribeTableError>(source))
+        .or_else(|| kind::<DescribeTimeToLiveError>(source))
         .unwrap_or("_OTHER")
 }
 
@@ -568,9 +670,10 @@ mod tests {
     #[test]
     fn an_owner_without_the_lock_attributes_is_not_a_lock() {
         let reason = decode(&item(&[(OWNER, s("someone"))])).unwrap_err();
-        assert!(reason.contains("owner"), "{reason}");
+        assert_eq!(reason, ItemMismatch::OwnerWithoutType);
         let reason = decode(&item(&[(TYPE, s(LOCK)), (OWNER, s("o")), (FENCE, n(1))])).unwrap_err();
-        assert_eq!(reason, "it has an owner but no rvn and no leaseMs");
+        assert_eq!(reason, ItemMismatch::Missing { attributes: vec![RVN, LEASE_MS] });
+        assert_eq!(reason.to_string(), "it has an owner but no rvn and no leaseMs");
     }
 
     #[test]

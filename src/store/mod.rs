@@ -88,6 +88,26 @@ pub(crate) enum RenewOutcome {
     Deleted,
 }
 
+/// Where a listing of the locks of a table goes on: the key of the last record read.
+#[derive(Clone, Debug)]
+pub(crate) enum Cursor {
+    /// The `LastEvaluatedKey` of a Scan.
+    DynamoDb(std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>),
+    /// The name of the last row.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    Sql(String),
+}
+
+/// One page of the locks of a table, in the store's order.
+#[derive(Debug)]
+pub(crate) struct Page {
+    /// Each lock by name, with its record, or the error of a record at a lock's key that is
+    /// no lock.
+    pub(crate) locks: Vec<(String, Result<LockView, Error>)>,
+    /// Where the next page starts; `None` after the last.
+    pub(crate) next: Option<Cursor>,
+}
+
 /// Reads and writes lock records. Implementations translate, nothing more: every decision is
 /// the algorithm's.
 pub(crate) trait LockStore: Send + Sync + fmt::Debug + 'static {
@@ -96,6 +116,13 @@ pub(crate) trait LockStore: Send + Sync + fmt::Debug + 'static {
 
     /// Reads the record of `name`, strongly consistent.
     fn read<'a>(&'a self, name: &'a str) -> StoreFuture<'a, LockView>;
+
+    /// Checks the table, as [`LockTable::check_table`](crate::LockTable::check_table) says.
+    fn check_table(&self) -> StoreFuture<'_, ()>;
+
+    /// Reads one page of the records of every lock of the table, from `cursor` on (from the
+    /// first without one).
+    fn list<'a>(&'a self, cursor: Option<&'a Cursor>) -> StoreFuture<'a, Page>;
 
     /// Writes `grant` as the new holder if the record is as `expect`ed (or already has
     /// `grant.owner`), raising the fencing token by one.

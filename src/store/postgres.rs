@@ -21,13 +21,16 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row as PgRow};
 
 use super::sql::{self, ColumnInfo, ColumnType, Row, Statements};
-use super::{AcquireOutcome, Expect, Grant, LockStore, LockView, RenewOutcome, StoreFuture};
+use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, RenewOutcome, StoreFuture};
 use crate::clock::Clock;
 use crate::error::Error;
+use crate::invalid::InvalidOption;
+use crate::item_mismatch::ItemMismatch;
 use crate::lease::Lease;
 use crate::lock_table::LockTable;
 use crate::options::LockTableOptions;
 use crate::table::{Location, StoreKind};
+use crate::table_check::TableMismatch;
 
 /// How many times a statement is sent at most when its connection fails or drops.
 const ATTEMPTS: u32 = 3;
@@ -107,14 +110,14 @@ impl PostgresTable {
     /// assert!(dynalease::PostgresTable::connect("postgresql://[").is_err());
     /// ```
     pub fn connect(url: &str) -> Result<Self, Error> {
-        let invalid = |reason: String| Error::InvalidOptions { reason };
-        let config = tokio_postgres::Config::from_str(url)
-            .map_err(|err| invalid(format!("the PostgreSQL connection URL cannot be read: {err}")))?;
+        let invalid = |message: String| Error::InvalidOptions { reason: InvalidOption::Connection { message } };
+        let config =
+            tokio_postgres::Config::from_str(url).map_err(|err| invalid(format!("the URL cannot be read: {err}")))?;
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
             .build()
-            .map_err(|err| invalid(format!("the PostgreSQL pool cannot be built: {err}")))?;
+            .map_err(|err| invalid(format!("the pool cannot be built: {err}")))?;
         Ok(Self::new(pool))
     }
 
@@ -182,7 +185,7 @@ impl LockTable {
     pub fn postgres(table: PostgresTable, options: LockTableOptions) -> Result<LockTable, Error> {
         sql::check_table_name(&table.table)?;
         let options = options.resolve("name", None)?;
-        let sql = Statements::new(&table.table, "BIGINT", '$', "COALESCE({t}.fence, 0) >= 0");
+        let sql = Statements::new(&table.table, "BIGINT", '$', "COALESCE({t}.fence, 0) >= 0", "TRUE");
         let check_held = format!("{} FOR SHARE", sql.check_held);
         let location = Location { table: table.table.clone(), kind: StoreKind::Postgres { check_held } };
         let store = PostgresStore {
@@ -202,7 +205,7 @@ impl LockTable {
 impl Lease {
     /// Checks, inside the caller's own PostgreSQL transaction on the same database, that this
     /// lease still holds its lock, with its owner and its fencing token: the SQL counterpart of
-    /// [`is_held`](crate::TransactWriteExt::is_held).
+    /// [`fenced_by`](crate::TransactWriteExt::fenced_by).
     ///
     /// It reads the lock's row with `SELECT ... FOR SHARE`, which keeps any other transaction
     /// from changing the row until this one ends: a takeover, or a renewal, waits for the
@@ -213,7 +216,7 @@ impl Lease {
     /// # Errors
     ///
     /// [`Error::NotHeld`] when another owner or another fencing token holds the lock, or its
-    /// row is gone: roll back. [`Error::InvalidOptions`] for a lease whose locks are not in
+    /// row is gone: roll back. [`Error::WrongStore`] for a lease whose locks are not in
     /// PostgreSQL, and [`Error::Sql`] for a statement that failed.
     ///
     /// # Examples
@@ -239,9 +242,7 @@ impl Lease {
     pub async fn check_held_postgres(&self, transaction: &tokio_postgres::Transaction<'_>) -> Result<(), Error> {
         let location = &self.table().table;
         let StoreKind::Postgres { check_held } = &location.kind else {
-            return Err(Error::InvalidOptions {
-                reason: format!("the locks of table {:?} are not in PostgreSQL", location.table),
-            });
+            return Err(Error::WrongStore { table: location.table.clone(), expected: "PostgreSQL" });
         };
         let fence = i64::try_from(self.fencing_token()).unwrap_or(i64::MAX);
         let params: [&(dyn ToSql + Sync); 3] = [&self.name(), &self.owner(), &fence];
@@ -298,7 +299,7 @@ impl From<Error> for Failed {
 impl Inner {
     fn fail(&self, operation: &'static str, err: tokio_postgres::Error) -> Failed {
         let failed = failure(operation, &self.table, err);
-        if matches!(failed.0, Error::TableNotFound { .. } | Error::KeySchemaMismatch { .. }) {
+        if matches!(failed.0, Error::TableNotFound { .. } | Error::TableMismatch { .. }) {
             self.ensured.store(false, Ordering::Relaxed);
         }
         failed
@@ -361,8 +362,8 @@ impl Inner {
                 ColumnInfo { name: row.get(0), declared, kind, required: row.get(2), primary_key: row.get(3) }
             })
             .collect();
-        if let Some(reason) = sql::schema_mismatch(&columns) {
-            return Err(Error::KeySchemaMismatch { table: self.table.clone(), reason }.into());
+        if let Some(mismatch) = sql::schema_mismatch(&columns) {
+            return Err(Error::TableMismatch { table: self.table.clone(), mismatch }.into());
         }
         self.ensured.store(true, Ordering::Relaxed);
         Ok(())
@@ -374,17 +375,37 @@ impl Inner {
         let Some(row) = row else {
             return Ok(LockView::Absent);
         };
+        self.decode_row(name, &row, 0).map_err(Failed::from)
+    }
+
+    /// The lock of the columns `owner, rvn, fence, lease_ms, holder` of the row of `name`, from
+    /// column `first` of `row` on.
+    fn decode_row(&self, name: &str, row: &PgRow, first: usize) -> Result<LockView, Error> {
         let decoded = (|| {
             Ok::<_, tokio_postgres::Error>(Row {
-                owner: row.try_get(0)?,
-                rvn: row.try_get(1)?,
-                fence: row.try_get(2)?,
-                lease_ms: row.try_get(3)?,
-                holder: row.try_get(4)?,
+                owner: row.try_get(first)?,
+                rvn: row.try_get(first + 1)?,
+                fence: row.try_get(first + 2)?,
+                lease_ms: row.try_get(first + 3)?,
+                holder: row.try_get(first + 4)?,
             })
         })()
-        .map_err(|err| self.fail("read", err))?;
-        Ok(decoded.decode().map_err(|reason| sql::not_a_lock(name, &self.table, reason))?)
+        .map_err(|err| self.fail("read", err).0)?;
+        decoded.decode().map_err(|reason| sql::not_a_lock(name, &self.table, reason))
+    }
+
+    /// One page of the rows whose names come after `after`.
+    async fn list_page(&self, connection: &Connection, after: &str) -> Result<Page, Failed> {
+        let statement = connection.prepare_cached(&self.sql.list).await.map_err(|err| self.fail("list", err))?;
+        let rows = connection.query(&statement, &[&after]).await.map_err(|err| self.fail("list", err))?;
+        let mut locks = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let name: String = row.try_get(0).map_err(|err| self.fail("list", err))?;
+            let view = self.decode_row(&name, row, 1);
+            locks.push((name, view));
+        }
+        let next = (rows.len() == sql::LIST_PAGE_ROWS).then(|| locks.last().map(|(name, _)| name.clone())).flatten();
+        Ok(Page { locks, next: next.map(Cursor::Sql) })
     }
 
     /// Runs a write that returns the new fencing token, if its condition held.
@@ -404,7 +425,10 @@ impl Inner {
         let fence: Option<i64> = row.try_get(0).map_err(|err| self.fail("acquire", err))?;
         match fence.and_then(|fence| u64::try_from(fence).ok()) {
             Some(fence) => Ok(Some(fence)),
-            None => Err(sql::not_a_lock(name, &self.table, String::from("its fence is not a whole number")).into()),
+            None => {
+                let reason = ItemMismatch::WrongType { attribute: String::from("fence"), expected: "a whole number" };
+                Err(sql::not_a_lock(name, &self.table, reason).into())
+            }
         }
     }
 
@@ -442,6 +466,20 @@ impl LockStore for PostgresStore {
 
     fn read<'a>(&'a self, name: &'a str) -> StoreFuture<'a, LockView> {
         Box::pin(self.call(move |inner, connection| Box::pin(async move { inner.read_row(&connection, name).await })))
+    }
+
+    fn check_table(&self) -> StoreFuture<'_, ()> {
+        // The first call after this checks the table again, as on first use.
+        self.inner.ensured.store(false, Ordering::Relaxed);
+        Box::pin(self.call(|_, _| Box::pin(async { Ok(()) })))
+    }
+
+    fn list<'a>(&'a self, cursor: Option<&'a Cursor>) -> StoreFuture<'a, Page> {
+        let after = match cursor {
+            Some(Cursor::Sql(name)) => name.as_str(),
+            _ => "",
+        };
+        Box::pin(self.call(move |inner, connection| Box::pin(async move { inner.list_page(&connection, after).await })))
     }
 
     fn acquire<'a>(
@@ -524,10 +562,12 @@ impl LockStore for PostgresStore {
                     [&name, &grant.owner, &grant.rvn, &lease_ms, &grant.label, &inner.expiry()];
                 match inner.write_fence(connection, name, &inner.sql.force_hold, &params).await? {
                     Some(fence) => Ok(fence),
-                    None => {
-                        Err(sql::not_a_lock(name, &inner.table, String::from("the simulated holder was not written"))
-                            .into())
-                    }
+                    None => Err(sql::not_a_lock(
+                        name,
+                        &inner.table,
+                        ItemMismatch::NotReadBack { write: "simulated holder" },
+                    )
+                    .into()),
                 }
             })
         }))
@@ -565,7 +605,7 @@ impl LockStore for PostgresStore {
 /// The [`Error`] of a failed statement, and whether to send it again on another connection.
 ///
 /// A missing table is [`Error::TableNotFound`], a column missing or of another type
-/// [`Error::KeySchemaMismatch`]. A connection that failed or dropped, a server shutting down
+/// [`Error::TableMismatch`]. A connection that failed or dropped, a server shutting down
 /// or not accepting connections yet, a serialization failure or a deadlock is transient.
 fn failure(operation: &'static str, table: &str, err: tokio_postgres::Error) -> Failed {
     let Some(db) = err.as_db_error() else {
@@ -579,8 +619,8 @@ fn failure(operation: &'static str, table: &str, err: tokio_postgres::Error) -> 
     match code.as_str() {
         "42P01" => return Failed(Error::TableNotFound { table: table.to_owned() }, false),
         "42703" | "42804" | "42P10" => {
-            let reason = db.message().to_owned();
-            return Failed(Error::KeySchemaMismatch { table: table.to_owned(), reason }, false);
+            let mismatch = TableMismatch::Refused { message: db.message().to_owned() };
+            return Failed(Error::TableMismatch { table: table.to_owned(), mismatch }, false);
         }
         _ => {}
     }

@@ -22,10 +22,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{Holder, LockView};
 use crate::error::Error;
+use crate::invalid::InvalidOption;
+use crate::item_mismatch::ItemMismatch;
 use crate::lock_table::{MAX_LEASE, MIN_LEASE};
+use crate::table_check::TableMismatch;
 
 /// The table a SQL store uses when none is named.
 pub(crate) const DEFAULT_TABLE: &str = "dynalease_locks";
+
+/// The rows one page of a listing reads at most.
+pub(crate) const LIST_PAGE_ROWS: usize = 500;
 
 /// The longest table name: PostgreSQL keeps 63 bytes of an identifier.
 const MAX_TABLE_NAME_BYTES: usize = 63;
@@ -52,20 +58,13 @@ pub(crate) const COLUMNS: [(&str, ColumnType); 7] = [
 /// Checks a table name: a plain SQL identifier, so that it needs no escaping beyond quotes and
 /// means the same table to every process.
 pub(crate) fn check_table_name(table: &str) -> Result<(), Error> {
-    let invalid = |reason: String| Err(Error::InvalidOptions { reason });
     let mut chars = table.chars();
-    match chars.next() {
-        None => return invalid(String::from("the table name is empty")),
-        Some(first) if !(first.is_ascii_alphabetic() || first == '_') => {
-            return invalid(format!("the table name {table:?} must start with a letter or an underscore"));
-        }
-        Some(_) => {}
-    }
-    if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return invalid(format!("the table name {table:?} may hold only ASCII letters, digits and underscores"));
-    }
-    if table.len() > MAX_TABLE_NAME_BYTES {
-        return invalid(format!("the table name {table:?} is longer than {MAX_TABLE_NAME_BYTES} bytes"));
+    let plain = match chars.next() {
+        None => return Err(Error::InvalidOptions { reason: InvalidOption::EmptyTableName }),
+        Some(first) => first.is_ascii_alphabetic() || first == '_',
+    };
+    if !plain || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') || table.len() > MAX_TABLE_NAME_BYTES {
+        return Err(Error::InvalidOptions { reason: InvalidOption::TableName { name: table.to_owned() } });
     }
     Ok(())
 }
@@ -77,6 +76,8 @@ pub(crate) fn check_table_name(table: &str) -> Result<(), Error> {
 pub(crate) struct Statements {
     pub(crate) create: String,
     pub(crate) read: String,
+    /// One page of the rows after the name in parameter 1, in the order of their names.
+    pub(crate) list: String,
     pub(crate) acquire_free: String,
     pub(crate) acquire_version: String,
     pub(crate) renew: String,
@@ -95,8 +96,9 @@ impl Statements {
     /// type of the whole-number columns and `placeholder` before each parameter number.
     /// `fence_is_valid` is a condition on `{table}.fence`, with `{t}` for the quoted table,
     /// that an acquire of a free lock requires, so that a row whose fence no lock wrote is
-    /// refused (and then read as not a lock) instead of overwritten.
-    pub(crate) fn new(table: &str, integer: &str, placeholder: char, fence_is_valid: &str) -> Self {
+    /// refused (and then read as not a lock) instead of overwritten. `name_is_text` is a
+    /// condition that a listing puts on the names of the rows it reads.
+    pub(crate) fn new(table: &str, integer: &str, placeholder: char, fence_is_valid: &str, name_is_text: &str) -> Self {
         let t = format!("\"{table}\"");
         let fence_is_valid = fence_is_valid.replace("{t}", &t);
         let p = |sql: String| sql.replace('?', &placeholder.to_string());
@@ -112,6 +114,10 @@ impl Statements {
                  fence {integer}, lease_ms {integer}, holder TEXT, expires_at {integer})"
             ),
             read: p(format!("SELECT owner, rvn, fence, lease_ms, holder FROM {t} WHERE name = ?1")),
+            list: p(format!(
+                "SELECT name, owner, rvn, fence, lease_ms, holder FROM {t} \
+                 WHERE {name_is_text} AND name > ?1 ORDER BY name LIMIT {LIST_PAGE_ROWS}"
+            )),
             // `OR owner = ?2`: a retry of this very write, after its answer was lost, finds its
             // own owner and succeeds again.
             acquire_free: p(format!(
@@ -153,32 +159,32 @@ pub(crate) struct Row {
 
 impl Row {
     /// The lock the row holds, or why it is not one: the rules of the DynamoDB store's items.
-    pub(crate) fn decode(self) -> Result<LockView, String> {
+    pub(crate) fn decode(self) -> Result<LockView, ItemMismatch> {
         let fence = match self.fence {
-            Some(fence) => Some(u64::try_from(fence).map_err(|_| format!("its fence {fence} is negative"))?),
+            Some(fence) => Some(u64::try_from(fence).map_err(|_| ItemMismatch::NegativeFence { value: fence })?),
             None => None,
         };
         let Some(owner) = self.owner else {
             return Ok(LockView::Free { fence: fence.unwrap_or(0) });
         };
-        let missing: Vec<&str> =
+        let missing: Vec<&'static str> =
             [("rvn", self.rvn.is_none()), ("fence", fence.is_none()), ("lease_ms", self.lease_ms.is_none())]
                 .into_iter()
                 .filter_map(|(column, absent)| absent.then_some(column))
                 .collect();
         let (Some(rvn), Some(fence), Some(lease_ms)) = (self.rvn, fence, self.lease_ms) else {
-            return Err(format!("it has an owner but no {}", missing.join(" and no ")));
+            return Err(ItemMismatch::Missing { attributes: missing });
         };
         let lease = u64::try_from(lease_ms).map(Duration::from_millis).unwrap_or(Duration::ZERO);
         if !(MIN_LEASE..=MAX_LEASE).contains(&lease) {
-            return Err(format!("its lease_ms {lease_ms} is outside the lease durations of a lock"));
+            return Err(ItemMismatch::LeaseOutOfRange { attribute: "lease_ms", value: lease_ms.to_string() });
         }
         Ok(LockView::Held(Holder { owner, rvn, fence, lease, label: self.holder }))
     }
 }
 
 /// The error for a row at the lock's name that is not a lock.
-pub(crate) fn not_a_lock(lock: &str, table: &str, reason: String) -> Error {
+pub(crate) fn not_a_lock(lock: &str, table: &str, reason: ItemMismatch) -> Error {
     Error::NotALock { lock: lock.to_owned(), table: table.to_owned(), reason }
 }
 
@@ -188,14 +194,10 @@ pub(crate) fn renewed(lock: &str, table: &str, lease_ms: Option<i64>) -> Result<
     let lease = lease_ms.and_then(|ms| u64::try_from(ms).ok()).map(Duration::from_millis);
     match lease {
         Some(lease) if (MIN_LEASE..=MAX_LEASE).contains(&lease) => Ok(super::RenewOutcome::Renewed { lease }),
-        _ => Err(not_a_lock(
-            lock,
-            table,
-            format!(
-                "its lease_ms {} is outside the lease durations of a lock",
-                lease_ms.map_or(String::from("NULL"), |ms| ms.to_string())
-            ),
-        )),
+        _ => {
+            let value = lease_ms.map_or(String::from("NULL"), |ms| ms.to_string());
+            Err(not_a_lock(lock, table, ItemMismatch::LeaseOutOfRange { attribute: "lease_ms", value }))
+        }
     }
 }
 
@@ -215,28 +217,25 @@ pub(crate) fn lease_ms(lease: Duration) -> i64 {
 /// Why a table's columns are not those of a lock table, from what the database says of each
 /// column: its name, its type, whether it is in the primary key, and whether it must hold a
 /// value that the locks never write (`NOT NULL` without a default). `None` when they fit.
-pub(crate) fn schema_mismatch(columns: &[ColumnInfo]) -> Option<String> {
-    if columns.is_empty() {
-        return Some(String::from("it has no columns"));
-    }
+pub(crate) fn schema_mismatch(columns: &[ColumnInfo]) -> Option<TableMismatch> {
     for (name, kind) in COLUMNS {
         let Some(column) = columns.iter().find(|c| c.name == name) else {
-            return Some(format!("it has no column {name}"));
+            return Some(TableMismatch::MissingColumn { column: name });
         };
         if column.kind != Some(kind) {
-            let wanted = match kind {
+            let expected = match kind {
                 ColumnType::Text => "text",
                 ColumnType::Integer => "a 64-bit integer",
             };
-            return Some(format!("its column {name} is of type {}, not {wanted}", column.declared));
+            return Some(TableMismatch::ColumnType { column: name, found: column.declared.clone(), expected });
         }
     }
-    let key: Vec<&str> = columns.iter().filter(|c| c.primary_key).map(|c| c.name.as_str()).collect();
+    let key: Vec<String> = columns.iter().filter(|c| c.primary_key).map(|c| c.name.clone()).collect();
     if key != ["name"] {
-        return Some(format!("its primary key is ({}), not (name)", key.join(", ")));
+        return Some(TableMismatch::PrimaryKey { found: key });
     }
     if let Some(column) = columns.iter().find(|c| c.required && !COLUMNS.iter().any(|(name, _)| *name == c.name)) {
-        return Some(format!("its column {} must have a value, and a lock writes none", column.name));
+        return Some(TableMismatch::RequiredColumn { column: column.name.clone() });
     }
     None
 }
@@ -284,9 +283,10 @@ mod tests {
     #[test]
     fn an_owner_without_the_lock_columns_is_not_a_lock() {
         let row = Row { owner: Some("someone".into()), fence: Some(1), ..Row::default() };
-        assert_eq!(row.decode(), Err(String::from("it has an owner but no rvn and no lease_ms")));
-        assert!(held("o", 5).decode().unwrap_err().contains("lease_ms 5"));
-        assert!(Row { fence: Some(-1), ..Row::default() }.decode().unwrap_err().contains("negative"));
+        assert_eq!(row.decode(), Err(ItemMismatch::Missing { attributes: vec!["rvn", "lease_ms"] }));
+        let out_of_range = ItemMismatch::LeaseOutOfRange { attribute: "lease_ms", value: String::from("5") };
+        assert_eq!(held("o", 5).decode(), Err(out_of_range));
+        assert_eq!(Row { fence: Some(-1), ..Row::default() }.decode(), Err(ItemMismatch::NegativeFence { value: -1 }));
     }
 
     #[test]
@@ -301,9 +301,9 @@ mod tests {
 
     #[test]
     fn placeholders_follow_the_dialect() {
-        let pg = Statements::new("locks", "BIGINT", '$', "{t}.fence >= 0");
+        let pg = Statements::new("locks", "BIGINT", '$', "{t}.fence >= 0", "TRUE");
         assert!(pg.renew.contains("name = $1 AND owner = $2") && !pg.renew.contains('?'), "{}", pg.renew);
-        let lite = Statements::new("locks", "INTEGER", '?', "{t}.fence >= 0");
+        let lite = Statements::new("locks", "INTEGER", '?', "{t}.fence >= 0", "TRUE");
         assert!(lite.acquire_version.contains("rvn = ?7"), "{}", lite.acquire_version);
     }
 }

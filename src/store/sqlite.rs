@@ -19,13 +19,15 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::sql::{self, ColumnInfo, ColumnType, Row, Statements};
-use super::{AcquireOutcome, Expect, Grant, LockStore, LockView, RenewOutcome, StoreFuture};
+use super::{AcquireOutcome, Cursor, Expect, Grant, LockStore, LockView, Page, RenewOutcome, StoreFuture};
 use crate::clock::Clock;
 use crate::error::Error;
+use crate::item_mismatch::ItemMismatch;
 use crate::lease::Lease;
 use crate::lock_table::LockTable;
 use crate::options::LockTableOptions;
 use crate::table::{Location, StoreKind};
+use crate::table_check::TableMismatch;
 
 /// A table of locks in a SQLite database file, for [`LockTable::sqlite`].
 ///
@@ -170,7 +172,8 @@ impl LockTable {
         let options = options.resolve("name", None)?;
         // SQLite keeps any type in any column: a fence of text would count as 0.
         let fence_is_valid = "(typeof({t}.fence) IN ('integer', 'null') AND COALESCE({t}.fence, 0) >= 0)";
-        let sql = Statements::new(&table.table, "INTEGER", '?', fence_is_valid);
+        // A listing pages by name, and SQLite orders numbers before text and blobs after it.
+        let sql = Statements::new(&table.table, "INTEGER", '?', fence_is_valid, "typeof(name) = 'text'");
         let location =
             Location { table: table.table.clone(), kind: StoreKind::Sqlite { check_held: sql.check_held.clone() } };
         let store = SqliteStore {
@@ -191,7 +194,7 @@ impl LockTable {
 impl Lease {
     /// Checks, inside the caller's own SQLite transaction on the same database file, that this
     /// lease still holds its lock, with its owner and its fencing token: the SQL counterpart of
-    /// [`is_held`](crate::TransactWriteExt::is_held).
+    /// [`fenced_by`](crate::TransactWriteExt::fenced_by).
     ///
     /// Begin the transaction with `BEGIN IMMEDIATE` (rusqlite's
     /// `TransactionBehavior::Immediate`), check first, then write: SQLite then lets no other
@@ -202,9 +205,9 @@ impl Lease {
     /// # Errors
     ///
     /// [`Error::NotHeld`] when another owner or another fencing token holds the lock, or its
-    /// row is gone: roll back. [`Error::InvalidOptions`] for a connection outside a
-    /// transaction, or a lease whose locks are not in SQLite, and [`Error::Sql`] for a
-    /// statement that failed.
+    /// row is gone: roll back. [`Error::NotInTransaction`] for a connection outside a
+    /// transaction, [`Error::WrongStore`] for a lease whose locks are not in SQLite, and
+    /// [`Error::Sql`] for a statement that failed.
     ///
     /// # Examples
     ///
@@ -234,14 +237,10 @@ impl Lease {
     pub fn check_held_sqlite(&self, transaction: &Connection) -> Result<(), Error> {
         let location = &self.table().table;
         let StoreKind::Sqlite { check_held } = &location.kind else {
-            return Err(Error::InvalidOptions {
-                reason: format!("the locks of table {:?} are not in SQLite", location.table),
-            });
+            return Err(Error::WrongStore { table: location.table.clone(), expected: "SQLite" });
         };
         if transaction.is_autocommit() {
-            return Err(Error::InvalidOptions {
-                reason: String::from("check_held_sqlite needs a connection inside a transaction"),
-            });
+            return Err(Error::NotInTransaction);
         }
         let fence = i64::try_from(self.fencing_token()).unwrap_or(i64::MAX);
         let held = transaction
@@ -314,7 +313,7 @@ impl Inner {
             open.ensured = true;
         }
         let result = f(self, &open.connection);
-        if matches!(result, Err(Error::TableNotFound { .. } | Error::KeySchemaMismatch { .. })) {
+        if matches!(result, Err(Error::TableNotFound { .. } | Error::TableMismatch { .. })) {
             open.ensured = false;
         }
         result
@@ -342,7 +341,7 @@ impl Inner {
         })()
         .map_err(|err| self.fail("create table", err))?;
         match sql::schema_mismatch(&columns) {
-            Some(reason) => Err(Error::KeySchemaMismatch { table: self.table.clone(), reason }),
+            Some(mismatch) => Err(Error::TableMismatch { table: self.table.clone(), mismatch }),
             None => Ok(()),
         }
     }
@@ -356,11 +355,16 @@ impl Inner {
                     .optional()
             })
             .map_err(|err| self.fail("read", err))?;
-        let Some([owner, rvn, fence, lease_ms, holder]) = values else {
+        let Some(values) = values else {
             return Ok(LockView::Absent);
         };
+        self.decode_row(name, values)
+    }
+
+    /// The lock of the columns `owner, rvn, fence, lease_ms, holder` of the row of `name`.
+    fn decode_row(&self, name: &str, [owner, rvn, fence, lease_ms, holder]: [Value; 5]) -> Result<LockView, Error> {
         let row = (|| {
-            Ok::<_, String>(Row {
+            Ok::<_, ItemMismatch>(Row {
                 owner: text("owner", owner)?,
                 rvn: text("rvn", rvn)?,
                 fence: integer("fence", fence)?,
@@ -369,6 +373,25 @@ impl Inner {
             })
         })();
         row.and_then(Row::decode).map_err(|reason| sql::not_a_lock(name, &self.table, reason))
+    }
+
+    /// One page of the rows whose names come after `after`.
+    fn list_page(&self, connection: &Connection, after: &str) -> Result<Page, Error> {
+        let rows = connection
+            .prepare_cached(&self.sql.list)
+            .and_then(|mut statement| {
+                let rows = statement.query_map([after], |row| {
+                    Ok((row.get::<_, String>(0)?, [row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?]))
+                })?;
+                rows.collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(|err| self.fail("list", err))?;
+        let next = (rows.len() == sql::LIST_PAGE_ROWS).then(|| rows.last().map(|(name, _)| name.clone())).flatten();
+        let locks = rows.into_iter().map(|(name, values)| {
+            let view = self.decode_row(&name, values);
+            (name, view)
+        });
+        Ok(Page { locks: locks.collect(), next: next.map(Cursor::Sql) })
     }
 
     fn expiry(&self) -> Option<i64> {
@@ -391,7 +414,11 @@ impl Inner {
             None => Ok(None),
             Some(fence) => match integer("fence", fence).map(|fence| fence.and_then(|f| u64::try_from(f).ok())) {
                 Ok(Some(fence)) => Ok(Some(fence)),
-                Ok(None) => Err(sql::not_a_lock(name, &self.table, String::from("its fence is not a whole number"))),
+                Ok(None) => {
+                    let reason =
+                        ItemMismatch::WrongType { attribute: String::from("fence"), expected: "a whole number" };
+                    Err(sql::not_a_lock(name, &self.table, reason))
+                }
                 Err(reason) => Err(sql::not_a_lock(name, &self.table, reason)),
             },
         }
@@ -448,6 +475,19 @@ impl LockStore for SqliteStore {
     fn read<'a>(&'a self, name: &'a str) -> StoreFuture<'a, LockView> {
         let name = name.to_owned();
         Box::pin(self.call("read", move |inner, connection| inner.read_row(connection, &name)))
+    }
+
+    fn check_table(&self) -> StoreFuture<'_, ()> {
+        // The first call of a connection creates and checks the table; this checks it again.
+        Box::pin(self.call("check table", |inner, connection| inner.ensure(connection)))
+    }
+
+    fn list<'a>(&'a self, cursor: Option<&'a Cursor>) -> StoreFuture<'a, Page> {
+        let after = match cursor {
+            Some(Cursor::Sql(name)) => name.clone(),
+            _ => String::new(),
+        };
+        Box::pin(self.call("list", move |inner, connection| inner.list_page(connection, &after)))
     }
 
     fn acquire<'a>(
@@ -525,7 +565,7 @@ impl LockStore for SqliteStore {
             match inner.write_fence(connection, &g.name, &inner.sql.force_hold, params)? {
                 Some(fence) => Ok(fence),
                 None => {
-                    Err(sql::not_a_lock(&g.name, &inner.table, String::from("the simulated holder was not written")))
+                    Err(sql::not_a_lock(&g.name, &inner.table, ItemMismatch::NotReadBack { write: "simulated holder" }))
                 }
             }
         }))
@@ -561,20 +601,20 @@ fn affinity(declared: &str) -> Option<ColumnType> {
 }
 
 /// A text column's value: SQLite keeps any type in any column.
-fn text(column: &str, value: Value) -> Result<Option<String>, String> {
+fn text(column: &str, value: Value) -> Result<Option<String>, ItemMismatch> {
     match value {
         Value::Null => Ok(None),
         Value::Text(text) => Ok(Some(text)),
-        _ => Err(format!("its {column} is not text")),
+        _ => Err(ItemMismatch::WrongType { attribute: column.to_owned(), expected: "text" }),
     }
 }
 
 /// A whole-number column's value.
-fn integer(column: &str, value: Value) -> Result<Option<i64>, String> {
+fn integer(column: &str, value: Value) -> Result<Option<i64>, ItemMismatch> {
     match value {
         Value::Null => Ok(None),
         Value::Integer(n) => Ok(Some(n)),
-        _ => Err(format!("its {column} is not a whole number")),
+        _ => Err(ItemMismatch::WrongType { attribute: column.to_owned(), expected: "a whole number" }),
     }
 }
 
@@ -619,7 +659,8 @@ fn failure(operation: &'static str, table: &str, err: rusqlite::Error) -> Error 
                 return Error::TableNotFound { table: table.to_owned() };
             }
             if message.starts_with("no such column") || message.contains("has no column named") {
-                return Error::KeySchemaMismatch { table: table.to_owned(), reason: message.to_owned() };
+                let mismatch = TableMismatch::Refused { message: message.to_owned() };
+                return Error::TableMismatch { table: table.to_owned(), mismatch };
             }
             let primary = usize::try_from(failure.extended_code & 0xff).unwrap_or(0);
             let code =

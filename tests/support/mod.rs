@@ -30,7 +30,7 @@ pub fn fake() -> FakeDynamoDb {
 }
 
 pub fn table(client: Client) -> TableRef {
-    TableRef::new(client, TABLE, "pk", Some("sk"))
+    TableRef::builder(client, TABLE).partition_key("pk").sort_key("sk").build().unwrap()
 }
 
 /// A lock table of its own client, as a process has.

@@ -27,7 +27,11 @@ pub(crate) fn boot(ctx: &Ctx<LockCall, LockValue>, kind: LockKind) -> LockIncarn
     let ids = Arc::new(SeededIds::new(ctx.incarnation_rng(STREAM_IDS).next_u64()));
     let (options, item_options) = incarnation_options(&mut ctx.incarnation_rng(STREAM_OPTIONS), process);
     let options = options.clock(Arc::new(ctx.clock().clone())).id_source(ids.clone());
-    let table = TableRef::new(ctx.client().clone(), TABLE, PARTITION_KEY, Some(SORT_KEY));
+    let table = TableRef::builder(ctx.client().clone(), TABLE)
+        .partition_key(PARTITION_KEY)
+        .sort_key(SORT_KEY)
+        .build()
+        .expect("a table of names");
     let lock_table = LockTable::new(table, options).expect("the options of a simulated process are valid");
     let locks = match kind {
         LockKind::Library => {

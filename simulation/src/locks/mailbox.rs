@@ -4,14 +4,16 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use dynalease::ProcessLockToken;
+
 use crate::history::ProcessRef;
 
-/// A token that one process hands another: the token string of [`ProcessLocks`](dynalease::ProcessLocks), with what the
+/// A token that one process hands another: the token of [`ProcessLocks`](dynalease::ProcessLocks), with what the
 /// receiver needs to know of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handoff {
     /// The token.
-    pub token: String,
+    pub token: ProcessLockToken,
     /// Its fencing token.
     pub fence: u64,
     /// The duration its lock was last written with.

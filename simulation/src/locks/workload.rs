@@ -81,13 +81,13 @@ impl fmt::Debug for ProcessCtx {
 /// How a fenced write adds the check of its lease to its transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fence {
-    /// `is_held_marked`, which tells a lost lease from another cancellation.
+    /// `fenced_by_marked`, which tells a lost lease from another cancellation.
     Marked,
-    /// `is_held`.
+    /// `fenced_by`.
     Plain,
-    /// `is_held_current`: the lease of the leader term the write runs in.
+    /// `fenced_by_current`: the lease of the leader term the write runs in.
     Current,
-    /// `is_held_current_marked`.
+    /// `fenced_by_current_marked`.
     CurrentMarked,
 }
 
@@ -566,7 +566,7 @@ impl ProcessCtx {
     }
 
     /// Writes the data item of the lock under the lease: with the library, a transaction that
-    /// commits only while the lease holds the lock (`is_held`); with the naive lock, a plain
+    /// commits only while the lease holds the lock (`fenced_by`); with the naive lock, a plain
     /// put that only the process's belief guards. Records the operation; DynamoDB's commit is
     /// recorded when it is applied. A lease the process already knows has ended sends nothing
     /// and returns `Fail`.
@@ -629,14 +629,17 @@ impl ProcessCtx {
         let mut held = HeldCheck::default();
         let request = match fence {
             Fence::Marked => {
-                let request = request.is_held_marked(lease, &mut held);
+                let request = request.fenced_by_marked(lease, &mut held);
                 // The check follows the put, so its reason is the second of the transaction.
                 if held.index() != Some(1) {
-                    self.broken_promise(lock, format!("is_held_marked put its check at {:?}, not at 1", held.index()));
+                    self.broken_promise(
+                        lock,
+                        format!("fenced_by_marked put its check at {:?}, not at 1", held.index()),
+                    );
                 }
                 request
             }
-            Fence::Plain => request.is_held(lease),
+            Fence::Plain => request.fenced_by(lease),
             Fence::Current | Fence::CurrentMarked => {
                 // The lease of the term this code runs in must be the one the term was given.
                 match Lease::current() {
@@ -655,9 +658,9 @@ impl ProcessCtx {
                     ),
                 }
                 let added = if fence == Fence::CurrentMarked {
-                    request.is_held_current_marked(&mut held)
+                    request.fenced_by_current_marked(&mut held)
                 } else {
-                    request.is_held_current()
+                    request.fenced_by_current()
                 };
                 match added {
                     Ok(request) => request,

@@ -48,6 +48,7 @@ mod index;
 mod liveness;
 mod promises;
 mod releases;
+mod renewals;
 mod tokens;
 mod truth;
 mod writes;
@@ -127,6 +128,9 @@ pub enum ViolationKind {
     ForeignItem,
     /// A lease was said lost for a reason the lock item and the table do not show.
     WrongLossReason,
+    /// A renewal answered true while the lock item did not hold its lease at any instant of
+    /// the call.
+    RenewedUnheld,
 }
 
 impl ViolationKind {
@@ -150,7 +154,7 @@ impl ViolationKind {
     }
 
     /// Every invariant, in the order of the checks.
-    pub const ALL: [ViolationKind; 22] = [
+    pub const ALL: [ViolationKind; 23] = [
         ViolationKind::TokenNotRising,
         ViolationKind::TakeoverBeforeExpiry,
         ViolationKind::ForeignWrite,
@@ -173,6 +177,7 @@ impl ViolationKind {
         ViolationKind::BrokenPromise,
         ViolationKind::WrongLossReason,
         ViolationKind::ForeignItem,
+        ViolationKind::RenewedUnheld,
     ];
 
     /// The invariant of a short name ([`name`](ViolationKind::name)).
@@ -205,6 +210,7 @@ impl ViolationKind {
             ViolationKind::BrokenPromise => "broken-promise",
             ViolationKind::WrongLossReason => "wrong-loss-reason",
             ViolationKind::ForeignItem => "foreign-item",
+            ViolationKind::RenewedUnheld => "renewed-unheld",
         }
     }
 }
@@ -236,6 +242,7 @@ impl fmt::Display for ViolationKind {
             ViolationKind::BrokenPromise => "the library answered against its documentation",
             ViolationKind::WrongLossReason => "a lease was said lost for a reason the lock item does not show",
             ViolationKind::ForeignItem => "an item that is no lock was written as a lock, or not reported as one",
+            ViolationKind::RenewedUnheld => "a renewal answered true while the lock item did not hold its lease",
         })
     }
 }
@@ -354,6 +361,7 @@ pub fn check(history: &History, context: &CheckContext) -> CheckReport {
     releases::stops_at_once(&checked, &mut report);
     promises::promises_kept(&checked, &mut report);
     promises::loss_reasons(&checked, &mut report);
+    renewals::renewals_answer_truly(&checked, &mut report);
     report.stats.beliefs = checked.index.beliefs.len();
     report.stats.writes = checked.truth.writes;
     // One violation per invariant and lock: the first one, which the others usually follow from.

@@ -1,6 +1,6 @@
 //! The leader: an election of [`dynalease::LockTable::run_as_leader`] and the work of its terms.
 //!
-//! Each term writes under its lease, with every form of `is_held`, and most terms run until the
+//! Each term writes under its lease, with every form of `fenced_by`, and most terms run until the
 //! lease is lost; now and then one ends on its own, with a value or an error, and hands the
 //! lock on. One election in four is stopped by its caller after a while, while it leads or
 //! while it waits. What `run_as_leader` returns is held to its documentation: the value or the

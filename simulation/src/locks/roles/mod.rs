@@ -2,7 +2,7 @@
 //! and option of the library's public API, each under the faults of the run:
 //!
 //! - a leader contends with `run_as_leader`, writes under each term with every form of
-//!   `is_held`, and now and then ends a term on its own (with a value or an error) or stops the
+//!   `fenced_by`, and now and then ends a term on its own (with a value or an error) or stops the
 //!   election, while it leads or while it waits (`leader.rs`);
 //! - a store writer tries its lock now and then, and while it holds it writes to the external
 //!   store with its fencing token;

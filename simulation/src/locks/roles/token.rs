@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use dynalease::ProcessLocks;
+use dynalease::{ProcessLockToken, ProcessLocks, RenewOptions};
 
 use super::pause;
 use super::promise::Promise;
@@ -23,7 +23,7 @@ use crate::rng::SimRng;
 
 /// A lock that this process holds by a token.
 struct Hold {
-    token: String,
+    token: ProcessLockToken,
     fence: u64,
     /// The shortest duration the lock may have been written with last.
     duration: Duration,
@@ -104,7 +104,7 @@ pub(super) async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64,
 }
 
 /// Releases the lock by `token`.
-async fn release(ctx: &ProcessCtx, lock: &Lock, locks: &ProcessLocks, token: &str, fence: u64) {
+async fn release(ctx: &ProcessCtx, lock: &Lock, locks: &ProcessLocks, token: &ProcessLockToken, fence: u64) {
     let release = ctx.invoke(Call::Release { lock: lock.clone(), token: fence });
     match locks.release(token).await {
         Ok(held) => ctx.complete(release, Outcome::Ok, Value::Bool(held)),
@@ -129,11 +129,7 @@ async fn create(ctx: &ProcessCtx, lock: &Lock, name: &str, locks: &ProcessLocks,
             return None;
         }
     };
-    let Ok(fence) = ProcessLocks::fencing_token(&token) else {
-        ctx.broken_promise(lock, format!("create returned {token:?}, which fencing_token does not read"));
-        ctx.complete(op, Outcome::Info, Value::Text(String::from("a token without a fence")));
-        return None;
-    };
+    let fence = token.fencing_token();
     ctx.complete(op, Outcome::Ok, Value::Token(fence));
     // The library counts the lease from the send of its write, which comes after the call.
     let promise = Promise::start(ctx, lock, fence, called + lease);
@@ -182,7 +178,14 @@ async fn renew(ctx: &ProcessCtx, lock: &Lock, locks: &ProcessLocks, hold: &mut H
         .then(|| Duration::from_millis(rng.range(floor_ms, floor_ms.max(3 * lease_ms / 2))));
     let called = ctx.clock().monotonic();
     let op = ctx.invoke(Call::Renew { lock: lock.clone(), token: hold.fence });
-    match locks.renew(&hold.token, new, hold.window).await {
+    let mut options = RenewOptions::new();
+    if let Some(new) = new {
+        options = options.duration(new);
+    }
+    if let Some(window) = hold.window {
+        options = options.only_within(window);
+    }
+    match locks.renew(&hold.token, options).await {
         Ok(true) => {
             ctx.complete(op, Outcome::Ok, Value::None);
             hold.duration = match (new, hold.window) {

@@ -1,4 +1,4 @@
-//! Rule 7: a transaction under `is_held` commits only while the lease holds its lock, and its
+//! Rule 7: a transaction under `fenced_by` commits only while the lease holds its lock, and its
 //! error tells a lost lease from the caller's own failed conditions.
 
 mod support;
@@ -49,7 +49,7 @@ async fn ship(client: &Client, lease: &Lease) -> Result<(), bool> {
     client
         .transact_write_items()
         .transact_items(put_order("0", "audit"))
-        .is_held_marked(lease, &mut held)
+        .fenced_by_marked(lease, &mut held)
         .transact_items(put_order("1", "shipped"))
         .send()
         .await
@@ -64,7 +64,7 @@ async fn a_transaction_commits_while_the_lease_holds_the_lock() {
     let locks = locks(&fake);
     let lease = locks.acquire("order-sweeper", LEASE).await.unwrap();
 
-    client.transact_write_items().is_held(&lease).transact_items(put_order("1", "shipped")).send().await.unwrap();
+    client.transact_write_items().fenced_by(&lease).transact_items(put_order("1", "shipped")).send().await.unwrap();
 
     assert_eq!(status(&client, "1").await.as_deref(), Some("shipped"));
 }
@@ -102,7 +102,7 @@ async fn a_transaction_after_a_release_and_a_new_acquire_by_the_same_table_is_re
     let locks = locks(&fake);
     let old = locks.acquire("order-sweeper", LEASE).await.unwrap();
     let mut held = HeldCheck::default();
-    let stale = client.transact_write_items().is_held_marked(&old, &mut held);
+    let stale = client.transact_write_items().fenced_by_marked(&old, &mut held);
     old.release().await.unwrap();
     let _new = locks.acquire("order-sweeper", LEASE).await.unwrap();
 
@@ -122,7 +122,7 @@ async fn the_callers_own_failed_condition_is_not_a_lost_lease() {
     let mut held = HeldCheck::default();
     let err = client
         .transact_write_items()
-        .is_held_marked(&lease, &mut held)
+        .fenced_by_marked(&lease, &mut held)
         .transact_items(put_new_order("7"))
         .send()
         .await
@@ -145,7 +145,7 @@ async fn the_check_sits_where_it_was_added() {
         .transact_write_items()
         .transact_items(put_order("1", "a"))
         .transact_items(put_order("2", "b"))
-        .is_held_marked(&lease, &mut held);
+        .fenced_by_marked(&lease, &mut held);
 
     assert_eq!(held.index(), Some(2));
     assert_eq!(HeldCheck::default().index(), None);
