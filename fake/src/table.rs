@@ -461,17 +461,28 @@ impl Table {
             Entry::Occupied(mut slot) => {
                 let old = std::mem::replace(slot.get_mut(), item);
                 if let Some(changes) = self.changes.as_deref_mut() {
-                    changes.record(&self.name, &self.key, Some(&old), Some(slot.get()), now, Origin::Request);
+                    changes.record(
+                        &self.name,
+                        &self.key,
+                        slot.key(),
+                        Some(&old),
+                        Some(slot.get()),
+                        now,
+                        Origin::Request,
+                    );
                 }
                 self.count_out(item_size(&old));
                 Some(old)
             }
             Entry::Vacant(slot) => {
                 self.placements.remember(slot.key(), stored);
+                let Some(changes) = self.changes.as_deref_mut() else {
+                    slot.insert(item);
+                    return None;
+                };
+                let key = slot.key().clone();
                 let new = slot.insert(item);
-                if let Some(changes) = self.changes.as_deref_mut() {
-                    changes.record(&self.name, &self.key, None, Some(new), now, Origin::Request);
-                }
+                changes.record(&self.name, &self.key, &key, None, Some(new), now, Origin::Request);
                 None
             }
         }
@@ -496,7 +507,7 @@ impl Table {
         count_in(&mut self.bytes, &mut self.indexes, &self.key, key, &item, size);
         let old = std::mem::replace(slot, item);
         if let Some(changes) = self.changes.as_deref_mut() {
-            changes.record(&self.name, &self.key, Some(&old), Some(slot), now, Origin::Request);
+            changes.record(&self.name, &self.key, key, Some(&old), Some(slot), now, Origin::Request);
         }
         self.count_out(item_size(&old));
         Ok(Some(old))
@@ -530,7 +541,7 @@ impl Table {
         if let Some((old_size, new_size)) = sizes {
             count_in(&mut self.bytes, &mut self.indexes, &self.key, key, item, new_size);
             if let (Some(changes), Some(before)) = (self.changes.as_deref_mut(), &before) {
-                changes.record(&self.name, &self.key, Some(before), Some(item), now, Origin::Request);
+                changes.record(&self.name, &self.key, key, Some(before), Some(item), now, Origin::Request);
             }
             self.count_out(old_size);
         }
@@ -550,7 +561,7 @@ impl Table {
     fn remove_for(&mut self, key: &PrimaryKey, now: SystemTime, origin: Origin) -> Option<Item> {
         let old = self.items.remove(key)?;
         if let Some(changes) = self.changes.as_deref_mut() {
-            changes.record(&self.name, &self.key, Some(&old), None, now, origin);
+            changes.record(&self.name, &self.key, key, Some(&old), None, now, origin);
         }
         self.count_out(item_size(&old));
         for index in &mut self.indexes.list {

@@ -308,6 +308,9 @@ pub(super) fn build(
 /// idempotency tokens. The engine's observers of item changes watch the new tables.
 pub(super) fn install(engine: &mut Engine, built: Built) {
     engine.tables = built.tables;
+    for table in engine.tables.values_mut() {
+        crate::stale::fit(table, engine.history);
+    }
     if let Some(next) = built.next_table_id {
         engine.next_table_id = next;
     }

@@ -1,9 +1,11 @@
-//! The one place a table hands its item changes to: its stream, and any in-process observers.
+//! The one place a table hands its item changes to: its stream, any in-process observers, and
+//! the history of its items that stale reads look into.
 
 use std::time::SystemTime;
 
 use super::{ChangeKind, ItemChange, Observer, Stream};
-use crate::table::KeySchema;
+use crate::stale::History;
+use crate::table::{KeySchema, PrimaryKey};
 use crate::value::Item;
 
 /// Why an item changed.
@@ -15,30 +17,36 @@ pub(crate) enum Origin {
     TimeToLive,
 }
 
-/// Where a table's item changes go. A table has one only while it has a stream or an observer.
+/// Where a table's item changes go. A table has one only while it has a stream, an observer or a
+/// history.
 #[derive(Debug, Default)]
 pub(crate) struct Changes {
     /// The table's enabled stream.
     pub(crate) stream: Option<Stream>,
     /// The observers of the table's changes, called in the order they were added.
     pub(crate) observers: Vec<Observer>,
+    /// The table's recent changes, kept while a [`crate::Fault::StaleRead`] rule is in force.
+    pub(crate) history: Option<History>,
 }
 
 impl Changes {
     /// Whether nothing wants the changes any more.
     pub(crate) fn is_empty(&self) -> bool {
-        self.stream.is_none() && self.observers.is_empty()
+        self.stream.is_none() && self.observers.is_empty() && self.history.is_none()
     }
 
-    /// Hands on the change of one item of `table` from `old` to `new` (`None`: no item), made at
-    /// `now`. A write that leaves the item as it was (an identical put, a delete of a missing
-    /// item, an update that sets what is there) is no change, as DynamoDB's streams show it.
+    /// Hands on the change of the item at `primary` of `table` (whose key schema is `key`) from
+    /// `old` to `new` (`None`: no item), made at `now`. A write that leaves the item as it was (an
+    /// identical put, a delete of a missing item, an update that sets what is there) is no change,
+    /// as DynamoDB's streams show it.
     // Kept out of line: the write paths inline only the test that calls it.
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(
         &mut self,
         table: &str,
         key: &KeySchema,
+        primary: &PrimaryKey,
         old: Option<&Item>,
         new: Option<&Item>,
         now: SystemTime,
@@ -51,6 +59,12 @@ impl Changes {
             (Some(old), None) => (ChangeKind::Remove, old),
             (None, None) => return,
         };
+        if let Some(history) = &mut self.history {
+            history.record(now, primary, old);
+        }
+        if self.observers.is_empty() && self.stream.is_none() {
+            return;
+        }
         let keys: Item = key
             .hash_attrs()
             .chain(key.range_attrs())

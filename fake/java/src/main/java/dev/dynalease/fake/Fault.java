@@ -21,7 +21,12 @@ public enum Fault {
     /** Any error DynamoDB sends: {@code Code}, and {@code Message} and {@code Status} (400 by default). */
     ERROR("Error", "Code"),
     /** Only {@code Processed} requests of a batch are processed; the rest come back unprocessed. */
-    UNPROCESSED("Unprocessed", "Processed");
+    UNPROCESSED("Unprocessed", "Processed"),
+    /**
+     * Eventually consistent reads see the tables, and their indexes, as they were at one instant up
+     * to {@code MaxLagMs} ago (at most an hour); strongly consistent reads and transactions never do.
+     */
+    STALE_READ("StaleRead", "MaxLagMs");
 
     private final String controlName;
     private final List<String> needs;
@@ -36,7 +41,10 @@ public enum Fault {
         return controlName;
     }
 
-    /** The members a rule of this kind needs ({@code DelayMs}, {@code Code}, {@code Processed}). */
+    /**
+     * The members a rule of this kind needs ({@code DelayMs}, {@code Code}, {@code Processed},
+     * {@code MaxLagMs}).
+     */
     public List<String> needs() {
         return needs;
     }
