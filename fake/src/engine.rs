@@ -2,6 +2,7 @@
 //! its handler. The engine is synchronous and knows nothing of HTTP, clocks or faults;
 //! `FakeDynamoDb` holds one per account and region (`accounts::Accounts`).
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
@@ -59,6 +60,16 @@ pub(crate) struct Engine {
     pub(crate) backup_creation: Duration,
     /// The exports and imports, and the work on S3 the request being answered left to start.
     pub(crate) transfers: Transfers,
+    /// How long its tables keep the changes of their items, for stale reads (see
+    /// [`crate::stale`]); `None`: they keep none.
+    pub(crate) history: Option<Duration>,
+    /// The instant the eventually consistent reads of the request being answered see (set by a
+    /// [`crate::Fault::StaleRead`] for one request); `None`: the present.
+    pub(crate) read_at: Option<SystemTime>,
+    /// The only table whose reads see `read_at`, when the rule names one.
+    pub(crate) read_table: Option<String>,
+    /// Whether a read of the request being answered saw `read_at`.
+    pub(crate) read_in_past: Cell<bool>,
 }
 
 impl Engine {
@@ -80,6 +91,10 @@ impl Engine {
             backups: Backups::default(),
             backup_creation: Duration::ZERO,
             transfers: Transfers::default(),
+            history: None,
+            read_at: None,
+            read_table: None,
+            read_in_past: Cell::new(false),
         }
     }
 

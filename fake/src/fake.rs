@@ -489,17 +489,33 @@ impl FakeDynamoDb {
 
     /// Adds a fault rule; rules apply in the order they were added.
     pub fn inject(&self, rule: FaultRule) {
-        lock(&self.shared.faults).add(rule);
+        self.inject_numbered(rule);
     }
 
     /// Adds a fault rule; returns its id.
     pub(crate) fn inject_numbered(&self, rule: FaultRule) -> u64 {
-        lock(&self.shared.faults).add(rule)
+        let id = lock(&self.shared.faults).add(rule);
+        self.keep_history();
+        id
     }
 
     /// Removes the fault rule `id`; false if there is none.
     pub(crate) fn remove_fault(&self, id: u64) -> bool {
-        lock(&self.shared.faults).remove(id)
+        let removed = lock(&self.shared.faults).remove(id);
+        self.keep_history();
+        removed
+    }
+
+    /// Makes the tables of every account and region keep the history of their items that the
+    /// fault rules in force need for stale reads, and no more: from the moment a rule of
+    /// [`Fault::StaleRead`] is added, so that what changes before the next request (a
+    /// time-to-live sweep) is kept too.
+    fn keep_history(&self) {
+        let horizon = lock(&self.shared.faults).history_horizon();
+        let mut accounts = lock(&self.shared.accounts);
+        for (_, engine) in accounts.engines_mut() {
+            crate::stale::keep_history(engine, horizon);
+        }
     }
 
     /// Every fault rule, in force or used up, with what it did so far.
@@ -525,6 +541,7 @@ impl FakeDynamoDb {
     /// Removes every fault rule.
     pub fn clear_faults(&self) {
         lock(&self.shared.faults).clear();
+        self.keep_history();
     }
 
     /// Runs a time-to-live sweep now: deletes every item whose time to live has passed.
@@ -579,6 +596,8 @@ impl FakeDynamoDb {
     /// Answers one request synchronously, without faults: operation name and JSON body in,
     /// HTTP status and JSON body out. For embedding the engine behind another transport.
     pub fn handle_json(&self, operation: &str, body: &[u8]) -> (u16, Vec<u8>) {
+        // No fault, but the history the rules in force keep is kept on.
+        let drawn = Drawn { history: lock(&self.shared.faults).history_horizon(), ..Drawn::default() };
         match self.answer(
             &Call {
                 operation,
@@ -589,7 +608,7 @@ impl FakeDynamoDb {
                 signature: Signature::Unchecked,
                 place: Place::DEFAULT,
             },
-            &Drawn::default(),
+            &drawn,
         ) {
             Reply::Http { status, body, .. } => (status, body),
             Reply::Lost => (500, Vec::new()),
@@ -622,7 +641,7 @@ impl FakeDynamoDb {
         let served = Operation::from_name(operation).filter(|&op| service.is_some_and(|service| service.serves(op)));
         let mut record = Entry::new(served, operation, client, fault, now, place);
         record.signed = signed;
-        let result = self.run(served, call, now, drawn.failure.as_ref(), &mut record);
+        let result = self.run(served, call, now, drawn, &mut record);
         let reply = match (result, &drawn.failure) {
             (_, Some(Fault::LostResponse)) => Reply::Lost,
             (Ok(json), _) => Reply::Http { status: 200, body: json.into_bytes(), request_id },
@@ -650,10 +669,11 @@ impl FakeDynamoDb {
         operation: Option<Operation>,
         call: &Call<'_>,
         now: SystemTime,
-        failure: Option<&Fault>,
+        drawn: &Drawn,
         record: &mut Entry,
     ) -> Result<crate::json::Body, DynamoError> {
         let Call { body, signature, place, .. } = *call;
+        let failure = drawn.failure.as_ref();
         // The request document lives in the thread's arena until the answer is written.
         crate::json::with_arena(|arena| {
             // DynamoDB reports a body it cannot read before an unknown target, then a missing or
@@ -689,6 +709,11 @@ impl FakeDynamoDb {
             let (lag, settings) = (accounts.replication_lag, accounts.settings);
             accounts.engine_at(place, now);
             let account = accounts.existing_account_mut(place.account).expect("the request's account was just made");
+            // Every region of the account keeps the history stale reads need before the writes
+            // of its global tables arrive: a region made since the rule was added too.
+            for engine in account.regions.values_mut() {
+                crate::stale::keep_history(engine, drawn.history);
+            }
             account.deliver(now, &|region, table| self.replication_stalled(place.account, region, table));
             let replica_updates =
                 operation == Operation::UpdateTable && json.get("ReplicaUpdates").is_some_and(|r| !r.is_null());
@@ -709,8 +734,16 @@ impl FakeDynamoDb {
                     Some(Fault::Unprocessed(processed)) => Some(*processed),
                     _ => None,
                 };
+                engine.read_at = drawn.stale.and_then(|lag| now.checked_sub(lag));
+                engine.read_table = drawn.stale_table.clone();
                 let result = engine.handle(operation, &json, now);
                 engine.batch_budget = None;
+                if engine.read_in_past.take() {
+                    record.fault = record.fault.or(Some("StaleRead"));
+                    record.read_as_of = engine.read_at;
+                }
+                engine.read_at = None;
+                engine.read_table = None;
                 result
             };
             if let Some(name) = leaving.filter(|_| result.is_ok()) {

@@ -45,9 +45,66 @@ pub enum Fault {
     /// arrive once it is removed. No request meets it; its operation, probability, times and
     /// after do not apply.
     StallReplication,
+    /// An eventually consistent read sees the table, and its indexes, as they were up to this
+    /// long ago on the fake's clock: each read a rule fires on draws its lag from the fake's
+    /// seed, from zero to this bound, and sees the state the table had at that one instant (an
+    /// item changed since shows its old attributes, one created since is absent, one deleted
+    /// since is there with its last attributes; a global index shows the same instant of its
+    /// items). So DynamoDB may answer a GetItem, BatchGetItem, Query or Scan without
+    /// `ConsistentRead`, any read of a global secondary index, and a PartiQL `SELECT` without
+    /// `ConsistentRead`.
+    ///
+    /// A strongly consistent read (`ConsistentRead: true` on a table or a local index),
+    /// TransactGetItems, ExecuteTransaction, the condition of a write, and every write are
+    /// never stale, whatever the rule says. A rule of this fault meets only requests of the
+    /// operations that can read eventually consistently (GetItem, BatchGetItem, Query, Scan,
+    /// ExecuteStatement, BatchExecuteStatement); it counts a strongly consistent one among them
+    /// (for [`FaultRule::times`], [`FaultRule::after`] and its probability) and leaves it as it
+    /// is. Narrowed to a table ([`FaultRule::table`]), it makes the reads of that table stale
+    /// and no other (a BatchGetItem meets it, as it meets every rule, when the first table it
+    /// names is that one). The bound is at most [`Fault::STALE_READ_MAX`].
+    ///
+    /// Tables keep the changes of their items only while a rule of this fault is in force, and
+    /// only for as long as the largest bound of those rules: a fake without one pays nothing.
+    /// A read sees no further back than when the rule was added.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {
+    /// use std::time::Duration;
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynalease_fake::{FakeDynamoDb, Fault, FaultRule};
+    ///
+    /// let fake = FakeDynamoDb::builder().seed(7).build();
+    /// fake.create_table("Shop", "pk", None);
+    /// fake.inject(FaultRule::new(Fault::StaleRead(Duration::from_secs(1))).table("Shop"));
+    /// let client = fake.client();
+    /// let key = AttributeValue::S("order#1".into());
+    /// client.put_item().table_name("Shop").item("pk", key.clone()).send().await.unwrap();
+    ///
+    /// // An eventually consistent read right after the write: its lag, drawn from the seed, is
+    /// // more than zero, so it sees the table before the item was put.
+    /// let read = client.get_item().table_name("Shop").key("pk", key.clone()).send().await.unwrap();
+    /// assert!(read.item.is_none());
+    ///
+    /// // A strongly consistent read sees the write at once.
+    /// let strong = client.get_item().table_name("Shop").key("pk", key.clone()).consistent_read(true)
+    ///     .send().await.unwrap();
+    /// assert!(strong.item.is_some());
+    ///
+    /// // Once the bound has passed on the fake's clock, every read sees it.
+    /// tokio::time::advance(Duration::from_secs(1)).await;
+    /// let later = client.get_item().table_name("Shop").key("pk", key).send().await.unwrap();
+    /// assert!(later.item.is_some());
+    /// # }
+    /// ```
+    StaleRead(Duration),
 }
 
 impl Fault {
+    /// The largest bound a [`Fault::StaleRead`] may have: an hour. Tables keep the changes of
+    /// their items for as long as the bound, so a larger one would only hold more memory.
+    pub const STALE_READ_MAX: Duration = Duration::from_secs(3600);
+
     /// A client error (status 400) with this code and message, for example
     /// `Fault::error("AccessDeniedException", "User is not authorized")`.
     pub fn error(code: &str, message: &str) -> Fault {
@@ -67,6 +124,7 @@ impl Fault {
             Fault::ResourceNotFound => "ResourceNotFound",
             Fault::Unprocessed(_) => "Unprocessed",
             Fault::StallReplication => "StallReplication",
+            Fault::StaleRead(_) => "StaleRead",
         }
     }
 }
@@ -97,7 +155,16 @@ pub struct FaultRule {
 
 impl FaultRule {
     /// A rule that gives every request `fault`, until narrowed.
+    ///
+    /// Panics if `fault` is a [`Fault::StaleRead`] over [`Fault::STALE_READ_MAX`]: this is test
+    /// setup, where a mistake should stop the test.
     pub fn new(fault: Fault) -> Self {
+        if let Fault::StaleRead(bound) = fault {
+            assert!(
+                bound <= Fault::STALE_READ_MAX,
+                "a StaleRead's bound is at most an hour (Fault::STALE_READ_MAX), not {bound:?}"
+            );
+        }
         FaultRule {
             fault,
             operation: None,
@@ -174,6 +241,9 @@ impl FaultRule {
         if self.operation.as_deref().is_some_and(|op| op != operation) {
             return false;
         }
+        if matches!(self.fault, Fault::StaleRead(_)) && !crate::stale::can_read_stale(operation) {
+            return false;
+        }
         if let Some(want) = &self.table
             && table != Some(want.as_str())
         {
@@ -206,6 +276,15 @@ impl SplitMix {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// A duration from zero to `bound`, both included, to the nanosecond.
+    pub(crate) fn up_to(&mut self, bound: Duration) -> Duration {
+        let nanos = u64::try_from(bound.as_nanos()).unwrap_or(u64::MAX);
+        match nanos.checked_add(1) {
+            Some(span) => Duration::from_nanos(self.next_u64() % span),
+            None => Duration::from_nanos(self.next_u64()),
+        }
     }
 
     /// True with probability `per_million` / 1,000,000.
@@ -321,6 +400,7 @@ impl FaultSet {
             let taken = match rule.fault {
                 Fault::Latency(_) => drawn.latency.is_some(),
                 Fault::SlowResponse(_) => drawn.response_delay.is_some(),
+                Fault::StaleRead(_) => drawn.stale.is_some(),
                 _ => drawn.failure.is_some(),
             };
             if taken {
@@ -336,6 +416,12 @@ impl FaultSet {
             match &rule.fault {
                 Fault::Latency(d) => drawn.latency = Some(*d),
                 Fault::SlowResponse(d) => drawn.response_delay = Some(*d),
+                Fault::StaleRead(bound) => {
+                    drawn.stale = Some(self.rng.up_to(*bound));
+                    drawn.stale_table = rule.table.clone();
+                    // The request needs the tables' history even if this rule is now used up.
+                    drawn.history = drawn.history.max(Some(*bound));
+                }
                 other => drawn.failure = Some(other.clone()),
             }
         }
@@ -350,7 +436,18 @@ impl FaultSet {
                 self.retired.push_back(slot);
             }
         }
+        drawn.history = drawn.history.max(self.history_horizon());
         drawn
+    }
+
+    /// How long tables must keep the changes of their items for the rules in force: the largest
+    /// bound of a [`Fault::StaleRead`] among them; `None` when there is none.
+    pub(crate) fn history_horizon(&self) -> Option<Duration> {
+        let bounds = self.rules.iter().filter_map(|slot| match slot.rule.fault {
+            Fault::StaleRead(bound) => Some(bound),
+            _ => None,
+        });
+        bounds.max()
     }
 }
 
@@ -360,4 +457,10 @@ pub(crate) struct Drawn {
     pub(crate) latency: Option<Duration>,
     pub(crate) response_delay: Option<Duration>,
     pub(crate) failure: Option<Fault>,
+    /// How far back an eventually consistent read of the request looks ([`Fault::StaleRead`]).
+    pub(crate) stale: Option<Duration>,
+    /// The only table whose reads are stale, when the rule that drew `stale` names one.
+    pub(crate) stale_table: Option<String>,
+    /// How long tables keep the changes of their items while this request is answered.
+    pub(crate) history: Option<Duration>,
 }

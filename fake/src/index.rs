@@ -111,7 +111,8 @@ impl Index {
         self.kind == IndexKind::Global
     }
 
-    fn entry(&self, table_key: &PrimaryKey, item: &Item) -> Option<IndexEntry> {
+    /// The entry an item at `table_key` has in the index; `None` when the index leaves it out.
+    pub(crate) fn entry(&self, table_key: &PrimaryKey, item: &Item) -> Option<IndexEntry> {
         let key = self.key.index_key_of(item)?;
         Some(IndexEntry::new(key.hash, key.range, table_key.clone()))
     }

@@ -66,6 +66,7 @@ mod request_id;
 mod server;
 mod signature;
 mod snapshot;
+mod stale;
 mod stream;
 mod table;
 mod time_control;

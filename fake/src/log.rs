@@ -26,6 +26,10 @@ pub struct RequestRecord {
     pub at: SystemTime,
     /// Whether the request asked for a strongly consistent read (`ConsistentRead: true`).
     pub consistent_read: bool,
+    /// For a read that a [`Fault::StaleRead`](crate::Fault::StaleRead) made stale: the instant
+    /// whose state its eventually consistent reads saw, at most the rule's bound before `at`.
+    /// `None` for every other request, and for a read the rule met that was strongly consistent.
+    pub read_as_of: Option<SystemTime>,
     /// Whether the request was signed (it carried an `Authorization` header).
     pub signed: bool,
     /// The account it was for: that of its access key id when the id is twelve digits, that of
@@ -47,6 +51,7 @@ pub(crate) struct Entry {
     pub(crate) fault: Option<&'static str>,
     pub(crate) at: SystemTime,
     pub(crate) consistent_read: bool,
+    pub(crate) read_as_of: Option<SystemTime>,
     pub(crate) signed: bool,
     /// The account and region, unless they are the default ones (most requests of most tests).
     pub(crate) place: Option<Arc<OwnedPlace>>,
@@ -75,6 +80,7 @@ impl Entry {
             fault,
             at,
             consistent_read: false,
+            read_as_of: None,
             signed: false,
             place: (place != Place::DEFAULT).then(|| Arc::new(place.to_owned())),
         }
@@ -95,6 +101,7 @@ impl Entry {
             fault: self.fault.map(str::to_owned),
             at: self.at,
             consistent_read: self.consistent_read,
+            read_as_of: self.read_as_of,
             signed: self.signed,
             account: self.place().account.to_owned(),
             region: self.place().region.to_owned(),

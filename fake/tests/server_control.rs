@@ -192,6 +192,55 @@ fn fault_rules_are_added_listed_with_how_often_each_fired_and_removed() {
 }
 
 #[test]
+fn a_stale_read_rule_makes_eventually_consistent_reads_see_the_past_and_the_log_says_which_instant() {
+    let server = frozen();
+    create_table(&server, "Shop");
+    let rule = server.control_ok("POST", "faults", Some(&json!({"Fault": "StaleRead", "MaxLagMs": 2000})));
+    assert_eq!(rule["MaxLagMs"], 2000);
+    ok(&server, "PutItem", json!({"TableName": "Shop", "Item": {"pk": {"S": "a"}}}));
+    let key = json!({"TableName": "Shop", "Key": {"pk": {"S": "a"}}});
+    assert_eq!(ok(&server, "GetItem", key.clone()), json!({}), "the item was put at this very instant");
+    let mut consistent = key.clone();
+    consistent["ConsistentRead"] = json!(true);
+    assert!(ok(&server, "GetItem", consistent)["Item"].is_object());
+    let requests = server.control_ok("GET", "requests?limit=2", None)["Requests"].clone();
+    assert_eq!(requests[0]["Fault"], "StaleRead");
+    let seen = requests[0]["ReadAsOf"].as_str().unwrap();
+    assert!(seen.starts_with("2025-12-31T23:59:5"), "up to two seconds before the clock: {seen}");
+    assert_eq!((requests[1].get("Fault"), requests[1].get("ReadAsOf")), (None, None), "strongly consistent");
+
+    server.control_ok("POST", "clock/advance", Some(&json!({"By": "2s"})));
+    assert!(ok(&server, "GetItem", key)["Item"].is_object(), "two seconds on, every read sees the item");
+}
+
+#[test]
+fn a_stale_read_rule_needs_a_lag_from_zero_to_an_hour_and_a_read_operation() {
+    let server = frozen();
+    let cases: [(&[u8], &str); 5] = [
+        (br#"{"Fault": "StaleRead"}"#, "a StaleRead fault needs MaxLagMs"),
+        (
+            br#"{"Fault": "StaleRead", "MaxLagMs": -1}"#,
+            "MaxLagMs -1 is not a lag a StaleRead fault can have: give milliseconds from 0 to 3600000 (an hour)",
+        ),
+        (br#"{"Fault": "StaleRead", "MaxLagMs": 3600001}"#, "MaxLagMs 3600001 is not a lag"),
+        (
+            br#"{"Fault": "StaleRead", "MaxLagMs": 10, "Operation": "PutItem"}"#,
+            "a StaleRead fault meets only reads that can be eventually consistent (GetItem, BatchGetItem, Query, Scan, ExecuteStatement, BatchExecuteStatement), not PutItem",
+        ),
+        (br#"{"Fault": "Throttle", "MaxLagMs": 10}"#, "MaxLagMs does not apply to a Throttle fault"),
+    ];
+    for (body, expected) in cases {
+        let reply = server.control_raw("POST", "faults", body);
+        assert_eq!(reply.status, 400, "{}", String::from_utf8_lossy(body));
+        let message = reply.json()["Message"].as_str().unwrap().to_owned();
+        assert!(message.contains(expected), "{message:?} should say {expected:?}");
+    }
+    assert_eq!(server.control_ok("GET", "faults", None), json!({"Rules": []}));
+    let longest = json!({"Fault": "StaleRead", "MaxLagMs": 3_600_000, "Operation": "Query"});
+    assert_eq!(server.control_ok("POST", "faults", Some(&longest))["MaxLagMs"], 3_600_000);
+}
+
+#[test]
 fn malformed_control_requests_get_400_saying_what_is_wrong_and_change_nothing() {
     let server = frozen();
     create_table(&server, "Shop");

@@ -89,7 +89,7 @@ fn the_fault_kinds_of_the_shared_list_are_the_ones_a_rule_takes_each_with_what_i
             .get("May")
             .and_then(Json::as_array)
             .map_or(vec![], |m| m.iter().map(|m| m.as_str().unwrap()).collect());
-        let mut rule = json!({"Fault": name, "Operation": "PutItem", "Times": 1});
+        let mut rule = json!({"Fault": name, "Operation": "GetItem", "Times": 1});
         for member in needs.iter().chain(&may) {
             rule[*member] = value(member);
         }

@@ -18,6 +18,7 @@ import {
   type FaultRuleState,
   type FaultTarget,
   type SimpleFaultKind,
+  type StaleReadFault,
   type UnprocessedFault,
 } from "./faults";
 import { ServerProcess } from "./process";
@@ -53,6 +54,8 @@ export interface LoggedRequest {
   /** `OK` or the error code. */
   Outcome: string;
   Fault: string | null;
+  /** For a read a `StaleRead` rule made stale: the instant it saw. */
+  ReadAsOf?: string;
   [member: string]: unknown;
 }
 
@@ -220,14 +223,16 @@ export class DynaleaseFake {
    * times: 1 })`. The kinds are the control API's: `Throttle`
    * (ProvisionedThroughputExceededException), `ThrottlingException`, `InternalServerError`,
    * `LostResponse` (applied, its answer lost), `ResourceNotFound`, `Latency` and `SlowResponse`
-   * (`delayMs`), `Error` (`code`, and `message` and `status`), `Unprocessed` (`processed`) and
+   * (`delayMs`), `Error` (`code`, and `message` and `status`), `Unprocessed` (`processed`),
    * `StallReplication` (the writes of a global table stop reaching the replicas of the rule's
-   * `region` until it is removed).
+   * `region` until it is removed) and `StaleRead` (`maxLagMs`: eventually consistent reads see the
+   * tables as they were up to that long ago).
    */
   async addFault(kind: SimpleFaultKind, options?: FaultTarget): Promise<number>;
   async addFault(kind: "Latency" | "SlowResponse", options: DelayFault): Promise<number>;
   async addFault(kind: "Error", options: ErrorFault): Promise<number>;
   async addFault(kind: "Unprocessed", options: UnprocessedFault): Promise<number>;
+  async addFault(kind: "StaleRead", options: StaleReadFault): Promise<number>;
   async addFault(kind: string, options: object = {}): Promise<number> {
     const rule = faultRule(kind, options as Record<string, unknown>);
     return (await this.control.request<{ Id: number }>("POST", "faults", rule)).Id;

@@ -10,7 +10,7 @@ export type SimpleFaultKind =
   | "StallReplication";
 
 /** Every kind of fault, as the control API names it. */
-export type FaultKind = SimpleFaultKind | "Latency" | "SlowResponse" | "Error" | "Unprocessed";
+export type FaultKind = SimpleFaultKind | "Latency" | "SlowResponse" | "Error" | "Unprocessed" | "StaleRead";
 
 /** The kinds, in the control API's order. */
 export const FAULT_KINDS: readonly FaultKind[] = [
@@ -24,6 +24,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "Error",
   "Unprocessed",
   "StallReplication",
+  "StaleRead",
 ];
 
 /** Which requests a rule meets, and how often. */
@@ -63,6 +64,14 @@ export interface UnprocessedFault extends FaultTarget {
   processed: number;
 }
 
+/**
+ * A `StaleRead` fault: each eventually consistent read it meets sees the tables, and their indexes,
+ * as they were at one instant up to `maxLagMs` ago (at most an hour), drawn from the server's seed.
+ */
+export interface StaleReadFault extends FaultTarget {
+  maxLagMs: number;
+}
+
 /** A rule as `GET faults` lists it. */
 export interface FaultRuleState {
   Id: number;
@@ -88,6 +97,7 @@ const DETAILS: Partial<Record<FaultKind, { needs: string[]; may: string[] }>> = 
   SlowResponse: { needs: ["delayMs"], may: [] },
   Error: { needs: ["code"], may: ["message", "status"] },
   Unprocessed: { needs: ["processed"], may: [] },
+  StaleRead: { needs: ["maxLagMs"], may: [] },
 };
 const TARGET = ["operation", "table", "account", "region", "probability", "times", "after"];
 

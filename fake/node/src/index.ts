@@ -38,6 +38,7 @@ export {
   type FaultRuleState,
   type FaultTarget,
   type SimpleFaultKind,
+  type StaleReadFault,
   type UnprocessedFault,
 } from "./faults";
 export type { FakeOptions } from "./options";

@@ -44,7 +44,8 @@ def test_every_endpoint_of_the_shared_list_is_reached_by_a_method_and_no_other(t
 def test_the_fault_kinds_are_the_shared_lists_each_needing_what_the_list_says(dynalease_fake):
     kinds = [kind["Fault"] for kind in LIST["FaultKinds"]]
     assert list(FAULT_KINDS.values()) == kinds
-    detail = {"DelayMs": "ms", "Code": "code", "Message": "message", "Status": "status", "Processed": "processed"}
+    detail = {"DelayMs": "ms", "Code": "code", "Message": "message", "Status": "status", "Processed": "processed",
+              "MaxLagMs": "max_lag_ms"}
     value = {"code": "AccessDeniedException", "message": "no", "status": 403}
     by_control_name = {control: name for name, control in FAULT_KINDS.items()}
     for kind in LIST["FaultKinds"]:

@@ -73,6 +73,25 @@ def test_a_latency_rule_lets_requests_through_after_its_times(dynalease_fake, dy
     assert (shown["Id"], shown["DelayMs"], shown["Matched"], shown["Fired"]) == (rule, 1, 2, 1)
 
 
+def test_a_stale_read_rule_hides_a_fresh_write_from_eventually_consistent_reads_until_its_lag_has_passed(
+    dynalease_fake, dynamodb
+):
+    create_table(dynamodb, "Carts")
+    rule = dynalease_fake.add_fault("stale_read", table="Carts", max_lag_ms=2000)
+    dynamodb.put_item(TableName="Carts", Item={"pk": {"S": "cart#1"}})
+
+    key = {"pk": {"S": "cart#1"}}
+    assert "Item" not in dynamodb.get_item(TableName="Carts", Key=key)
+    assert "Item" in dynamodb.get_item(TableName="Carts", Key=key, ConsistentRead=True)
+    stale, consistent = dynalease_fake.requests()[-2:]
+    assert (stale["Fault"], "ReadAsOf" in stale) == ("StaleRead", True)
+    assert ("Fault" in consistent, "ReadAsOf" in consistent) == (False, False)
+    dynalease_fake.advance(2)
+    assert "Item" in dynamodb.get_item(TableName="Carts", Key=key)
+    [shown] = dynalease_fake.faults()
+    assert (shown["Id"], shown["Fault"], shown["MaxLagMs"]) == (rule, "StaleRead", 2000)
+
+
 def test_rules_are_removed_one_by_one_or_all_at_once(dynalease_fake, dynamodb):
     first = dynalease_fake.add_fault("internal_error", operation="PutItem", probability=0.5)
     second = dynalease_fake.add_fault("throttle", table="Shop")

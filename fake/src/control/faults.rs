@@ -4,8 +4,8 @@
 //! A rule: `{"Fault": "Throttle", "Operation": "UpdateItem", "Table": "Shop", "Account":
 //! "111122223333", "Region": "eu-west-1", "Probability": 0.5, "Times": 1, "After": 2}`. The kinds: `Throttle`, `ThrottlingException`,
 //! `InternalServerError`, `LostResponse`, `ResourceNotFound`, `Latency` and `SlowResponse` (with
-//! `DelayMs`), `Error` (with `Code`, and `Message` and `Status`, 400 by default) and
-//! `Unprocessed` (with `Processed`).
+//! `DelayMs`), `Error` (with `Code`, and `Message` and `Status`, 400 by default), `Unprocessed`
+//! (with `Processed`) and `StaleRead` (with `MaxLagMs`, at most an hour).
 
 use std::time::Duration;
 
@@ -20,7 +20,7 @@ use crate::place::{PlaceFilter, is_account_id, is_region};
 
 /// The kinds of fault, as a rule names them.
 const KINDS: &str = "Throttle, ThrottlingException, InternalServerError, LostResponse, ResourceNotFound, \
-     Latency, SlowResponse, Error, Unprocessed, StallReplication";
+     Latency, SlowResponse, Error, Unprocessed, StallReplication, StaleRead";
 
 /// A rule as `POST faults` takes it.
 #[derive(Debug, Deserialize)]
@@ -39,6 +39,7 @@ pub(super) struct Rule {
     message: Option<String>,
     status: Option<u16>,
     processed: Option<usize>,
+    max_lag_ms: Option<i64>,
 }
 
 impl Rule {
@@ -77,6 +78,10 @@ impl Rule {
                 needs("Processed (how many requests of a batch are processed)", self.processed.is_some())?;
                 Fault::Unprocessed(self.processed.unwrap_or_default())
             }
+            "StaleRead" => {
+                needs("MaxLagMs (how far back an eventually consistent read may look)", self.max_lag_ms.is_some())?;
+                Fault::StaleRead(stale_read_bound(self.max_lag_ms.unwrap_or_default())?)
+            }
             other => return Err(Refusal::bad(format!("unknown Fault `{other}`; the kinds are {KINDS}"))),
         };
         let stray = [
@@ -85,6 +90,7 @@ impl Rule {
             ("Message", self.message.is_some(), matches!(fault, Fault::Error { .. })),
             ("Status", self.status.is_some(), matches!(fault, Fault::Error { .. })),
             ("Processed", self.processed.is_some(), matches!(fault, Fault::Unprocessed(_))),
+            ("MaxLagMs", self.max_lag_ms.is_some(), matches!(fault, Fault::StaleRead(_))),
         ];
         if let Some((member, ..)) = stray.iter().find(|(_, given, belongs)| *given && !belongs) {
             return Err(Refusal::bad(format!("{member} does not apply to a {kind} fault")));
@@ -94,6 +100,12 @@ impl Rule {
             if Operation::from_name(operation).is_none() {
                 return Err(Refusal::bad(format!(
                     "unknown Operation `{operation}`: name a DynamoDB or DynamoDB Streams operation, such as PutItem"
+                )));
+            }
+            if matches!(rule.fault(), Fault::StaleRead(_)) && !crate::stale::can_read_stale(operation) {
+                return Err(Refusal::bad(format!(
+                    "a StaleRead fault meets only reads that can be eventually consistent (GetItem, BatchGetItem, \
+                     Query, Scan, ExecuteStatement, BatchExecuteStatement), not {operation}"
                 )));
             }
             rule = rule.operation(operation.as_str());
@@ -129,6 +141,17 @@ impl Rule {
     }
 }
 
+/// The bound of a `StaleRead` fault of `MaxLagMs` milliseconds: from zero to an hour.
+fn stale_read_bound(max_lag_ms: i64) -> Result<Duration, Refusal> {
+    let most = Fault::STALE_READ_MAX.as_millis();
+    match u64::try_from(max_lag_ms) {
+        Ok(ms) if u128::from(ms) <= most => Ok(Duration::from_millis(ms)),
+        _ => Err(Refusal::bad(format!(
+            "MaxLagMs {max_lag_ms} is not a lag a StaleRead fault can have: give milliseconds from 0 to {most} (an hour)"
+        ))),
+    }
+}
+
 /// A rule as the control API shows it.
 fn shown(slot: &Slot) -> Value {
     let rule = &slot.rule;
@@ -146,6 +169,9 @@ fn shown(slot: &Slot) -> Value {
         }
         Fault::Unprocessed(processed) => {
             out.insert("Processed".into(), json!(processed));
+        }
+        Fault::StaleRead(bound) => {
+            out.insert("MaxLagMs".into(), json!(bound.as_millis() as u64));
         }
         _ => {}
     }

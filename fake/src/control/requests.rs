@@ -27,6 +27,9 @@ pub(super) fn list(fake: &FakeDynamoDb, query: &Query) -> Answer {
             if let Some(fault) = record.fault {
                 out.insert("Fault".into(), json!(fault));
             }
+            if let Some(seen) = record.read_as_of {
+                out.insert("ReadAsOf".into(), json!(time_text(seen)));
+            }
             Value::Object(out)
         })
         .collect();

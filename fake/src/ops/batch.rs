@@ -114,6 +114,7 @@ pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Ans
     let mut capacities = Vec::new();
     for (request, keys) in tables.iter().zip(&resolved) {
         let table = engine.table(request.name)?;
+        let at = crate::stale::instant(engine, table, request.consistent);
         let mut items = Vec::new();
         let mut left = Vec::new();
         let mut units = Halves::default();
@@ -123,7 +124,10 @@ pub(crate) fn batch_get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Ans
                 continue;
             }
             processed += 1;
-            let found = table.items.get(key);
+            let found = match at {
+                Some(at) => crate::stale::item_at(table, key, at),
+                None => table.items.get(key),
+            };
             units = units.plus(Halves::read(found.map_or(0, item_size), request.consistent));
             if let Some(found) = found {
                 let shown = match &request.projection {

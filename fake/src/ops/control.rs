@@ -184,6 +184,7 @@ pub(crate) fn create_table(engine: &mut Engine, body: &Json<'_>, now: SystemTime
     if requested_warm.is_some() {
         description["WarmThroughput"]["Status"] = json!("UPDATING");
     }
+    crate::stale::fit(&mut table, engine.history);
     engine.tables.insert(name, table);
     Ok(json!({ "TableDescription": description }))
 }

@@ -185,12 +185,15 @@ pub(crate) fn get_item(engine: &mut Engine, body: &Json<'_>) -> Result<Body, Dyn
     if let Some(paths) = &projection {
         crate::ops::read::check_key_paths(table, paths)?;
     }
-    let found = table.items.get(&key);
+    let consistent = flag(body, "ConsistentRead");
+    let found = match crate::stale::instant(engine, table, consistent) {
+        Some(at) => crate::stale::item_at(table, &key, at),
+        None => table.items.get(&key),
+    };
     let projected = match (found, &projection) {
         (Some(found), Some(paths)) => Some(project(found, paths)),
         _ => None,
     };
-    let consistent = flag(body, "ConsistentRead");
     Ok(Body::write(&ItemAnswer {
         attributes: None,
         // A found item is answered even when the projection leaves nothing of it.

@@ -140,6 +140,8 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
         check_key_paths(table, condition_paths(filter))?;
     }
 
+    let then = crate::stale::past(engine, table, target.index, consistent);
+    let target = target.seeing(then.as_ref());
     let filter = filter_of(body, filter_expression, query_filter.as_deref());
     let shown = Shown::read(body, projection, target.index.is_some());
     let plan = PagePlan::new(body, target, filter.as_ref(), &shown);
@@ -157,15 +159,8 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
             if let Some(Position::Table(start)) = position {
                 if forward { low = Bound::Excluded(start) } else { high = Bound::Excluded(start) }
             }
-            match super::read::bounded(low, high) {
-                None => read_page(&plan, std::iter::empty()),
-                Some(bounds) => {
-                    let entries = table.items.range(bounds).map(|(k, _)| k);
-                    let entries: Box<dyn Iterator<Item = &PrimaryKey>> =
-                        if forward { Box::new(entries) } else { Box::new(entries.rev()) };
-                    read_page(&plan, within(entries, forward, range.as_ref(), |k| k.range.as_ref()))
-                }
-            }
+            let entries = target.table_keys(low, high, forward);
+            read_page(&plan, within(entries, forward, range.as_ref(), |k| k.range.as_ref()))
         }
         Some(index) => {
             let at = |range: Option<KeyValue>, tie: u32, table_key: PrimaryKey| IndexEntry {
@@ -189,16 +184,9 @@ pub(crate) fn query(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dyna
             if let Some(Position::Index(start)) = position {
                 if forward { low = Bound::Excluded(start) } else { high = Bound::Excluded(start) }
             }
-            match super::read::bounded(low, high) {
-                None => read_page(&plan, std::iter::empty()),
-                Some(bounds) => {
-                    let entries = index.entries.range(bounds);
-                    let entries: Box<dyn Iterator<Item = &IndexEntry>> =
-                        if forward { Box::new(entries) } else { Box::new(entries.rev()) };
-                    let entries = within(entries, forward, range.as_ref(), |e| e.range.as_ref());
-                    read_page(&plan, entries.map(|e| &e.table_key))
-                }
-            }
+            let entries = target.index_entries(index, low, high, forward);
+            let entries = within(entries, forward, range.as_ref(), |e| e.range.as_ref());
+            read_page(&plan, entries.map(|e| &e.table_key))
         }
     };
     Ok(page_response(body, target, page, &shown, consistent))

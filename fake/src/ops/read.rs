@@ -1,7 +1,7 @@
 //! What Query and Scan share.
 //!
-//! - [`Target`]: the table or index a request reads, and the attributes of its
-//!   `ExclusiveStartKey`/`LastEvaluatedKey`;
+//! - [`Target`]: the table or index a request reads, now or as a stale read sees it, its keys in
+//!   order, and the attributes of its `ExclusiveStartKey`/`LastEvaluatedKey`;
 //! - [`read_start_key`] and [`check_start_key_piece`]: the starting key, with DynamoDB's messages;
 //! - [`Shown`] and [`read_page`]: one page of items in storage order, cut by `Limit` or by the
 //!   1 MB DynamoDB reads per request, filtered, then shown as `Select` and the projection ask;
@@ -25,6 +25,7 @@ use crate::legacy::{self, LegacyCondition};
 use crate::limits::key_size_error;
 use crate::number::Number;
 use crate::request::item;
+use crate::stale::Past;
 use crate::table::{KeyAttr, KeySchema, KeyValue, PrimaryKey, Table};
 use crate::validate;
 use crate::value::{Item, item_size, item_to_json};
@@ -32,11 +33,13 @@ use crate::value::{Item, item_size, item_to_json};
 /// The most a Query or Scan reads before it stops and returns a `LastEvaluatedKey`.
 pub(crate) const PAGE_BYTES: usize = 1024 * 1024;
 
-/// The table or index a Query or Scan reads.
+/// The table or index a Query or Scan reads, now or at an instant of the past.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Target<'a> {
     pub(crate) table: &'a Table,
     pub(crate) index: Option<&'a Index>,
+    /// The items changed since the instant a stale read sees; `None` for the present.
+    pub(crate) past: Option<&'a Past<'a>>,
 }
 
 impl<'a> Target<'a> {
@@ -48,7 +51,53 @@ impl<'a> Target<'a> {
                 DynamoError::validation(format!("The table does not have the specified index: {name}"))
             })?),
         };
-        Ok(Target { table, index })
+        Ok(Target { table, index, past: None })
+    }
+
+    /// The same target, seen as `past` says (the present for `None`).
+    pub(crate) fn seeing(self, past: Option<&'a Past<'a>>) -> Target<'a> {
+        Target { past, ..self }
+    }
+
+    /// The table's item at `key`, as the read sees it.
+    pub(crate) fn item(&self, key: &PrimaryKey) -> Option<&'a Item> {
+        match self.past {
+            Some(past) => past.item(&self.table.items, key),
+            None => self.table.items.get(key),
+        }
+    }
+
+    /// The keys of the table's items between the bounds, forward or backward, as the read sees
+    /// them; none when the bounds cross.
+    pub(crate) fn table_keys(
+        &self,
+        low: Bound<PrimaryKey>,
+        high: Bound<PrimaryKey>,
+        forward: bool,
+    ) -> Box<dyn Iterator<Item = &'a PrimaryKey> + 'a> {
+        let Some(bounds) = bounded(low, high) else { return Box::new(std::iter::empty()) };
+        if let Some(past) = self.past {
+            return past.table_keys(&self.table.items, bounds, forward);
+        }
+        let keys = self.table.items.range(bounds).map(|(key, _)| key);
+        if forward { Box::new(keys) } else { Box::new(keys.rev()) }
+    }
+
+    /// The entries of `index` (the target's index) between the bounds, forward or backward, as
+    /// the read sees them; none when the bounds cross.
+    pub(crate) fn index_entries(
+        &self,
+        index: &'a Index,
+        low: Bound<IndexEntry>,
+        high: Bound<IndexEntry>,
+        forward: bool,
+    ) -> Box<dyn Iterator<Item = &'a IndexEntry> + 'a> {
+        let Some(bounds) = bounded(low, high) else { return Box::new(std::iter::empty()) };
+        if let Some(past) = self.past {
+            return past.index_entries(index, bounds, forward);
+        }
+        let entries = index.entries.range(bounds);
+        if forward { Box::new(entries) } else { Box::new(entries.rev()) }
     }
 
     /// The key schema the reads are ordered by.
@@ -157,34 +206,6 @@ pub(crate) fn bounded<K: Ord>(low: Bound<K>, high: Bound<K>) -> Option<(Bound<K>
         }
     }
     Some((low, high))
-}
-
-/// The table keys of the entries of `set` between the bounds, forward or backward.
-pub(crate) fn index_keys<'s>(
-    set: &'s BTreeSet<IndexEntry>,
-    low: Bound<IndexEntry>,
-    high: Bound<IndexEntry>,
-    forward: bool,
-) -> Box<dyn Iterator<Item = &'s PrimaryKey> + 's> {
-    match bounded(low, high) {
-        None => Box::new(std::iter::empty()),
-        Some(range) if forward => Box::new(set.range(range).map(|e| &e.table_key)),
-        Some(range) => Box::new(set.range(range).rev().map(|e| &e.table_key)),
-    }
-}
-
-/// The keys of the items of `table` between the bounds, forward or backward.
-pub(crate) fn table_keys(
-    table: &Table,
-    low: Bound<PrimaryKey>,
-    high: Bound<PrimaryKey>,
-    forward: bool,
-) -> Box<dyn Iterator<Item = &PrimaryKey> + '_> {
-    match bounded(low, high) {
-        None => Box::new(std::iter::empty()),
-        Some(range) if forward => Box::new(table.items.range(range).map(|(k, _)| k)),
-        Some(range) => Box::new(table.items.range(range).rev().map(|(k, _)| k)),
-    }
 }
 
 /// Reads `ExclusiveStartKey`. Most mistakes in its values are reported as an invalid starting
@@ -416,7 +437,7 @@ pub(crate) fn read_page<'k>(plan: &PagePlan<'_>, keys: impl Iterator<Item = &'k 
         if plan.limit.is_some_and(|limit| page.scanned >= limit) || page_bytes >= PAGE_BYTES {
             break;
         }
-        let Some(item) = target.table.items.get(key) else { continue };
+        let Some(item) = target.item(key) else { continue };
         let read = target.view(item);
         let read_size = item_size(&read);
         page_bytes += read_size;

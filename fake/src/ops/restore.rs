@@ -40,6 +40,7 @@ pub(crate) fn restore(
         let size = item_size(&item);
         table.put(key, item, size, now);
     }
+    crate::stale::start_from_now(table);
     table.restored = Some(Box::new(summary));
     Ok(table.describe("CREATING"))
 }

@@ -13,8 +13,7 @@ use super::items::read_projection;
 use super::query::{check_select_on_global, flag_or};
 use super::read::{
     PagePlan, Position, Shown, Target, check_key_paths, check_start_key_piece, check_start_table_key, condition_paths,
-    filter_of, index_floor, index_keys, invalid_start_key, min_key_value, page_response, read_page, read_start_key,
-    table_keys,
+    filter_of, index_floor, invalid_start_key, min_key_value, page_response, read_page, read_start_key,
 };
 use crate::engine::Engine;
 use crate::error::DynamoError;
@@ -87,6 +86,8 @@ pub(crate) fn scan(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dynam
         check_key_paths(table, condition_paths(filter))?;
     }
 
+    let then = crate::stale::past(engine, table, target.index, consistent);
+    let target = target.seeing(then.as_ref());
     let filter = filter_of(body, filter_expression, scan_filter.as_deref());
     let shown = Shown::read(body, projection, target.index.is_some());
     let plan = PagePlan::new(body, target, filter.as_ref(), &shown);
@@ -99,14 +100,15 @@ pub(crate) fn scan(engine: &mut Engine, body: &Json<'_>) -> Result<Answer, Dynam
                 Some(Position::Table(start)) => Bound::Excluded(start),
                 _ => Bound::Included(floor(first)),
             };
-            read_page(&plan, table_keys(table, low, Bound::Excluded(floor(past)), true))
+            read_page(&plan, target.table_keys(low, Bound::Excluded(floor(past)), true))
         }
         (Some(index), position) => {
             let low = match position {
                 Some(Position::Index(start)) => Bound::Excluded(start),
                 _ => Bound::Included(index_floor(first)),
             };
-            read_page(&plan, index_keys(&index.entries, low, Bound::Excluded(index_floor(past)), true))
+            let entries = target.index_entries(index, low, Bound::Excluded(index_floor(past)), true);
+            read_page(&plan, entries.map(|entry| &entry.table_key))
         }
     };
     Ok(page_response(body, target, page, &shown, consistent))

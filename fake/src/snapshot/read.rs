@@ -346,6 +346,9 @@ pub(super) fn build(
 /// idempotency tokens. The engine's observers of item changes watch the new tables.
 pub(super) fn install(engine: &mut Engine, built: Built) {
     engine.tables = built.tables;
+    for table in engine.tables.values_mut() {
+        crate::stale::fit(table, engine.history);
+    }
     if let Some(next) = built.next_table_id {
         engine.next_table_id = next;
     }
@@ -393,6 +396,7 @@ pub(crate) fn build_table(engine: &mut Engine, entry: &Map<String, Value>, now: 
         }
     }
     let table = engine.tables.get_mut(&name).ok_or_else(|| in_table("was not created".into()))?;
+    crate::stale::start_from_now(table);
     table.creating_until = None;
     table.ttl = ttl;
     if let Some(id) = entry.get("TableId") {

@@ -1,10 +1,12 @@
 //! The one place a table hands its item changes to: its stream, any in-process observers, its
-//! point-in-time recovery and the other replicas of its global table.
+//! point-in-time recovery, the other replicas of its global table, and the history of its items
+//! that stale reads look into.
 
 use std::time::SystemTime;
 
 use super::{ChangeKind, ItemChange, Observer, Stream};
 use crate::backup::Recovery;
+use crate::stale::History;
 use crate::table::{KeySchema, PrimaryKey};
 use crate::value::Item;
 
@@ -49,7 +51,13 @@ pub(crate) struct Outgoing {
 }
 
 /// Where a table's item changes go. A table has one only while it has a stream, an observer,
-/// point-in-time recovery or replicas.
+/// point-in-time recovery, replicas or a history.
+///
+/// Point-in-time recovery and the history of stale reads keep the same kind of log (each change
+/// with the item before it) but apart: recovery's spans days, starts when it is enabled and goes
+/// into snapshots; the history spans at most the bound of the stale-read rules in force, starts
+/// when the first is added and goes with the last. Sharing one log would tie each to the other's
+/// lifetime for the little memory a table with both saves.
 #[derive(Debug, Default)]
 pub(crate) struct Changes {
     /// The table's enabled stream.
@@ -60,12 +68,18 @@ pub(crate) struct Changes {
     pub(crate) recovery: Option<Recovery>,
     /// The replication of the table's writes to the other replicas of its global table.
     pub(crate) replicated: Option<Replicated>,
+    /// The table's recent changes, kept while a [`crate::Fault::StaleRead`] rule is in force.
+    pub(crate) history: Option<History>,
 }
 
 impl Changes {
     /// Whether nothing wants the changes any more.
     pub(crate) fn is_empty(&self) -> bool {
-        self.stream.is_none() && self.observers.is_empty() && self.recovery.is_none() && self.replicated.is_none()
+        self.stream.is_none()
+            && self.observers.is_empty()
+            && self.recovery.is_none()
+            && self.replicated.is_none()
+            && self.history.is_none()
     }
 
     /// Hands on the change of the item at `primary` of `table` (whose key schema is `key`) from
@@ -94,6 +108,9 @@ impl Changes {
         };
         if let Some(recovery) = &mut self.recovery {
             recovery.record(now, primary, old);
+        }
+        if let Some(history) = &mut self.history {
+            history.record(now, primary, old);
         }
         if let Some(replicated) = &mut self.replicated
             && origin != Origin::Replication

@@ -143,6 +143,7 @@ impl FakeDynamoDb {
                             None => counts.errors += 1,
                         }
                     }
+                    crate::stale::start_from_now(table);
                     table.creating_until = (ready_at > now).then_some(ready_at);
                 }
                 if counts.errors == 0 {

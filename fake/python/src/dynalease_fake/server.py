@@ -34,6 +34,7 @@ FAULT_KINDS: Dict[str, str] = {
     "error": "Error",
     "unprocessed": "Unprocessed",
     "stall_replication": "StallReplication",
+    "stale_read": "StaleRead",
 }
 
 # The details each kind takes: those it needs, and those it may have.
@@ -42,8 +43,16 @@ _DETAILS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {
     "slow_response": (("ms",), ()),
     "error": (("code",), ("message", "status")),
     "unprocessed": (("processed",), ()),
+    "stale_read": (("max_lag_ms",), ()),
 }
-_DETAIL_MEMBERS = {"ms": "DelayMs", "code": "Code", "message": "Message", "status": "Status", "processed": "Processed"}
+_DETAIL_MEMBERS = {
+    "ms": "DelayMs",
+    "code": "Code",
+    "message": "Message",
+    "status": "Status",
+    "processed": "Processed",
+    "max_lag_ms": "MaxLagMs",
+}
 
 
 class ServerStartError(RuntimeError):
@@ -410,10 +419,12 @@ class FakeServer:
         ``kind`` is one of ``throttle`` (ProvisionedThroughputExceededException),
         ``throttling_exception``, ``internal_error`` (500), ``lost_response`` (the request is
         applied, its answer lost), ``resource_not_found``, ``latency`` or ``slow_response``
-        (``ms=``), ``error`` (``code=``, and ``message=`` and ``status=``, 400 by default) or
-        ``unprocessed`` (``processed=``: how many requests of a batch are processed) or
+        (``ms=``), ``error`` (``code=``, and ``message=`` and ``status=``, 400 by default),
+        ``unprocessed`` (``processed=``: how many requests of a batch are processed),
         ``stall_replication`` (the writes of a global table stop reaching the replicas in
-        ``region``, of ``table``, until the rule is removed). The rule is narrowed to an
+        ``region``, of ``table``, until the rule is removed) or ``stale_read`` (``max_lag_ms=``,
+        up to an hour: each eventually consistent read it meets sees the tables as they were at
+        one instant up to that long ago). The rule is narrowed to an
         ``operation`` (``"PutItem"``), a ``table`` and a ``region`` (of the request's signature), drawn with a
         ``probability`` (from the server's seed), used up after ``times`` faults, and lets
         ``after`` matching requests through first; ``account`` (twelve digits) and ``region``

@@ -26,7 +26,12 @@ public enum Fault {
      * The writes of a global table stop reaching the replicas the rule is narrowed to (by region
      * and table) until the rule is removed, when they arrive in order.
      */
-    STALL_REPLICATION("StallReplication");
+    STALL_REPLICATION("StallReplication"),
+    /**
+     * Eventually consistent reads see the tables, and their indexes, as they were at one instant up
+     * to {@code MaxLagMs} ago (at most an hour); strongly consistent reads and transactions never do.
+     */
+    STALE_READ("StaleRead", "MaxLagMs");
 
     private final String controlName;
     private final List<String> needs;
@@ -41,7 +46,10 @@ public enum Fault {
         return controlName;
     }
 
-    /** The members a rule of this kind needs ({@code DelayMs}, {@code Code}, {@code Processed}). */
+    /**
+     * The members a rule of this kind needs ({@code DelayMs}, {@code Code}, {@code Processed},
+     * {@code MaxLagMs}).
+     */
     public List<String> needs() {
         return needs;
     }

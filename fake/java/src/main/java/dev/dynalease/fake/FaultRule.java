@@ -81,6 +81,14 @@ public final class FaultRule {
         return detail(Fault.UNPROCESSED, Fault.UNPROCESSED, "Processed", processed);
     }
 
+    /**
+     * For {@link Fault#STALE_READ}: how far back, in milliseconds, an eventually consistent read may
+     * look (at most an hour).
+     */
+    public FaultRule maxLagMs(long maxLagMs) {
+        return detail(Fault.STALE_READ, Fault.STALE_READ, "MaxLagMs", maxLagMs);
+    }
+
     /** The kind of fault. */
     public Fault fault() {
         return fault;

@@ -106,6 +106,7 @@ class ControlApiListTest {
                         case "DelayMs": rule.delayMs(1); break;
                         case "Code": rule.code("AccessDeniedException").message("no").status(403); break;
                         case "Processed": rule.processed(1); break;
+                        case "MaxLagMs": rule.maxLagMs(1); break;
                         default: throw new AssertionError("a member the package does not know: " + member);
                     }
                 }
