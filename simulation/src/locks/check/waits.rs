@@ -1,0 +1,63 @@
+//! What `try_acquire_for` promises of its wait, held against the lock item and the process's
+//! clock: it gives up only once its wait has run out, on a lock held during its last poll, and
+//! it returns no later than the wait and the requests of one poll.
+
+use std::time::Duration;
+
+use super::{CheckReport, Checked, ViolationKind};
+use crate::clock::seconds;
+use crate::locks::history::{Call, Event, Outcome};
+
+/// How long the requests of one poll may take after the wait ran out: a read and a write, each
+/// with the client's attempts of [`REQUEST_TIMEOUT`](crate::net::REQUEST_TIMEOUT) and the
+/// back-off between them.
+const LAST_POLL: Duration = Duration::from_secs(20);
+
+/// How much sooner than its deadline a call may give up: the timer's own granularity.
+const SLACK: Duration = Duration::from_millis(5);
+
+/// Every `try_acquire_for` that came back without a lease did so once its wait had run out on
+/// its process's clock, and the item was held at some instant of its last poll (from one poll's
+/// time before the deadline to its answer); every one
+/// returned within its wait and one poll, unless its process was stopped meanwhile.
+pub(super) fn waits_kept(checked: &Checked<'_>, report: &mut CheckReport) {
+    let index = &checked.index;
+    let machines = &checked.machines;
+    for (&op, tried) in &index.ops {
+        let Call::TryAcquireFor { lock, wait_ms } = tried.call else { continue };
+        let Some(complete) = tried.complete else { continue };
+        let Event::Complete { outcome, .. } = &index.entries[complete].event else { continue };
+        let p = tried.process;
+        let (from, to) = (index.entries[tried.invoke].at, index.entries[complete].at);
+        let wait = Duration::from_millis(*wait_ms);
+        let deadline = machines.when(p.id, machines.monotonic(p.id, from) + wait, from);
+        let took = machines.monotonic(p.id, to).saturating_sub(machines.monotonic(p.id, from));
+        let wrong = if *outcome == Outcome::Fail && to + SLACK < deadline {
+            Some(format!("it gave up after {} of a wait of {}", seconds(took), seconds(wait)))
+        } else if *outcome == Outcome::Fail
+            && !held_at_last_look(checked, *lock, deadline.saturating_sub(LAST_POLL).max(from), complete)
+        {
+            Some(String::from("it gave up, though the item had no owner during its last poll"))
+        } else if took > wait + LAST_POLL && !machines.stopped_within(p.id, from, to) {
+            Some(format!("it returned after {} of a wait of {}", seconds(took), seconds(wait)))
+        } else {
+            None
+        };
+        let Some(wrong) = wrong else { continue };
+        report.violations.push(checked.violation(
+            ViolationKind::WaitNotKept,
+            *lock,
+            format!("{p} tried the lock for {} at {}: {wrong}", seconds(wait), seconds(from)),
+            index.op_entries(op),
+            Vec::new(),
+            Vec::new(),
+        ));
+    }
+}
+
+/// Whether the item of `lock` had an owner at some instant from global time `from` to entry `to`.
+fn held_at_last_look(checked: &Checked<'_>, lock: crate::locks::history::LockId, from: Duration, to: usize) -> bool {
+    let entries = checked.index.entries;
+    let start = entries.partition_point(|e| e.at < from).saturating_sub(1);
+    checked.truth.states_between(lock, start, to).iter().any(|state| state.held().is_some())
+}
