@@ -118,6 +118,16 @@ pub enum Call {
     },
 }
 
+impl Call {
+    /// The lock of an acquire of any form (`acquire`, `try_acquire`, `try_acquire_for`).
+    pub fn acquires(&self) -> Option<LockId> {
+        match self {
+            Call::Acquire { lock } | Call::TryAcquire { lock } | Call::TryAcquireFor { lock, .. } => Some(*lock),
+            _ => None,
+        }
+    }
+}
+
 /// A lock as `describe` or a listing told it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seen {

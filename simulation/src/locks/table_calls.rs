@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use dynalease::{Error, LockDescription, LockTable, SeededIds, TableRef};
+use dynalease::{Error, LockDescription, LockStatus, LockTable, SeededIds, TableRef};
 
 use crate::history::{Outcome, Value as Recorded};
 use crate::locks::notes::{Lock, LockCall as Call, LockNote, LockValue as Value, Seen};
@@ -115,7 +115,7 @@ impl ProcessCtx {
 
     /// Asks for a warning `margin` before the lease of `held` runs out without a renewal
     /// (`Lease::warning`), and records when it fires, until the lease ends. A lease that is
-    /// lost fires it at once, if it has not fired yet, so the watch then waits for it.
+    /// lost fires it at once, if it has not fired yet.
     pub fn warn(&self, held: &Held, margin: Duration) {
         let HeldLease::Library(lease) = &held.lease else { return };
         let Ok(warning) = lease.warning(margin) else {
@@ -124,17 +124,23 @@ impl ProcessCtx {
         };
         let (lock, token) = (held.lock().clone(), held.token());
         self.ctx.note_value(Recorded::new(LockNote::Warning { lock: lock.clone(), token, margin }));
-        let (ctx, lease) = (self.ctx.clone(), lease.clone());
+        // The watch keeps no clone of the lease: a lease that is kept alive is never dropped, and
+        // so never released.
+        let ctx = self.ctx.clone();
         let ended = lease.ended();
         self.spawn(async move {
             tokio::select! {
                 biased;
                 () = warning.cancelled() => {}
                 () = ended.cancelled() => {
-                    if lease.loss_reason().is_none() {
+                    // A lost lease fires its warning in the same instant, from a task of the
+                    // library woken with this one: let it run. A released one never fires it.
+                    for _ in 0..16 {
+                        tokio::task::yield_now().await;
+                    }
+                    if !warning.is_cancelled() {
                         return;
                     }
-                    warning.cancelled().await;
                 }
             }
             ctx.note_value(Recorded::new(LockNote::Warned { lock, token }));
@@ -147,6 +153,10 @@ fn seen(described: &LockDescription) -> Seen {
     Seen {
         lock: Lock::new(&described.name),
         fence: described.fencing_token,
-        lease_ms: described.lease_duration.map(|lease| lease.as_millis() as u64),
+        // A free lock has no lease; a held one (or one whose holder this table saw expire) has.
+        lease_ms: (described.status != LockStatus::Free)
+            .then_some(described.lease_duration)
+            .flatten()
+            .map(|lease| lease.as_millis() as u64),
     }
 }

@@ -19,7 +19,8 @@ const SLACK: Duration = Duration::from_millis(5);
 /// Every `try_acquire_for` that came back without a lease did so once its wait had run out on
 /// its process's clock, and the item was held at some instant of its last poll (from one poll's
 /// time before the deadline to its answer); every one
-/// returned within its wait and one poll, unless its process was stopped meanwhile.
+/// returned within its wait and one poll (and the time of the writes it sent that were still under
+/// way at its deadline), unless its process was stopped meanwhile.
 pub(super) fn waits_kept(checked: &Checked<'_>, report: &mut CheckReport) {
     let index = &checked.index;
     let machines = &checked.machines;
@@ -38,7 +39,9 @@ pub(super) fn waits_kept(checked: &Checked<'_>, report: &mut CheckReport) {
             && !held_at_last_look(checked, *lock, deadline.saturating_sub(LAST_POLL).max(from), complete)
         {
             Some(String::from("it gave up, though the item had no owner during its last poll"))
-        } else if took > wait + LAST_POLL && !machines.stopped_within(p.id, from, to) {
+        } else if took > wait + LAST_POLL + held_past(checked, tried.process, *lock, (from, to), deadline)
+            && !machines.stopped_within(p.id, from, to)
+        {
             Some(format!("it returned after {} of a wait of {}", seconds(took), seconds(wait)))
         } else {
             None
@@ -53,6 +56,27 @@ pub(super) fn waits_kept(checked: &Checked<'_>, report: &mut CheckReport) {
             Vec::new(),
         ));
     }
+}
+
+/// How long the writes of `process` to `lock` sent during the call (from global time `call.0` to
+/// `call.1`) and still under way at `deadline` took, from their first attempt to their last
+/// answer (or the call's end): a write the network holds, or the nemesis until a moment of the
+/// protocol, is waited for.
+fn held_past(
+    checked: &Checked<'_>,
+    process: crate::locks::history::ProcessRef,
+    lock: crate::locks::history::LockId,
+    call: (Duration, Duration),
+    deadline: Duration,
+) -> Duration {
+    let requests = checked.index.requests.range((process, 0)..=(process, u32::MAX));
+    requests
+        .filter(|(_, r)| r.lock == lock && r.first_sent() >= call.0 && r.first_sent() <= call.1)
+        .filter_map(|(_, r)| {
+            let last = r.attempts.last()?.answer.map_or(call.1, |(at, _)| at);
+            (last > deadline).then(|| last.saturating_sub(r.first_sent()))
+        })
+        .sum()
 }
 
 /// Whether the item of `lock` had an owner at some instant from global time `from` to entry `to`.
