@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{CheckReport, Checked, ViolationKind};
 use crate::clock::seconds;
-use crate::locks::history::{Call, Event, Outcome};
+use crate::locks::history::{Call, Event, Nemesis, Outcome};
 
 /// How long the requests of one poll may take after the wait ran out: a read and a write, each
 /// with the client's attempts of [`REQUEST_TIMEOUT`](crate::net::REQUEST_TIMEOUT) and the
@@ -20,7 +20,8 @@ const SLACK: Duration = Duration::from_millis(5);
 /// its process's clock, and the item was held at some instant of its last poll (from one poll's
 /// time before the deadline to its answer); every one
 /// returned within its wait and one poll (and the time of the writes it sent that were still under
-/// way at its deadline), unless its process was stopped meanwhile.
+/// way at its deadline). The last two hold unless its process was stopped during the call, or the
+/// nemesis held or delayed one of its requests.
 pub(super) fn waits_kept(checked: &Checked<'_>, report: &mut CheckReport) {
     let index = &checked.index;
     let machines = &checked.machines;
@@ -33,15 +34,20 @@ pub(super) fn waits_kept(checked: &Checked<'_>, report: &mut CheckReport) {
         let wait = Duration::from_millis(*wait_ms);
         let deadline = machines.when(p.id, machines.monotonic(p.id, from) + wait, from);
         let took = machines.monotonic(p.id, to).saturating_sub(machines.monotonic(p.id, from));
+        // A process stopped during the call, or whose requests the nemesis held or delayed at a
+        // moment of the protocol (past the network's timeout), may look last and return late.
+        let disturbed = machines.stopped_within(p.id, from, to)
+            || index.entries[tried.invoke..=complete]
+                .iter()
+                .any(|e| matches!(&e.event, Event::Nemesis(Nemesis::Triggered { process }) if process.id == p.id));
         let wrong = if *outcome == Outcome::Fail && to + SLACK < deadline {
             Some(format!("it gave up after {} of a wait of {}", seconds(took), seconds(wait)))
         } else if *outcome == Outcome::Fail
+            && !disturbed
             && !held_at_last_look(checked, *lock, deadline.saturating_sub(LAST_POLL).max(from), complete)
         {
             Some(String::from("it gave up, though the item had no owner during its last poll"))
-        } else if took > wait + LAST_POLL + held_past(checked, tried.process, *lock, (from, to), deadline)
-            && !machines.stopped_within(p.id, from, to)
-        {
+        } else if !disturbed && took > wait + LAST_POLL + held_past(checked, p, *lock, (from, to), deadline) {
             Some(format!("it returned after {} of a wait of {}", seconds(took), seconds(wait)))
         } else {
             None

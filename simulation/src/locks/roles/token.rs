@@ -240,11 +240,13 @@ async fn sloppy(
     kept: &mut Vec<(ProcessLockToken, u64)>,
     rng: &mut SimRng,
 ) {
+    // The duration the lock was written with, which a handoff must carry: processes may run
+    // with leases of their own.
     let lease_ms = ctx.lease().as_millis() as u64;
-    let (token, fence) = match ctx.mailbox().take(name, ctx.process().id) {
+    let (token, fence, duration) = match ctx.mailbox().take(name, ctx.process().id) {
         Some(handoff) => {
             ctx.handed_over(lock, handoff.fence, handoff.from);
-            (handoff.token, handoff.fence)
+            (handoff.token, handoff.fence, handoff.duration)
         }
         None => {
             let op = ctx.invoke(Call::TryAcquire { lock: lock.clone() });
@@ -252,7 +254,7 @@ async fn sloppy(
                 Ok(Some(token)) => {
                     let fence = token.fencing_token();
                     ctx.complete(op, Outcome::Ok, Value::Token(fence));
-                    (token, fence)
+                    (token, fence, ctx.lease())
                 }
                 Ok(None) => {
                     ctx.complete(op, Outcome::Fail, Value::Text(String::from("held")));
@@ -281,7 +283,7 @@ async fn sloppy(
             renew_ignoring(ctx, lock, locks, &token, fence, window).await;
         }
         1 => {
-            let handoff = Handoff { token: token.clone(), fence, duration: ctx.lease(), from: ctx.process() };
+            let handoff = Handoff { token: token.clone(), fence, duration, from: ctx.process() };
             ctx.mailbox().post(name, handoff);
         }
         _ => {}
