@@ -90,11 +90,53 @@ pub enum Call {
         /// Whether the caller stopped it, rather than the work returning.
         stopped: bool,
     },
+    /// Acquire a lock, waiting at most `wait_ms` on the process's clock while it is held.
+    TryAcquireFor {
+        /// The lock.
+        lock: LockId,
+        /// How long it may wait.
+        wait_ms: u64,
+    },
+    /// Describe a lock; it answers [`Value::Described`].
+    Describe {
+        /// The lock.
+        lock: LockId,
+    },
+    /// List every lock of the table; it answers [`Value::Listed`].
+    List,
+    /// Shut a `LockTable` down, then try to acquire with it; it answers [`Value::ShutDown`].
+    Shutdown {
+        /// The bound of the shutdown, on the process's clock.
+        within_ms: u64,
+        /// The leases the table held when the shutdown began: (lock, fencing token).
+        leases: Vec<(LockId, u64)>,
+    },
     /// An operation of a workload of your own.
     Custom {
         /// What it is, for the timeline.
         name: String,
     },
+}
+
+impl Call {
+    /// The lock of an acquire of any form (`acquire`, `try_acquire`, `try_acquire_for`).
+    pub fn acquires(&self) -> Option<LockId> {
+        match self {
+            Call::Acquire { lock } | Call::TryAcquire { lock } | Call::TryAcquireFor { lock, .. } => Some(*lock),
+            _ => None,
+        }
+    }
+}
+
+/// A lock as `describe` or a listing told it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// The lock.
+    pub lock: LockId,
+    /// Its fencing token.
+    pub fence: u64,
+    /// The lease of its holder in milliseconds while it has one; `None` while it is free.
+    pub lease_ms: Option<u64>,
 }
 
 /// The result an operation came back with.
@@ -108,6 +150,21 @@ pub enum Value {
     Bool(bool),
     /// Why it failed, or anything else worth reading in the timeline.
     Text(String),
+    /// What `describe` told: `None` for a lock without an item.
+    Described(Option<Seen>),
+    /// What a listing told, lock by lock.
+    Listed(Vec<Seen>),
+    /// What a shutdown reported, and whether an acquire afterwards was refused with `ShutDown`.
+    ShutDown {
+        /// The releases answered.
+        released: usize,
+        /// The releases that failed.
+        failed: usize,
+        /// The releases unanswered when the bound ran out.
+        unanswered: usize,
+        /// Whether the acquire after it was refused.
+        refused: bool,
+    },
 }
 
 /// Why a belief ended.
@@ -432,6 +489,23 @@ pub enum Event {
         /// What the library did, and what it promises.
         what: String,
     },
+    /// A process asked for a warning `margin` before its lease `token` of `lock` runs out
+    /// without a renewal.
+    Warning {
+        /// The lock.
+        lock: LockId,
+        /// The fencing token of the lease.
+        token: u64,
+        /// The margin.
+        margin: Duration,
+    },
+    /// The warning on the lease `token` of `lock` fired.
+    Warned {
+        /// The lock.
+        lock: LockId,
+        /// The fencing token of the lease.
+        token: u64,
+    },
     /// A step of the run.
     Phase(Phase),
     /// An entry the checker has no use for.
@@ -575,8 +649,21 @@ impl Projector {
             LockCall::Resign { lock, token, stopped } => {
                 Call::Resign { lock: self.lock(lock), token: *token, stopped: *stopped }
             }
+            LockCall::TryAcquireFor { lock, wait_ms } => {
+                Call::TryAcquireFor { lock: self.lock(lock), wait_ms: *wait_ms }
+            }
+            LockCall::Describe { lock } => Call::Describe { lock: self.lock(lock) },
+            LockCall::List => Call::List,
+            LockCall::Shutdown { within_ms, leases } => Call::Shutdown {
+                within_ms: *within_ms,
+                leases: leases.iter().map(|(lock, token)| (self.lock(lock), *token)).collect(),
+            },
             LockCall::Custom { name } => Call::Custom { name: name.clone() },
         }
+    }
+
+    fn seen(&mut self, seen: &crate::locks::notes::Seen) -> Seen {
+        Seen { lock: self.lock(&seen.lock), fence: seen.fence, lease_ms: seen.lease_ms }
     }
 
     fn event(&mut self, event: &world::Event) -> Event {
@@ -594,6 +681,14 @@ impl Projector {
                     (Some(LockValue::Token(token)), _) => Value::Token(*token),
                     (Some(LockValue::Bool(yes)), _) => Value::Bool(*yes),
                     (Some(LockValue::Text(text)), _) => Value::Text(text.clone()),
+                    (Some(LockValue::Described(seen)), _) => Value::Described(seen.as_ref().map(|s| self.seen(s))),
+                    (Some(LockValue::Listed(locks)), _) => Value::Listed(locks.iter().map(|s| self.seen(s)).collect()),
+                    (Some(LockValue::ShutDown { released, failed, unanswered, refused }), _) => Value::ShutDown {
+                        released: *released,
+                        failed: *failed,
+                        unanswered: *unanswered,
+                        refused: *refused,
+                    },
                     (None, Some("")) | (None, None) => Value::None,
                     (None, Some(text)) => Value::Text(text.to_owned()),
                 };
@@ -676,6 +771,10 @@ impl Projector {
             }
             LockNote::Promised { belief, left } => Event::Promised { belief: BeliefId(belief.0), left: *left },
             LockNote::Broken { lock, what } => Event::Broken { lock: self.lock(lock), what: what.clone() },
+            LockNote::Warning { lock, token, margin } => {
+                Event::Warning { lock: self.lock(lock), token: *token, margin: *margin }
+            }
+            LockNote::Warned { lock, token } => Event::Warned { lock: self.lock(lock), token: *token },
             LockNote::LivenessCrash { lock, victim } => {
                 Event::Phase(Phase::LivenessCrash { lock: self.lock(lock), victim: *victim })
             }

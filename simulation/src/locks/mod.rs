@@ -23,6 +23,7 @@ mod operation;
 mod probe;
 pub mod roles;
 mod service;
+mod table_calls;
 pub(crate) mod truth;
 pub mod workload;
 

@@ -108,6 +108,31 @@ pub enum LockCall {
         /// Whether the caller stopped it, rather than the work returning.
         stopped: bool,
     },
+    /// Acquire a lock, waiting at most `wait_ms` while it is held
+    /// ([`dynalease::LockTable::try_acquire_for`]): a token, or `Fail` when the wait ran out.
+    TryAcquireFor {
+        /// The lock.
+        lock: Lock,
+        /// How long it may wait, on the process's clock.
+        wait_ms: u64,
+    },
+    /// Describe a lock ([`dynalease::LockTable::describe`]); it answers
+    /// [`LockValue::Described`].
+    Describe {
+        /// The lock.
+        lock: Lock,
+    },
+    /// List every lock of the table ([`dynalease::LockTable::locks`]); it answers
+    /// [`LockValue::Listed`].
+    List,
+    /// Shut a `LockTable` down ([`dynalease::LockTable::shutdown`]) and then try to acquire with
+    /// it; it answers [`LockValue::ShutDown`].
+    Shutdown {
+        /// The bound of the shutdown, on the process's clock.
+        within_ms: u64,
+        /// The leases the table held when the shutdown began, as far as the process knows.
+        leases: Vec<(Lock, u64)>,
+    },
     /// An operation of a workload of your own.
     Custom {
         /// What it is, for the timeline.
@@ -126,8 +151,10 @@ impl LockCall {
             | LockCall::FencedWrite { lock, .. }
             | LockCall::StoreWrite { lock, .. }
             | LockCall::Exists { lock }
-            | LockCall::Resign { lock, .. } => Some(lock),
-            LockCall::Custom { .. } => None,
+            | LockCall::Resign { lock, .. }
+            | LockCall::TryAcquireFor { lock, .. }
+            | LockCall::Describe { lock } => Some(lock),
+            LockCall::List | LockCall::Shutdown { .. } | LockCall::Custom { .. } => None,
         }
     }
 }
@@ -144,6 +171,10 @@ impl Record for LockCall {
             LockCall::Renew { lock, .. } => (700, Some(lock)),
             LockCall::Exists { lock } => (800, Some(lock)),
             LockCall::Resign { lock, .. } => (900, Some(lock)),
+            LockCall::TryAcquireFor { lock, .. } => (1000, Some(lock)),
+            LockCall::Describe { lock } => (1100, Some(lock)),
+            LockCall::List => (1200, None),
+            LockCall::Shutdown { .. } => (1300, None),
         };
         d.u64(code);
         if let Some(lock) = lock {
@@ -159,6 +190,14 @@ impl Record for LockCall {
                 d.u64(u64::from(*stopped));
             }
             LockCall::Custom { name } => d.str(name),
+            LockCall::TryAcquireFor { wait_ms, .. } => d.u64(*wait_ms),
+            LockCall::Shutdown { within_ms, leases } => {
+                d.u64(*within_ms);
+                for (lock, token) in leases {
+                    d.str(lock.name());
+                    d.u64(*token);
+                }
+            }
             _ => {}
         }
     }
@@ -178,6 +217,19 @@ impl Record for LockCall {
             LockCall::Resign { lock, token: None, .. } => format!("stop contending for {lock}"),
             LockCall::Resign { lock, token: Some(token), stopped: false } => {
                 format!("hand {lock} on (the work of the term of token {token} returned)")
+            }
+            LockCall::TryAcquireFor { lock, wait_ms } => {
+                format!("try-acquire {lock} for {}", seconds(Duration::from_millis(*wait_ms)))
+            }
+            LockCall::Describe { lock } => format!("describe {lock}"),
+            LockCall::List => String::from("list the locks"),
+            LockCall::Shutdown { within_ms, leases } => {
+                let leases: Vec<String> = leases.iter().map(|(lock, token)| format!("{lock} token {token}")).collect();
+                format!(
+                    "shut down within {} (holding {})",
+                    seconds(Duration::from_millis(*within_ms)),
+                    if leases.is_empty() { String::from("nothing") } else { leases.join(", ") }
+                )
             }
             LockCall::Custom { name } => name.clone(),
         }
@@ -203,6 +255,52 @@ pub enum LockValue {
     Bool(bool),
     /// Why it failed, or anything else worth reading in the timeline.
     Text(String),
+    /// What `describe` told: `None` for a lock without an item.
+    Described(Option<Seen>),
+    /// What a listing of the locks told, lock by lock, in its order.
+    Listed(Vec<Seen>),
+    /// What a shutdown reported, and whether an acquire of the table afterwards failed with
+    /// `ShutDown` before it sent anything.
+    ShutDown {
+        /// The releases answered.
+        released: usize,
+        /// The releases that failed.
+        failed: usize,
+        /// The releases still unanswered when the bound ran out.
+        unanswered: usize,
+        /// Whether the acquire after it was refused with `ShutDown`.
+        refused: bool,
+    },
+}
+
+/// A lock as `describe` or a listing told it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Seen {
+    /// The lock.
+    pub lock: Lock,
+    /// Its fencing token.
+    pub fence: u64,
+    /// The lease of its holder, in milliseconds, while it has one (held, or expired as far as the
+    /// table can tell); `None` while it is free.
+    pub lease_ms: Option<u64>,
+}
+
+impl Seen {
+    fn digest(&self, d: &mut Digest) {
+        d.str(self.lock.name());
+        d.u64(self.fence);
+        d.u64(self.lease_ms.map_or(0, |ms| ms + 1));
+    }
+
+    /// In a few words: `batch held, token 4, lease 30 s`.
+    pub fn describe(&self) -> String {
+        match self.lease_ms {
+            Some(ms) => {
+                format!("{} held, token {}, lease {}", self.lock, self.fence, seconds(Duration::from_millis(ms)))
+            }
+            None => format!("{} free, token {}", self.lock, self.fence),
+        }
+    }
 }
 
 impl Record for LockValue {
@@ -218,6 +316,27 @@ impl Record for LockValue {
                 d.str(text);
             }
             LockValue::Bool(yes) => d.u64(3 + u64::from(*yes)),
+            LockValue::Described(seen) => {
+                d.u64(5);
+                match seen {
+                    Some(seen) => seen.digest(d),
+                    None => d.u64(0),
+                }
+            }
+            LockValue::Listed(locks) => {
+                d.u64(6);
+                d.u64(locks.len() as u64);
+                for seen in locks {
+                    seen.digest(d);
+                }
+            }
+            LockValue::ShutDown { released, failed, unanswered, refused } => {
+                d.u64(7);
+                d.u64(*released as u64);
+                d.u64(*failed as u64);
+                d.u64(*unanswered as u64);
+                d.u64(u64::from(*refused));
+            }
         }
     }
 
@@ -227,6 +346,16 @@ impl Record for LockValue {
             LockValue::Token(token) => format!("token {token}"),
             LockValue::Bool(yes) => yes.to_string(),
             LockValue::Text(text) => text.clone(),
+            LockValue::Described(Some(seen)) => seen.describe(),
+            LockValue::Described(None) => String::from("no item"),
+            LockValue::Listed(locks) => {
+                let locks: Vec<String> = locks.iter().map(Seen::describe).collect();
+                format!("[{}]", locks.join("; "))
+            }
+            LockValue::ShutDown { released, failed, unanswered, refused } => format!(
+                "released {released}, failed {failed}, unanswered {unanswered}; {}",
+                if *refused { "acquires refused" } else { "AN ACQUIRE WAS NOT REFUSED" }
+            ),
         }
     }
 
@@ -469,6 +598,23 @@ pub enum LockNote {
         /// What the library did, and what it promises.
         what: String,
     },
+    /// A process asked for a warning ([`dynalease::Lease::warning`]) on its lease `token` of
+    /// `lock`, `margin` before the lease runs out without a renewal.
+    Warning {
+        /// The lock.
+        lock: Lock,
+        /// The fencing token of the lease.
+        token: u64,
+        /// The margin.
+        margin: Duration,
+    },
+    /// The warning on the lease `token` of `lock` fired.
+    Warned {
+        /// The lock.
+        lock: Lock,
+        /// The fencing token of the lease.
+        token: u64,
+    },
     /// The liveness test crashed the holder of `lock` (if a live process held it).
     LivenessCrash {
         /// The lock.
@@ -542,6 +688,17 @@ impl Record for LockNote {
                 d.str(lock.name());
                 d.str(what);
             }
+            LockNote::Warning { lock, token, margin } => {
+                d.u64(28);
+                d.str(lock.name());
+                d.u64(*token);
+                d.u64(margin.as_micros() as u64);
+            }
+            LockNote::Warned { lock, token } => {
+                d.u64(29);
+                d.str(lock.name());
+                d.u64(*token);
+            }
             LockNote::LivenessCrash { lock, victim } => {
                 d.u64(27);
                 d.str(lock.name());
@@ -591,6 +748,10 @@ impl Record for LockNote {
                 format!("promised the lease of belief {} for {} more", belief.0, seconds(*left))
             }
             LockNote::Broken { lock, what } => format!("BROKEN PROMISE on {lock}: {what}"),
+            LockNote::Warning { lock, token, margin } => {
+                format!("asked for a warning {} before the end of {lock} token {token}", seconds(*margin))
+            }
+            LockNote::Warned { lock, token } => format!("warned: {lock} token {token} is about to run out"),
             LockNote::LivenessCrash { lock, victim: Some(victim) } => {
                 format!("--- liveness: crash {victim}, the holder of {lock} ---")
             }
@@ -610,6 +771,8 @@ impl Record for LockNote {
             | LockNote::StoreAccepted { lock, .. }
             | LockNote::HandedOver { lock, .. }
             | LockNote::Broken { lock, .. }
+            | LockNote::Warning { lock, .. }
+            | LockNote::Warned { lock, .. }
             | LockNote::LivenessCrash { lock, .. } => Some(lock.name().to_owned()),
             LockNote::Committed { .. } | LockNote::Promised { .. } => None,
         }

@@ -55,6 +55,8 @@ pub(crate) struct LockIncarnation {
     pub(crate) lock_table: LockTable,
     pub(crate) process_locks: ProcessLocks,
     pub(crate) locks: Locks,
+    /// The options of `lock_table`, but for its ids: for another `LockTable` of the incarnation.
+    pub(crate) table_options: dynalease::LockTableOptions,
 }
 
 /// One incarnation of a process, as one of its workloads sees it. Cheap to clone.
@@ -67,8 +69,8 @@ pub(crate) struct LockIncarnation {
 /// its own operations with [`invoke`](Self::invoke) and [`complete`](Self::complete).
 #[derive(Clone)]
 pub struct ProcessCtx {
-    ctx: Ctx<LockCall, LockValue>,
-    inner: Arc<LockIncarnation>,
+    pub(super) ctx: Ctx<LockCall, LockValue>,
+    pub(super) inner: Arc<LockIncarnation>,
     lease: Duration,
 }
 
@@ -99,13 +101,13 @@ pub struct Held {
     lock: Lock,
     name: String,
     token: u64,
-    lease: HeldLease,
+    pub(super) lease: HeldLease,
     /// The token whose cancellation ends the belief.
     ended: CancellationToken,
     _dropped: DropGuard,
 }
 
-enum HeldLease {
+pub(super) enum HeldLease {
     Library(Lease),
     Naive(NaiveLease),
 }
@@ -754,7 +756,7 @@ impl ProcessCtx {
 /// `Fail` for errors of a call that sent nothing; `Info` when DynamoDB answered with an error
 /// or not at all, since a write may have been applied before (its answer lost, the retry
 /// refused).
-fn library_outcome(err: &dynalease::Error) -> Outcome {
+pub(super) fn library_outcome(err: &dynalease::Error) -> Outcome {
     use dynalease::Error;
     match err {
         Error::InvalidLeaseDuration { .. } | Error::InvalidLockName { .. } | Error::InvalidOptions { .. } => {

@@ -95,7 +95,7 @@ pub(super) fn stale_holders_drop(checked: &Checked<'_>, report: &mut CheckReport
             // An acquire of the same table that won forgets what the table had seen of the lock.
             let won = index.ops.values().any(|o| {
                 o.process == asker
-                    && matches!(o.call, Call::Acquire { lock: l } | Call::TryAcquire { lock: l } if *l == lock)
+                    && o.call.acquires() == Some(lock)
                     && o.complete.is_some_and(|c| c > earlier.complete && c < asked.complete)
                     && o.complete.is_some_and(|c| {
                         matches!(

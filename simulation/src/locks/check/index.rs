@@ -117,10 +117,8 @@ impl<'h> Index<'h> {
                 (Event::Complete { op, value, .. }, _) => {
                     if let Some(found) = ops.get_mut(op) {
                         found.complete = Some(idx);
-                        if let (Value::Token(token), Call::Acquire { lock } | Call::TryAcquire { lock }) =
-                            (value, found.call)
-                        {
-                            acquired.entry((*lock, *token)).or_default().push(*op);
+                        if let (Value::Token(token), Some(lock)) = (value, found.call.acquires()) {
+                            acquired.entry((lock, *token)).or_default().push(*op);
                         }
                     }
                 }

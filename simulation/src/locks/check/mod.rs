@@ -37,11 +37,22 @@
 //! - **Retries find their own write**: a client's retry of a write that DynamoDB applied is not
 //!   refused for what that very write wrote (a lease granted and never used).
 //!
+//! Operations beside the lease's own:
+//! - **Descriptions fit the items**: `describe` and a listing tell each lock as its item was at
+//!   some instant of the call.
+//! - **Shutdowns release**: a shutdown returns within its bound, leaves no lease of its table held
+//!   but those its report counts, and its table acquires nothing after it.
+//! - **Waits are kept**: `try_acquire_for` gives up only once its wait ran out, on a lock held
+//!   during its last poll, and returns within its wait and one poll.
+//! - **Warnings in time**: a lease's warning fires before the lease runs out with half its margin
+//!   to spare, when it is lost at the latest, and never while renewals succeed on time.
+//!
 //! A [`Violation`] names the two conflicting operations, the last good one before them, and
 //! the window of the timeline that shows them.
 
 mod beliefs;
 mod clocks;
+mod descriptions;
 mod exists;
 mod heartbeat;
 mod index;
@@ -49,8 +60,11 @@ mod liveness;
 mod promises;
 mod releases;
 mod renewals;
+mod shutdowns;
 mod tokens;
 mod truth;
+mod waits;
+mod warnings;
 mod writes;
 
 use std::collections::BTreeSet;
@@ -131,6 +145,17 @@ pub enum ViolationKind {
     /// A renewal answered true while the lock item did not hold its lease at any instant of
     /// the call.
     RenewedUnheld,
+    /// `describe` or a listing told a lock otherwise than its item was at any instant of the call.
+    WrongDescription,
+    /// A shutdown outran its bound, left a lease of its table on its item that its report does
+    /// not count, or let its table acquire after it.
+    ShutdownLeftHeld,
+    /// `try_acquire_for` gave up before its wait ran out or on a lock free during its last poll,
+    /// or returned long after its wait.
+    WaitNotKept,
+    /// A warning on a lease fired while its renewals succeeded on time, or not with time to spare
+    /// before the lease ran out, or not when it was lost.
+    WarningOffTime,
 }
 
 impl ViolationKind {
@@ -150,11 +175,14 @@ impl ViolationKind {
                 | ViolationKind::HeldAfterLetGo
                 | ViolationKind::SlowStop
                 | ViolationKind::WrongLossReason
+                | ViolationKind::ShutdownLeftHeld
+                | ViolationKind::WaitNotKept
+                | ViolationKind::WarningOffTime
         )
     }
 
     /// Every invariant, in the order of the checks.
-    pub const ALL: [ViolationKind; 23] = [
+    pub const ALL: [ViolationKind; 27] = [
         ViolationKind::TokenNotRising,
         ViolationKind::TakeoverBeforeExpiry,
         ViolationKind::ForeignWrite,
@@ -178,6 +206,10 @@ impl ViolationKind {
         ViolationKind::WrongLossReason,
         ViolationKind::ForeignItem,
         ViolationKind::RenewedUnheld,
+        ViolationKind::WrongDescription,
+        ViolationKind::ShutdownLeftHeld,
+        ViolationKind::WaitNotKept,
+        ViolationKind::WarningOffTime,
     ];
 
     /// The invariant of a short name ([`name`](ViolationKind::name)).
@@ -211,6 +243,10 @@ impl ViolationKind {
             ViolationKind::WrongLossReason => "wrong-loss-reason",
             ViolationKind::ForeignItem => "foreign-item",
             ViolationKind::RenewedUnheld => "renewed-unheld",
+            ViolationKind::WrongDescription => "wrong-description",
+            ViolationKind::ShutdownLeftHeld => "shutdown-left-held",
+            ViolationKind::WaitNotKept => "wait-not-kept",
+            ViolationKind::WarningOffTime => "warning-off-time",
         }
     }
 }
@@ -243,6 +279,12 @@ impl fmt::Display for ViolationKind {
             ViolationKind::WrongLossReason => "a lease was said lost for a reason the lock item does not show",
             ViolationKind::ForeignItem => "an item that is no lock was written as a lock, or not reported as one",
             ViolationKind::RenewedUnheld => "a renewal answered true while the lock item did not hold its lease",
+            ViolationKind::WrongDescription => "a description of a lock did not fit its item",
+            ViolationKind::ShutdownLeftHeld => {
+                "a shutdown outran its bound, left a lease held, or let its table acquire after it"
+            }
+            ViolationKind::WaitNotKept => "try_acquire_for did not keep its wait",
+            ViolationKind::WarningOffTime => "a lease's warning fired too early, too late or not at all",
         })
     }
 }
@@ -362,6 +404,10 @@ pub fn check(history: &History, context: &CheckContext) -> CheckReport {
     promises::promises_kept(&checked, &mut report);
     promises::loss_reasons(&checked, &mut report);
     renewals::renewals_answer_truly(&checked, &mut report);
+    descriptions::descriptions_agree(&checked, &mut report);
+    shutdowns::shutdowns_release(&checked, &mut report);
+    waits::waits_kept(&checked, &mut report);
+    warnings::warnings_in_time(&checked, &mut report);
     report.stats.beliefs = checked.index.beliefs.len();
     report.stats.writes = checked.truth.writes;
     // One violation per invariant and lock: the first one, which the others usually follow from.

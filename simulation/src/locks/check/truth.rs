@@ -253,6 +253,19 @@ impl Truth {
         states
     }
 
+    /// Every lock whose item the history shows, in order.
+    pub(super) fn locks(&self) -> impl Iterator<Item = LockId> + '_ {
+        self.states.keys().copied()
+    }
+
+    /// Whether the item of `lock` was an entity that is no lock at some instant from entry `from`
+    /// to entry `to`.
+    pub(super) fn foreign_between(&self, lock: LockId, from: usize, to: usize) -> bool {
+        self.foreign
+            .get(&lock)
+            .is_some_and(|spans| spans.iter().any(|&(start, end)| start <= to && end.is_none_or(|end| end > from)))
+    }
+
     /// The lease with `token` on `lock` that `process` held at entry `idx` (granted to it or
     /// handed over to it), the latest if several.
     pub(super) fn lease_held(&self, lock: LockId, process: ProcessRef, token: u64, idx: usize) -> Option<&TrueLease> {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::{CheckReport, Checked, ViolationKind};
 use crate::clock::seconds;
-use crate::locks::history::{Call, Event, LockState, Outcome, Value, WriteEffect};
+use crate::locks::history::{Event, LockState, Outcome, Value, WriteEffect};
 
 /// How far apart two clocks may drift over `lease`, in the contender's favour, and the
 /// millisecond a timer may fire late.
@@ -119,7 +119,7 @@ pub(super) fn foreign_items(checked: &Checked<'_>, report: &mut CheckReport) {
                 continue;
             }
             for (&op, acquire) in &index.ops {
-                if !matches!(acquire.call, Call::Acquire { lock: l } | Call::TryAcquire { lock: l } if l == lock) {
+                if acquire.call.acquires() != Some(*lock) {
                     continue;
                 }
                 let Some(complete) = acquire.complete.filter(|&c| acquire.invoke > from && c < to) else { continue };

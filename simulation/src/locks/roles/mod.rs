@@ -6,16 +6,21 @@
 //!   election, while it leads or while it waits (`leader.rs`);
 //! - a store writer tries its lock now and then, and while it holds it writes to the external
 //!   store with its fencing token;
-//! - a one-shot job waits for its lock, most times at most a little longer than a lease, renews
-//!   before each step, writes, and releases or drops its lease;
+//! - a one-shot job waits for its lock, most times at most a little longer than a lease (now and
+//!   then with `try_acquire_for`, with a `LockTable` of its own that it shuts down at the end),
+//!   asks for a warning before its lease would run out, renews before each step, writes, and
+//!   releases or drops its lease;
 //! - a try-loop tries its lock on its own schedule and writes when it gets it (`simple.rs`);
 //! - a token holder uses the process-lock shape: it creates its lock, renews it by token with
 //!   and without a new duration and a minimum window, writes with the token's fence, and
 //!   releases it, hands its token to another process, or leaves it to run out; it takes the
-//!   tokens that others hand it (`token.rs`);
+//!   tokens that others hand it; one hold in four is sloppy, renewing on every step and ignoring
+//!   the answer, and renewing tokens it kept after their release or shares with another process
+//!   (`token.rs`);
 //! - a scope holder holds its lock with a `ProcessLockScope`, believes in it as long as the
 //!   scope says it is locked, and releases or drops the scope (`scope.rs`);
-//! - a watcher asks now and then whether a lock is held (`watcher.rs`).
+//! - a watcher asks now and then whether a lock is held, describes it, or lists every lock
+//!   (`watcher.rs`).
 
 use std::time::Duration;
 
@@ -56,8 +61,10 @@ pub enum Role {
         writes: u32,
     },
     /// Every while (up to `every_ms_max`), acquires `lock` waiting at most `timeout_ms` (or, one
-    /// run in four, as long as it takes), makes `writes` fenced writes, each after a renewal,
-    /// and releases or drops the lease.
+    /// run in four, as long as it takes; now and then with `try_acquire_for`, and one run in eight
+    /// with a `LockTable` of its own that it shuts down instead of a release), asks for a warning
+    /// one run in two, makes `writes` fenced writes, each after a renewal, and releases or drops
+    /// the lease.
     Job {
         /// The lock.
         lock: String,
@@ -80,7 +87,9 @@ pub enum Role {
     /// over, or creates the lock with [`dynalease::ProcessLocks`]; makes `steps` short steps,
     /// each a renewal by token (with a minimum window most times, and now and then a new
     /// duration) and every fourth a store write with the token's fence; and then releases the
-    /// lock, hands its token to another process, or leaves it to run out.
+    /// lock, hands its token to another process, or leaves it to run out. One hold in four is
+    /// sloppy: it renews on every step with a small window and ignores the answer, and keeps its
+    /// tokens to renew them again after their release, takeover or deletion.
     TokenHolder {
         /// The lock.
         lock: String,
@@ -101,7 +110,7 @@ pub enum Role {
         steps: u32,
     },
     /// Every while (up to `every_ms_max`), asks whether `lock` is held
-    /// ([`dynalease::ProcessLocks::exists`]).
+    /// ([`dynalease::ProcessLocks::exists`]), describes it, or lists every lock of the table.
     Watcher {
         /// The lock.
         lock: String,

@@ -8,6 +8,13 @@
 //! may or may not have written, so it counts on the shorter of the two from then on. A token
 //! that was handed over is renewed as the library advises for a token several instances use:
 //! never with a shorter duration.
+//!
+//! One hold in four is sloppy, as many users of tokens are: it renews on every step with a
+//! small minimum window and ignores the answer, keeps its tokens after their hold ended
+//! (released, handed over, or left to run out) and now and then renews one of them again, and
+//! renews right after its own release. A token it hands over it keeps too, so two instances
+//! renew it. It believes in nothing: the checker holds each renewal that answers `true` to the
+//! lock item as DynamoDB held it during the call.
 
 use std::time::Duration;
 
@@ -55,8 +62,13 @@ pub(super) async fn token_holder(ctx: ProcessCtx, name: &str, every_ms_max: u64,
     let mut rng = ctx.rng();
     let lock = ctx.lock_id(name);
     let locks = ctx.process_locks().clone();
+    let mut kept = Vec::new();
     loop {
         pause(&ctx, &mut rng, every_ms_max).await;
+        if rng.chance_ppm(250_000) {
+            sloppy(&ctx, &lock, name, &locks, steps, &mut kept, &mut rng).await;
+            continue;
+        }
         let hold = match ctx.mailbox().take(name, ctx.process().id) {
             Some(handoff) => take_over(&ctx, &lock, &locks, handoff, &mut rng).await,
             None => create(&ctx, &lock, name, &locks, &mut rng).await,
@@ -209,5 +221,92 @@ async fn renew(ctx: &ProcessCtx, lock: &Lock, locks: &ProcessLocks, hold: &mut H
             }
             Renewed::Unknown
         }
+    }
+}
+
+/// How many tokens a sloppy holder keeps after their holds ended.
+const KEPT: usize = 4;
+
+/// A sloppy hold: takes a token another process handed over, or creates the lock; makes `steps`
+/// steps, each a renewal with a small minimum window whose answer it ignores, and every fourth
+/// also a renewal of a token it kept from an earlier hold; then releases the lock and renews it
+/// once more, hands the token over, or leaves it to run out; and keeps the token.
+async fn sloppy(
+    ctx: &ProcessCtx,
+    lock: &Lock,
+    name: &str,
+    locks: &ProcessLocks,
+    steps: u32,
+    kept: &mut Vec<(ProcessLockToken, u64)>,
+    rng: &mut SimRng,
+) {
+    // The duration the lock was written with, which a handoff must carry: processes may run
+    // with leases of their own.
+    let lease_ms = ctx.lease().as_millis() as u64;
+    let (token, fence, duration) = match ctx.mailbox().take(name, ctx.process().id) {
+        Some(handoff) => {
+            ctx.handed_over(lock, handoff.fence, handoff.from);
+            (handoff.token, handoff.fence, handoff.duration)
+        }
+        None => {
+            let op = ctx.invoke(Call::TryAcquire { lock: lock.clone() });
+            match ctx.as_operation(op, locks.create(name, ctx.lease())).await {
+                Ok(Some(token)) => {
+                    let fence = token.fencing_token();
+                    ctx.complete(op, Outcome::Ok, Value::Token(fence));
+                    (token, fence, ctx.lease())
+                }
+                Ok(None) => {
+                    ctx.complete(op, Outcome::Fail, Value::Text(String::from("held")));
+                    return;
+                }
+                Err(err) => {
+                    ctx.check_error(lock, name, &err);
+                    ctx.complete(op, Outcome::Info, Value::Text(err.to_string()));
+                    return;
+                }
+            }
+        }
+    };
+    let window = Duration::from_millis(rng.range(500, lease_ms / 4));
+    for step in 0..steps {
+        ctx.sleep(Duration::from_millis(rng.range(lease_ms / 40, lease_ms / 10))).await;
+        renew_ignoring(ctx, lock, locks, &token, fence, window).await;
+        if step % 4 == 3 && !kept.is_empty() {
+            let (old, old_fence) = &kept[rng.below(kept.len() as u64) as usize];
+            renew_ignoring(ctx, lock, locks, old, *old_fence, window).await;
+        }
+    }
+    match rng.below(3) {
+        0 => {
+            release(ctx, lock, locks, &token, fence).await;
+            renew_ignoring(ctx, lock, locks, &token, fence, window).await;
+        }
+        1 => {
+            let handoff = Handoff { token: token.clone(), fence, duration, from: ctx.process() };
+            ctx.mailbox().post(name, handoff);
+        }
+        _ => {}
+    }
+    kept.push((token, fence));
+    if kept.len() > KEPT {
+        kept.remove(0);
+    }
+}
+
+/// Renews the lock by `token` within `window`, and records the answer, which the caller ignores.
+async fn renew_ignoring(
+    ctx: &ProcessCtx,
+    lock: &Lock,
+    locks: &ProcessLocks,
+    token: &ProcessLockToken,
+    fence: u64,
+    window: Duration,
+) {
+    let op = ctx.invoke(Call::Renew { lock: lock.clone(), token: fence });
+    match locks.renew(token, RenewOptions::new().only_within(window)).await {
+        Ok(true) => ctx.complete(op, Outcome::Ok, Value::None),
+        Ok(false) => ctx.complete(op, Outcome::Fail, Value::Text(String::from("lost"))),
+        Err(err) => ctx.complete(op, Outcome::Info, Value::Text(err.to_string())),
     }
 }

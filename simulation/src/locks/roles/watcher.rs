@@ -14,14 +14,26 @@ use crate::locks::notes::{Lock, LockCall as Call, LockValue as Value};
 use crate::locks::workload::ProcessCtx;
 use crate::locks::{PARTITION_KEY, SORT_KEY, TABLE};
 
-/// Every while, asks whether `name` is held, and records the answer: the checker holds it
-/// against the lock item as DynamoDB held it during the call.
+/// Every while, asks whether `name` is held (five times in eight), describes it (twice in
+/// eight) or lists every lock of the table, and records the answer: the checker holds it
+/// against the lock items as DynamoDB held them during the call.
 pub(super) async fn watcher(ctx: ProcessCtx, name: &str, every_ms_max: u64) {
     let mut rng = ctx.rng();
     let lock = ctx.lock_id(name);
     refusals(&ctx, &lock, name).await;
     loop {
         pause(&ctx, &mut rng, every_ms_max).await;
+        match rng.below(8) {
+            0..5 => {}
+            5..7 => {
+                ctx.describe(name).await;
+                continue;
+            }
+            _ => {
+                ctx.list().await;
+                continue;
+            }
+        }
         let op = ctx.invoke(Call::Exists { lock: lock.clone() });
         match ctx.process_locks().exists(name).await {
             Ok(held) => ctx.complete(op, Outcome::Ok, Value::Bool(held)),
