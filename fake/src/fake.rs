@@ -576,7 +576,7 @@ impl FakeDynamoDb {
         key: &HashMap<String, AttributeValue>,
         names: &[&str],
     ) -> Option<Vec<Option<AttributeValue>>> {
-        self.with_item(table, key, |item| names.iter().map(|name| item.get(*name).map(crate::stream::to_sdk)).collect())
+        self.with_item(table, key, |item| names.iter().map(|name| item.get(name).map(crate::stream::to_sdk)).collect())
     }
 
     /// `look` applied to the item at `key` of `table` as a request arriving now would find it.

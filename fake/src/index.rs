@@ -153,11 +153,9 @@ impl Index {
     pub(crate) fn project(&self, table_key: &KeySchema, item: &Item) -> Item {
         match &self.projection {
             Projection::All => item.clone(),
-            Projection::KeysOnly | Projection::Include(_) => item
-                .iter()
-                .filter(|(name, _)| self.projects(table_key, name))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+            Projection::KeysOnly | Projection::Include(_) => {
+                item.iter().filter(|(name, _)| self.projects(table_key, name)).map(|(k, v)| (k, v.clone())).collect()
+            }
         }
     }
 

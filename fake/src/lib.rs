@@ -50,6 +50,7 @@ mod faults;
 mod global;
 mod in_process;
 mod index;
+mod item;
 mod json;
 mod legacy;
 mod limits;

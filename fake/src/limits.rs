@@ -47,7 +47,7 @@ fn empty_attribute_name() -> DynamoError {
 /// name of at most [`MAX_ATTRIBUTE_NAME_BYTES`], and none nests deeper than DynamoDB stores.
 pub(crate) fn check_item_depth(item: &Item) -> Result<(), DynamoError> {
     // The names sort the empty one first, so the first name tells whether there is one.
-    if item.keys().next().is_some_and(String::is_empty) {
+    if item.keys().next().is_some_and(str::is_empty) {
         return Err(empty_attribute_name());
     }
     let mut too_deep = false;

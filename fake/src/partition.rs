@@ -49,8 +49,8 @@ impl Placements {
     /// The placement hash of a partition key: remembered, or computed.
     pub(crate) fn of(&self, hash: &KeyValue) -> u32 {
         let known = match hash {
-            KeyValue::S(s) => self.strings.get(s.as_str()),
-            KeyValue::B(b) => self.binaries.get(b.as_slice()),
+            KeyValue::S(s) => self.strings.get(&**s),
+            KeyValue::B(b) => self.binaries.get(&**b),
             // A number's hash bytes take as long to compute as the hash; not remembered. A
             // multi-attribute partition key is an index's, which keeps no memo.
             KeyValue::N(_) | KeyValue::Tuple(_) => None,
@@ -73,8 +73,8 @@ impl Placements {
             map.insert(key, partition);
         }
         match &key.hash {
-            KeyValue::S(s) => add(&mut self.strings, s.clone(), key.partition, items),
-            KeyValue::B(b) => add(&mut self.binaries, b.clone(), key.partition, items),
+            KeyValue::S(s) => add(&mut self.strings, s.to_string(), key.partition, items),
+            KeyValue::B(b) => add(&mut self.binaries, b.to_vec(), key.partition, items),
             KeyValue::N(_) | KeyValue::Tuple(_) => {}
         }
     }
@@ -124,7 +124,7 @@ fn key_bytes(value: &KeyValue, digest: &mut Md5) {
                 let mut bytes = Vec::new();
                 let (tag, bytes) = match value {
                     KeyValue::S(s) => (b'S', s.as_bytes()),
-                    KeyValue::B(b) => (b'B', b.as_slice()),
+                    KeyValue::B(b) => (b'B', &**b),
                     KeyValue::N(n) => {
                         number_bytes(n, &mut bytes);
                         (b'N', bytes.as_slice())
@@ -234,12 +234,12 @@ mod tests {
     fn string_keys_scan_in_dynamodb_order() {
         // The order DynamoDB returns these hash keys in (recorded against the service).
         let expected = ["2", "8", "9", "1", "6", "hello", "0", "5", "4", "äáöü", "aardman", "7", "3", "zapf"];
-        let mut keys: Vec<KeyValue> = (0..10).map(|i| KeyValue::S(i.to_string())).collect();
-        keys.extend(["aardman", "hello", "zapf", "äáöü"].map(|s| KeyValue::S(s.to_owned())));
+        let mut keys: Vec<KeyValue> = (0..10).map(|i| KeyValue::S(i.to_string().into())).collect();
+        keys.extend(["aardman", "hello", "zapf", "äáöü"].map(|s| KeyValue::S(s.into())));
         let got: Vec<String> = order(&keys)
             .into_iter()
             .map(|i| match &keys[i] {
-                KeyValue::S(s) => s.clone(),
+                KeyValue::S(s) => s.to_string(),
                 _ => unreachable!(),
             })
             .collect();
@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn segments_of_4096_match_dynamodb() {
-        let s = |t: &str| segment_of(partition_of(&KeyValue::S(t.to_owned())));
+        let s = |t: &str| segment_of(partition_of(&KeyValue::S(t.into())));
         let n = |t: &str| segment_of(partition_of(&KeyValue::N(Number::parse(t).unwrap())));
         assert_eq!((s("3635"), s("228"), s("1668"), s("3435")), (0, 0, 1, 4));
         assert_eq!((n("251"), n("2388")), (1, 4095));
@@ -267,17 +267,16 @@ mod tests {
     #[test]
     fn remembered_placements_are_the_hashes_and_the_memo_stays_bounded() {
         let mut placements = Placements::default();
-        let keys: Vec<KeyValue> =
-            (0..300)
-                .map(|i| {
-                    if i % 2 == 0 {
-                        KeyValue::S(format!("k{i}"))
-                    } else {
-                        KeyValue::B((i as u16).to_be_bytes().to_vec())
-                    }
-                })
-                .chain([KeyValue::N(Number::parse("12.5").unwrap())])
-                .collect();
+        let keys: Vec<KeyValue> = (0..300)
+            .map(|i| {
+                if i % 2 == 0 {
+                    KeyValue::S(format!("k{i}").into())
+                } else {
+                    KeyValue::B((i as u16).to_be_bytes().into())
+                }
+            })
+            .chain([KeyValue::N(Number::parse("12.5").unwrap())])
+            .collect();
         for (stored, key) in keys.iter().enumerate() {
             placements.remember(&placements.key(key.clone(), None), stored);
         }
@@ -287,7 +286,7 @@ mod tests {
         assert_eq!(placements.strings.len() + placements.binaries.len(), 300);
         // A table that stays small while its keys change keeps a memo of its own size's order.
         for i in 0..1000 {
-            placements.remember(&placements.key(KeyValue::S(format!("passing {i}")), None), 1);
+            placements.remember(&placements.key(KeyValue::S(format!("passing {i}").into()), None), 1);
             assert!(placements.strings.len() <= 66, "{}", placements.strings.len());
         }
         assert_eq!(placements.of(&KeyValue::S("passing 999".into())), partition_of(&KeyValue::S("passing 999".into())));

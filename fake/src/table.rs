@@ -134,9 +134,9 @@ impl KeySchema {
     /// attribute and at most one sort key attribute).
     pub(crate) fn attributes_of(&self, key: &PrimaryKey) -> Item {
         let value = |key: &KeyValue| match key {
-            KeyValue::S(s) => Some(Value::S(s.clone())),
+            KeyValue::S(s) => Some(Value::S(s.to_string())),
             KeyValue::N(n) => Some(Value::N(n.clone())),
-            KeyValue::B(b) => Some(Value::B(b.clone())),
+            KeyValue::B(b) => Some(Value::B(b.to_vec())),
             KeyValue::Tuple(_) => None,
         };
         let hash = value(&key.hash).map(|value| (self.hash.name.clone(), value));
@@ -201,11 +201,11 @@ impl KeySchema {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum KeyValue {
     N(crate::number::Number),
-    S(String),
-    B(Vec<u8>),
+    S(Box<str>),
+    B(Box<[u8]>),
     /// The values of a multi-attribute key part, in key schema order: ordered by the first
     /// value, then the next.
-    Tuple(Vec<KeyValue>),
+    Tuple(Box<[KeyValue]>),
 }
 
 impl KeyValue {
@@ -215,15 +215,15 @@ impl KeyValue {
         match values.len() {
             0 => None,
             1 => values.pop(),
-            _ => Some(KeyValue::Tuple(values)),
+            _ => Some(KeyValue::Tuple(values.into_boxed_slice())),
         }
     }
 
     pub(crate) fn from_value(value: &Value) -> Option<KeyValue> {
         match value {
-            Value::S(s) => Some(KeyValue::S(s.clone())),
+            Value::S(s) => Some(KeyValue::S(s.as_str().into())),
             Value::N(n) => Some(KeyValue::N(n.clone())),
-            Value::B(b) => Some(KeyValue::B(b.clone())),
+            Value::B(b) => Some(KeyValue::B(b.as_slice().into())),
             _ => None,
         }
     }

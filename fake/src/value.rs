@@ -12,8 +12,8 @@ use crate::error::DynamoError;
 use crate::number::Number;
 use crate::operation::Operation;
 
-/// An item: attribute names to values, in name order.
-pub type Item = BTreeMap<String, Value>;
+use crate::item::Attributes;
+pub(crate) use crate::item::Item;
 
 /// How an operation words its refusals of attribute values. DynamoDB runs two checkers, which
 /// word a malformed number and a duplicate set member differently.
@@ -172,7 +172,7 @@ impl Value {
     }
 
     /// Reads an attribute value from its wire JSON, with DynamoDB's checks and messages.
-    pub fn from_json(json: &Json<'_>) -> Result<Value, DynamoError> {
+    pub(crate) fn from_json(json: &Json<'_>) -> Result<Value, DynamoError> {
         let map = match json {
             Json::Object(map) => map,
             Json::Array(_) => return Err(DynamoError::serialization("Start of list found where not expected")),
@@ -398,19 +398,20 @@ impl serde::Serialize for Value {
 
 /// An item (or map) written straight to the wire.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ItemJson<'a>(pub(crate) &'a BTreeMap<String, Value>);
+pub(crate) struct ItemJson<'a, A: ?Sized>(pub(crate) &'a A);
 
-impl serde::Serialize for ItemJson<'_> {
+impl<A: Attributes + ?Sized> serde::Serialize for ItemJson<'_, A> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter())
+        serializer.collect_map(self.0.attributes())
     }
 }
 
 /// Writes an item (or map) as wire JSON.
-pub fn item_to_json(item: &BTreeMap<String, Value>) -> Answer {
-    let mut map = Map::with_capacity(item.len());
-    for (name, value) in item {
-        map.insert(name.clone(), value.to_json());
+pub fn item_to_json(item: &(impl Attributes + ?Sized)) -> Answer {
+    let attributes = item.attributes();
+    let mut map = Map::with_capacity(attributes.len());
+    for (name, value) in attributes {
+        map.insert(name.to_owned(), value.to_json());
     }
     Answer::Object(map)
 }
@@ -420,11 +421,7 @@ pub fn item_from_json(json: &Json<'_>) -> Result<Item, DynamoError> {
     let Json::Object(map) = json else {
         return Err(wrong_container(json, "map"));
     };
-    let mut item = Item::new();
-    for (name, value) in map {
-        item.insert(name.to_owned(), Value::from_json(value)?);
-    }
-    Ok(item)
+    map.into_iter().map(|(name, value)| Ok((name, Value::from_json(value)?))).collect()
 }
 
 /// An item given as a `serde_json` value in DynamoDB's JSON (a file's, not a request's), read as

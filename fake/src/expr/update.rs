@@ -3,6 +3,7 @@
 use super::ast::{Path, PathElem, SetValue, UpdateAction, UpdateOperand};
 use super::eval::resolve;
 use crate::error::DynamoError;
+use crate::item::Attributes;
 use crate::value::{Item, Value};
 
 fn missing_attribute() -> DynamoError {
@@ -100,7 +101,7 @@ impl Undo<'_> {
     pub(crate) fn size_after(&self, item: &Item, before: usize) -> usize {
         let attribute = |name: &str, value: Option<&Value>| value.map_or(0, |v| name.len() + v.size_bytes());
         self.0.iter().fold(before, |size, (name, old)| {
-            (size + attribute(name, item.get(*name))).saturating_sub(attribute(name, old.as_ref()))
+            (size + attribute(name, item.get(name))).saturating_sub(attribute(name, old.as_ref()))
         })
     }
 
@@ -193,11 +194,8 @@ fn changes<'a>(item: &Item, actions: &'a [UpdateAction]) -> Result<Vec<Change<'a
 
 /// Sets attribute `name` of `map` (an item or a map value) to `value`; returns the value it
 /// replaced. A name already there keeps its key: only a new name is copied.
-fn set_attribute(map: &mut Item, name: &str, value: Value) -> Option<Value> {
-    match map.get_mut(name) {
-        Some(slot) => Some(std::mem::replace(slot, value)),
-        None => map.insert(name.to_owned(), value),
-    }
+fn set_attribute(map: &mut impl Attributes, name: &str, value: Value) -> Option<Value> {
+    map.set(name, value)
 }
 
 fn put_at(item: &mut Item, path: &Path, value: Value) -> Result<(), DynamoError> {

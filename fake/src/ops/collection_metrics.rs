@@ -32,9 +32,9 @@ pub(crate) fn of_key(table: &Table, key: &PrimaryKey) -> Option<Answer> {
         .sum();
     let low = (bytes as f64 / GB).floor();
     let hash = match &key.hash {
-        KeyValue::S(s) => Value::S(s.clone()),
+        KeyValue::S(s) => Value::S(s.to_string()),
         KeyValue::N(n) => Value::N(n.clone()),
-        KeyValue::B(b) => Value::B(b.clone()),
+        KeyValue::B(b) => Value::B(b.to_vec()),
         KeyValue::Tuple(_) => return None,
     };
     let collection_key = json!({ table.key.hash.name.clone(): hash.to_json() });

@@ -17,9 +17,9 @@ use crate::value::{Item, ItemJson, item_size};
 #[derive(serde::Serialize)]
 struct ItemAnswer<'a> {
     #[serde(rename = "Attributes", skip_serializing_if = "Option::is_none")]
-    attributes: Option<ItemJson<'a>>,
+    attributes: Option<ItemJson<'a, Item>>,
     #[serde(rename = "Item", skip_serializing_if = "Option::is_none")]
-    item: Option<ItemJson<'a>>,
+    item: Option<ItemJson<'a, Item>>,
     #[serde(rename = "ConsumedCapacity", skip_serializing_if = "Option::is_none")]
     consumed: Option<Answer>,
 }
@@ -46,7 +46,7 @@ fn collection_metrics(engine: &Engine, body: &Json<'_>, plan: &WritePlan<'_>) ->
 }
 
 /// The attributes a write returns: none for an empty item, as DynamoDB leaves `Attributes` out.
-fn attributes(item: Option<&Item>) -> Option<ItemJson<'_>> {
+fn attributes(item: Option<&Item>) -> Option<ItemJson<'_, Item>> {
     item.filter(|item| !item.is_empty()).map(ItemJson)
 }
 

@@ -236,7 +236,7 @@ impl RangeCondition {
             Operator::Ge => order != Ordering::Less,
             Operator::Between => order != Ordering::Less && self.values.get(1).is_some_and(|high| value <= high),
             Operator::BeginsWith => match (value, first) {
-                (KeyValue::S(v), KeyValue::S(p)) => v.starts_with(p.as_str()),
+                (KeyValue::S(v), KeyValue::S(p)) => v.starts_with(&**p),
                 (KeyValue::B(v), KeyValue::B(p)) => v.starts_with(p),
                 _ => false,
             },

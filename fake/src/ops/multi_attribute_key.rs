@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn the_partition_key_is_every_hash_attribute_in_schema_order() {
         let (hash, range) = conditions(&key(), &[eq("h2", s("b")), eq("h1", s("a"))]).unwrap();
-        assert_eq!(hash, KeyValue::Tuple(vec![KeyValue::S("a".into()), KeyValue::S("b".into())]));
+        assert_eq!(hash, KeyValue::Tuple(Box::new([KeyValue::S("a".into()), KeyValue::S("b".into())])));
         assert!(range.is_none());
     }
 
@@ -139,7 +139,7 @@ mod tests {
         let (_, range) = conditions(&key(), &[eq("h1", s("a")), eq("h2", s("b")), eq("r1", s("x"))]).unwrap();
         let range = range.unwrap();
         let number = |n: &str| KeyValue::N(crate::number::Number::parse(n).unwrap());
-        let tuple = |r1: &str, r2: &str| KeyValue::Tuple(vec![KeyValue::S(r1.into()), number(r2)]);
+        let tuple = |r1: &str, r2: &str| KeyValue::Tuple(Box::new([KeyValue::S(r1.into()), number(r2)]));
         assert!(range.matches(&tuple("x", "1")));
         assert!(!range.matches(&tuple("y", "1")));
 

@@ -169,7 +169,7 @@ pub(crate) fn min_key_value() -> KeyValue {
 /// A key value above every key value DynamoDB accepts: the values of multi-attribute key parts
 /// are the greatest kind, binary values the greatest scalars, and no key is longer than 2048 bytes.
 pub(crate) fn max_key_value() -> KeyValue {
-    KeyValue::Tuple(vec![KeyValue::B(vec![0xFF; 2049])])
+    KeyValue::Tuple(Box::new([KeyValue::B(vec![0xFF; 2049].into())]))
 }
 
 /// A primary key below every primary key.

@@ -103,7 +103,7 @@ pub(crate) fn value_of(expr: &Expr, params: &[Value]) -> Result<Value, DynamoErr
         Expr::Null => Value::Null,
         Expr::Param(at) => params.get(*at).cloned().ok_or_else(parameter_count)?,
         Expr::Map(entries) => {
-            let mut map = Item::new();
+            let mut map = BTreeMap::new();
             for (key, value) in entries {
                 map.insert(key.clone(), value_of(value, params)?);
             }
@@ -224,7 +224,7 @@ fn key_from<'c>(conjuncts: &[&'c Cond], attributes: &[&str], params: &[Value]) -
     for &cond in conjuncts {
         let found = attributes
             .iter()
-            .filter(|attr| !key.contains_key(**attr))
+            .filter(|attr| !key.contains_key(attr))
             .find_map(|attr| equality(cond, attr, params).map(|v| (attr.to_string(), v)));
         match found {
             Some((attr, value)) => {

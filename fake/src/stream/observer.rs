@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use crate::item::Attributes;
 use crate::value::{Item, Value};
 
 /// What a change did to its item, as a stream record's `eventName` says it.
@@ -95,8 +96,8 @@ impl ItemChange {
     }
 }
 
-pub(crate) fn to_sdk_item(item: &Item) -> HashMap<String, AttributeValue> {
-    item.iter().map(|(name, value)| (name.clone(), to_sdk(value))).collect()
+pub(crate) fn to_sdk_item(item: &(impl Attributes + ?Sized)) -> HashMap<String, AttributeValue> {
+    item.attributes().map(|(name, value)| (name.to_owned(), to_sdk(value))).collect()
 }
 
 pub(crate) fn to_sdk(value: &Value) -> AttributeValue {
