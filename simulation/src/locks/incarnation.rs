@@ -26,6 +26,7 @@ pub(crate) fn boot(ctx: &Ctx<LockCall, LockValue>, kind: LockKind) -> LockIncarn
     let process = ctx.process();
     let ids = Arc::new(SeededIds::new(ctx.incarnation_rng(STREAM_IDS).next_u64()));
     let (options, item_options) = incarnation_options(&mut ctx.incarnation_rng(STREAM_OPTIONS), process);
+    let writes_expiry = item_options.retention.is_some();
     let options = options.clock(Arc::new(ctx.clock().clone()));
     let table_options = options.clone();
     let options = options.id_source(ids.clone());
@@ -44,7 +45,13 @@ pub(crate) fn boot(ctx: &Ctx<LockCall, LockValue>, kind: LockKind) -> LockIncarn
         }
         LockKind::Naive => Locks::Naive(NaiveLocks::new(ctx.client().clone(), ctx.clock().clone(), ids)),
     };
-    LockIncarnation { process_locks: ProcessLocks::new(lock_table.clone()), lock_table, locks, table_options }
+    LockIncarnation {
+        process_locks: ProcessLocks::new(lock_table.clone()),
+        lock_table,
+        locks,
+        table_options,
+        writes_expiry,
+    }
 }
 
 /// The options of an incarnation's `LockTable`, drawn for each: most name their holder and some

@@ -57,6 +57,8 @@ pub(crate) struct LockIncarnation {
     pub(crate) locks: Locks,
     /// The options of `lock_table`, but for its ids: for another `LockTable` of the incarnation.
     pub(crate) table_options: dynalease::LockTableOptions,
+    /// Whether `lock_table` writes an expiry on its lock items (the option of time to live).
+    pub(crate) writes_expiry: bool,
 }
 
 /// One incarnation of a process, as one of its workloads sees it. Cheap to clone.
@@ -261,6 +263,11 @@ impl ProcessCtx {
     /// The process-lock shape over the `LockTable` of this incarnation.
     pub fn process_locks(&self) -> &ProcessLocks {
         &self.inner.process_locks
+    }
+
+    /// Whether the `LockTable` of this incarnation writes an expiry on its lock items.
+    pub(crate) fn writes_expiry(&self) -> bool {
+        self.inner.writes_expiry
     }
 
     /// Records that this process believes it holds `lock` with `token`, a lease it holds by

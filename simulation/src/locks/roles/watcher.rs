@@ -1,7 +1,7 @@
 //! The watcher: asks now and then whether a lock is held, as a monitor or a process that
 //! starts only where no other runs does. Once per incarnation it also holds the library to what
-//! it promises for arguments it refuses, before anything is sent, and for a table whose keys
-//! are not the ones a lock table was made for.
+//! it promises for arguments it refuses, before anything is sent, for a table whose keys are
+//! not the ones a lock table was made for, and for the check of its table.
 
 use std::time::Duration;
 
@@ -12,7 +12,7 @@ use super::pause;
 use crate::history::Outcome;
 use crate::locks::notes::{Lock, LockCall as Call, LockValue as Value};
 use crate::locks::workload::ProcessCtx;
-use crate::locks::{PARTITION_KEY, SORT_KEY, TABLE};
+use crate::locks::{EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY, TABLE};
 
 /// Every while, asks whether `name` is held (five times in eight), describes it (twice in
 /// eight) or lists every lock of the table, and records the answer: the checker holds it
@@ -113,6 +113,7 @@ async fn refusals(ctx: &ProcessCtx, lock: &Lock, name: &str) {
         }
     }
     misfits(ctx, name, &mut broken).await;
+    checked(ctx, table, &mut broken).await;
     if table.table_name() != TABLE
         || table.dynamodb_table().map(TableRef::table_name) != Some(TABLE)
         || table.dynamodb_table().map(|t| (t.partition_key(), t.sort_key())) != Some((PARTITION_KEY, Some(SORT_KEY)))
@@ -155,6 +156,12 @@ async fn misfits(ctx: &ProcessCtx, name: &str, broken: &mut Vec<&'static str>) {
             broken.push("a lock table over well-formed keys is refused");
             continue;
         };
+        match table.check_table().await {
+            Err(Error::TableMismatch { table, mismatch, .. }) if table == TABLE && mismatch == expected => {}
+            // A fault that fails the description of the table.
+            Err(Error::DynamoDb { .. }) => {}
+            _ => broken.push("check_table of a lock table over keys the table does not have does not name the key"),
+        }
         match table.try_acquire(name, Duration::from_secs(10)).await {
             Err(Error::TableMismatch { table, mismatch, .. }) => {
                 if table != TABLE || mismatch != expected {
@@ -166,5 +173,23 @@ async fn misfits(ctx: &ProcessCtx, name: &str, broken: &mut Vec<&'static str>) {
             Ok(_) => broken.push("a lock table over keys the table does not have acquires a lease"),
             Err(_) => broken.push("a lock table over keys the table does not have fails with another error"),
         }
+    }
+}
+
+/// The check of the table the incarnation's `LockTable` was made for: its keys fit, and time to
+/// live is not enabled on it, so the check passes unless the lock table writes an expiry, and then
+/// names the expiry attribute and that time to live is off.
+async fn checked(ctx: &ProcessCtx, table: &LockTable, broken: &mut Vec<&'static str>) {
+    match table.check_table().await {
+        Ok(()) if !ctx.writes_expiry() => {}
+        Err(Error::TableMismatch {
+            table,
+            mismatch: TableMismatch::TimeToLiveDisabled { attribute, enabled_on: None },
+            ..
+        }) if ctx.writes_expiry() && table == TABLE && attribute == EXPIRY_ATTRIBUTE => {}
+        // A fault that fails a description.
+        Err(Error::DynamoDb { .. }) => {}
+        Ok(()) => broken.push("check_table passes a table without time to live for a lock table that writes an expiry"),
+        Err(_) => broken.push("check_table of the table a lock table was made for does not tell what the table is"),
     }
 }
