@@ -158,8 +158,9 @@ async fn misfits(ctx: &ProcessCtx, name: &str, broken: &mut Vec<&'static str>) {
         };
         match table.check_table().await {
             Err(Error::TableMismatch { table, mismatch, .. }) if table == TABLE && mismatch == expected => {}
-            // A fault that fails the description of the table.
-            Err(Error::DynamoDb { .. }) => {}
+            // A fault that fails the description of the table (a lost answer, retried, can also
+            // come back as a table not found).
+            Err(Error::DynamoDb { .. } | Error::TableNotFound { .. }) => {}
             _ => broken.push("check_table of a lock table over keys the table does not have does not name the key"),
         }
         match table.try_acquire(name, Duration::from_secs(10)).await {
@@ -188,7 +189,7 @@ async fn checked(ctx: &ProcessCtx, table: &LockTable, broken: &mut Vec<&'static 
             ..
         }) if ctx.writes_expiry() && table == TABLE && attribute == EXPIRY_ATTRIBUTE => {}
         // A fault that fails a description.
-        Err(Error::DynamoDb { .. }) => {}
+        Err(Error::DynamoDb { .. } | Error::TableNotFound { .. }) => {}
         Ok(()) => broken.push("check_table passes a table without time to live for a lock table that writes an expiry"),
         Err(_) => broken.push("check_table of the table a lock table was made for does not tell what the table is"),
     }
