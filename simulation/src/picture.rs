@@ -471,11 +471,7 @@ fn fault_spans(entries: &[Entry], end: Duration) -> Vec<FaultSpan> {
             Nemesis::Throttle { process, per_million } => open.push(start(
                 *process,
                 "throttle",
-                format!(
-                    "throttle {} ({}%)",
-                    process.map_or(String::from("everyone"), |p| format!("p{p}")),
-                    f64::from(*per_million) / 10_000.0
-                ),
+                format!("throttle {} ({}%)", crate::nemesis::whom(*process), crate::nemesis::percent(*per_million)),
             )),
             // The end of a burst does not say which one: the oldest ends first.
             Nemesis::ThrottleEnded => close(&mut open, &mut spans, at, &|s| s.kind == "throttle"),
@@ -484,8 +480,8 @@ fn fault_spans(entries: &[Entry], end: Duration) -> Vec<FaultSpan> {
                 "partial-batches",
                 format!(
                     "batches of {} in part ({}%)",
-                    process.map_or(String::from("everyone"), |p| format!("p{p}")),
-                    f64::from(*per_million) / 10_000.0
+                    crate::nemesis::whom(*process),
+                    crate::nemesis::percent(*per_million)
                 ),
             )),
             Nemesis::PartialBatchesEnded => close(&mut open, &mut spans, at, &|s| s.kind == "partial-batches"),

@@ -483,12 +483,12 @@ pub fn describe_fault(scheduled: &ScheduledFault) -> String {
             format!("latency +{extra_ms} ms of p{process} at {at} for {}", span(*for_ms))
         }
         Fault::Throttle { process, per_million, for_ms } => {
-            let whom = process.map_or(String::from("everyone"), |p| format!("p{p}"));
-            format!("throttling of {whom} ({}%) at {at} for {}", f64::from(*per_million) / 10_000.0, span(*for_ms))
+            let whom = crate::nemesis::whom(*process);
+            format!("throttling of {whom} ({}%) at {at} for {}", crate::nemesis::percent(*per_million), span(*for_ms))
         }
         Fault::PartialBatches { process, per_million, for_ms } => {
-            let whom = process.map_or(String::from("everyone"), |p| format!("p{p}"));
-            let share = f64::from(*per_million) / 10_000.0;
+            let whom = crate::nemesis::whom(*process);
+            let share = crate::nemesis::percent(*per_million);
             format!("batches of {whom} processed in part ({share}%) at {at} for {}", span(*for_ms))
         }
         Fault::TableOutage { table, for_ms } => format!("outage of table {table} at {at} for {}", span(*for_ms)),

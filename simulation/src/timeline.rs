@@ -135,16 +135,16 @@ pub fn describe_nemesis(nemesis: &Nemesis) -> String {
         Nemesis::Latency { process, extra_ms } => format!("latency of p{process} +{extra_ms} ms each way"),
         Nemesis::LatencyHealed(p) => format!("latency of p{p} back to normal"),
         Nemesis::Throttle { process: Some(p), per_million } => {
-            format!("throttle p{p} ({}%)", f64::from(*per_million) / 10_000.0)
+            format!("throttle p{p} ({}%)", crate::nemesis::percent(*per_million))
         }
         Nemesis::Throttle { process: None, per_million } => {
-            format!("throttle everyone ({}%)", f64::from(*per_million) / 10_000.0)
+            format!("throttle everyone ({}%)", crate::nemesis::percent(*per_million))
         }
         Nemesis::ThrottleEnded => String::from("throttling burst over"),
         Nemesis::PartialBatches { process, per_million } => format!(
             "batches of {} processed in part ({}%)",
-            process.map_or(String::from("everyone"), |p| format!("p{p}")),
-            f64::from(*per_million) / 10_000.0
+            crate::nemesis::whom(*process),
+            crate::nemesis::percent(*per_million)
         ),
         Nemesis::PartialBatchesEnded => String::from("partial batches over"),
         Nemesis::TableOutage(table) => format!("table {table} answers ResourceNotFound"),

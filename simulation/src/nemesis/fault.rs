@@ -19,6 +19,17 @@ use dynalease_fake::{FakeDynamoDb, FaultRule};
 use crate::item::ItemRef;
 use crate::rng::SimRng;
 
+/// Whom a fault of `process` (or of every process, `None`) hits, in the words of timelines,
+/// pictures and shrink steps: `p3` or `everyone`.
+pub(crate) fn whom(process: Option<u16>) -> String {
+    process.map_or(String::from("everyone"), |p| format!("p{p}"))
+}
+
+/// A probability in millionths as a percentage.
+pub(crate) fn percent(per_million: u32) -> f64 {
+    f64::from(per_million) / 10_000.0
+}
+
 /// One fault, with its target and how long it lasts.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]

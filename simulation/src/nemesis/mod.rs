@@ -4,6 +4,6 @@
 pub mod fault;
 pub mod trigger;
 
-pub(crate) use fault::ServerFaults;
 pub use fault::{Fault, FaultBounds, ScheduledFault, Shape};
+pub(crate) use fault::{ServerFaults, percent, whom};
 pub use trigger::{DEFAULT_MENU, MenuItem, Moment, OutageKind, Promise, Reaction, ReactionKind, Trigger, Whom};
